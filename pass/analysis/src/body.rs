@@ -1,0 +1,83 @@
+//! A function body as the analyses see it: blocks of statements, each
+//! statement using and defining abstract variables.
+//!
+//! A variable is anything whose value a checkpoint may have to keep: an SSA
+//! value, a stack object, a global, or the pseudo-variable "unknown memory".
+//! The front decides what each instruction reads (`uses`) and what it
+//! certainly overwrites in full (`defs`, the kills of liveness). Partial or
+//! uncertain writes are neither: keeping a variable that is dead is only a
+//! cost, dropping one that is live is a wrong restart.
+//!
+//! Phi operands are uses on the incoming edge; the front appends them as a
+//! statement at the end of the predecessor (after its terminator), which is
+//! the usual conservative placement.
+
+pub type VarId = usize;
+pub type BlockId = usize;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stmt {
+    pub uses: Vec<VarId>,
+    pub defs: Vec<VarId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub succs: Vec<BlockId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    pub blocks: Vec<Block>,
+    /// Number of variables; every `VarId` is below it.
+    pub num_vars: usize,
+}
+
+impl Body {
+    pub fn new(num_vars: usize) -> Self {
+        Body { blocks: Vec::new(), num_vars }
+    }
+    pub fn add_block(&mut self) -> BlockId {
+        self.blocks.push(Block::default());
+        self.blocks.len() - 1
+    }
+    pub fn entry(&self) -> BlockId {
+        0
+    }
+    pub fn preds(&self) -> Vec<Vec<BlockId>> {
+        let mut p = vec![Vec::new(); self.blocks.len()];
+        for (b, blk) in self.blocks.iter().enumerate() {
+            for &s in &blk.succs {
+                p[s].push(b);
+            }
+        }
+        p
+    }
+    /// Blocks in reverse post-order from the entry (unreachable blocks last).
+    pub fn reverse_postorder(&self) -> Vec<BlockId> {
+        let n = self.blocks.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        if n == 0 {
+            return post;
+        }
+        let mut stack = vec![(self.entry(), 0usize)];
+        seen[self.entry()] = true;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&s) = self.blocks[b].succs.get(*i) {
+                *i += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        post.extend((0..n).filter(|b| !seen[*b]));
+        post
+    }
+}

@@ -1,0 +1,123 @@
+//! The call graph of a module: which functions may reach a checkpoint
+//! marker (they are on a "marker path" and get instrumented), and
+//! interprocedural summaries solved bottom-up over strongly connected
+//! components (recursion included).
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+pub type FuncId = usize;
+
+#[derive(Clone, Debug, Default)]
+pub struct CallGraph {
+    /// `callees[f]`: the functions f calls directly (duplicates allowed).
+    pub callees: Vec<Vec<FuncId>>,
+}
+
+impl CallGraph {
+    pub fn new(n: usize) -> Self {
+        CallGraph { callees: vec![Vec::new(); n] }
+    }
+    pub fn add_call(&mut self, caller: FuncId, callee: FuncId) {
+        self.callees[caller].push(callee);
+    }
+    pub fn len(&self) -> usize {
+        self.callees.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.callees.is_empty()
+    }
+
+    /// `reaches[f]` iff f is a seed or calls (transitively) a seed.
+    pub fn may_reach(&self, seeds: &[bool]) -> Vec<bool> {
+        let n = self.len();
+        let mut callers = vec![Vec::new(); n];
+        for (f, cs) in self.callees.iter().enumerate() {
+            for &g in cs {
+                callers[g].push(f);
+            }
+        }
+        let mut reach = seeds.to_vec();
+        let mut work: Vec<FuncId> = (0..n).filter(|&f| seeds[f]).collect();
+        while let Some(g) = work.pop() {
+            for &f in &callers[g] {
+                if !reach[f] {
+                    reach[f] = true;
+                    work.push(f);
+                }
+            }
+        }
+        reach
+    }
+
+    /// Strongly connected components, callees before callers.
+    pub fn sccs_bottom_up(&self) -> Vec<Vec<FuncId>> {
+        let mut g: DiGraph<(), ()> = DiGraph::new();
+        let nodes: Vec<NodeIndex> = (0..self.len()).map(|_| g.add_node(())).collect();
+        for (f, cs) in self.callees.iter().enumerate() {
+            for &c in cs {
+                g.add_edge(nodes[f], nodes[c], ());
+            }
+        }
+        // tarjan_scc yields SCCs in reverse topological order: callees first.
+        tarjan_scc(&g).into_iter().map(|scc| scc.into_iter().map(|n| n.index()).collect()).collect()
+    }
+
+    /// Interprocedural summaries: start from each function's `local` summary
+    /// and join in every callee's, to a fixpoint within each SCC.
+    pub fn summarize<T: Clone>(&self, local: Vec<T>, join: impl Fn(&mut T, &T) -> bool) -> Vec<T> {
+        let mut sum = local;
+        for scc in self.sccs_bottom_up() {
+            loop {
+                let mut changed = false;
+                for &f in &scc {
+                    for &g in &self.callees[f] {
+                        if f == g {
+                            continue;
+                        }
+                        let gs = sum[g].clone();
+                        changed |= join(&mut sum[f], &gs);
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reach_through_chain_and_recursion() {
+        // 0 main -> 1 solve -> 2 step (marker); 3 report (no marker); 2 -> 2 recursive
+        let mut cg = CallGraph::new(4);
+        cg.add_call(0, 1);
+        cg.add_call(1, 2);
+        cg.add_call(2, 2);
+        cg.add_call(0, 3);
+        let r = cg.may_reach(&[false, false, true, false]);
+        assert_eq!(r, vec![true, true, true, false]);
+    }
+
+    #[test]
+    fn summaries_flow_up_through_sccs() {
+        // 0 -> 1 <-> 2 -> 3 ; each reads bit = its id
+        let mut cg = CallGraph::new(4);
+        cg.add_call(0, 1);
+        cg.add_call(1, 2);
+        cg.add_call(2, 1);
+        cg.add_call(2, 3);
+        let local: Vec<u32> = (0..4).map(|i| 1 << i).collect();
+        let s = cg.summarize(local, |a, b| {
+            let n = *a | *b;
+            let c = n != *a;
+            *a = n;
+            c
+        });
+        assert_eq!(s, vec![0b1111, 0b1110, 0b1110, 0b1000]);
+    }
+}

@@ -1,0 +1,26 @@
+//! dao-analysis: the pure analyses behind the dao pass, with no LLVM in sight.
+//!
+//! - [`body`]: a function as a control-flow graph of statements that use and
+//!   define abstract variables (SSA values and memory objects alike).
+//! - [`dataflow`]: the lattice/direction/transfer split and the one fixpoint
+//!   engine (after rustc's `rustc_mir_dataflow`).
+//! - [`liveness`]: backward may-liveness, the core of DAO: a variable must be
+//!   saved at a point iff it is live there.
+//! - [`callgraph`]: which functions may reach a checkpoint marker, and
+//!   interprocedural read summaries over strongly connected components.
+//! - [`textcfg`]: a tiny text format for hand-written test bodies with the
+//!   expected live sets written inline.
+//!
+//! The LLVM front (`dao-pass`) translates IR into [`body::Body`] and asks
+//! these modules; everything here is tested on hand-written inputs.
+#![forbid(unsafe_code)]
+
+pub mod bitset;
+pub mod body;
+pub mod callgraph;
+pub mod dataflow;
+pub mod liveness;
+pub mod textcfg;
+
+pub use bitset::BitSet;
+pub use body::{BlockId, Body, Stmt, VarId};

@@ -1,0 +1,97 @@
+//! A tiny text format for hand-written bodies, with expected live sets
+//! written inline (like rustc's `rustc_peek` tests). Used by the tests.
+//!
+//! ```text
+//! bb0:
+//!   i = n          # defines i, uses n
+//!   -> bb1
+//! bb1:
+//!   live: i n s    # the live set at this point must be exactly {i, n, s}
+//!   use i n        # uses only
+//!   -> bb2 bb3
+//! bb2:
+//!   s = s i        # kill s, then use s and i (uses are read before defs)
+//!   i = i
+//!   -> bb1
+//! bb3:
+//!   use s
+//! ```
+//! Variables are declared by first mention. `def x` defines without use.
+//! A block with no `->` line is an exit.
+use crate::bitset::BitSet;
+use crate::body::{BlockId, Body, Stmt};
+use std::collections::HashMap;
+
+pub struct Parsed {
+    pub body: Body,
+    pub names: Vec<String>,
+    /// (block, statement index, expected live variables by name, source line)
+    pub checks: Vec<(BlockId, usize, Vec<String>, usize)>,
+}
+
+impl Parsed {
+    pub fn var(&self, name: &str) -> usize {
+        self.names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no variable {name}"))
+    }
+    pub fn set_names(&self, s: &BitSet) -> Vec<String> {
+        let mut v: Vec<String> = s.iter().map(|i| self.names[i].clone()).collect();
+        v.sort();
+        v
+    }
+}
+
+pub fn parse(src: &str) -> Parsed {
+    let mut names: Vec<String> = Vec::new();
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut blocks: Vec<(String, Vec<Stmt>, Vec<String>)> = Vec::new();
+    let mut checks_raw = Vec::new();
+    let mut intern = |n: &str, names: &mut Vec<String>| -> usize {
+        *ids.entry(n.to_string()).or_insert_with(|| {
+            names.push(n.to_string());
+            names.len() - 1
+        })
+    };
+    for (lineno, raw) in src.lines().enumerate() {
+        let line = raw.split('#').next().unwrap().trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(label) = line.strip_suffix(':') {
+            blocks.push((label.to_string(), Vec::new(), Vec::new()));
+            continue;
+        }
+        let (_, stmts, succs) = blocks.last_mut().unwrap_or_else(|| panic!("line {}: statement outside a block", lineno + 1));
+        if let Some(rest) = line.strip_prefix("->") {
+            succs.extend(rest.split_whitespace().map(str::to_string));
+        } else if let Some(rest) = line.strip_prefix("live:") {
+            let vars: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+            checks_raw.push((blocks.len() - 1, blocks.last().unwrap().1.len(), vars, lineno + 1));
+        } else if let Some(rest) = line.strip_prefix("use ") {
+            let uses = rest.split_whitespace().map(|n| intern(n, &mut names)).collect();
+            stmts.push(Stmt { uses, defs: vec![] });
+        } else if let Some(rest) = line.strip_prefix("def ") {
+            let defs = rest.split_whitespace().map(|n| intern(n, &mut names)).collect();
+            stmts.push(Stmt { uses: vec![], defs });
+        } else if let Some((lhs, rhs)) = line.split_once('=') {
+            let defs = lhs.split_whitespace().map(|n| intern(n, &mut names)).collect();
+            let uses = rhs.split_whitespace().map(|n| intern(n, &mut names)).collect();
+            stmts.push(Stmt { uses, defs });
+        } else {
+            panic!("line {}: cannot parse `{line}`", lineno + 1);
+        }
+    }
+    // checks may name variables never used in a statement
+    for (_, _, vars, _) in &checks_raw {
+        for v in vars {
+            intern(v, &mut names);
+        }
+    }
+    let label_ix: HashMap<String, usize> = blocks.iter().enumerate().map(|(i, b)| (b.0.clone(), i)).collect();
+    let mut body = Body::new(names.len());
+    for (_, stmts, succs) in &blocks {
+        let b = body.add_block();
+        body.blocks[b].stmts = stmts.clone();
+        body.blocks[b].succs = succs.iter().map(|s| *label_ix.get(s).unwrap_or_else(|| panic!("unknown block {s}"))).collect();
+    }
+    Parsed { body, names, checks: checks_raw }
+}

@@ -1,0 +1,141 @@
+/* dao_abi.h -- the contract between the dao pass (which emits these structures
+ * and calls into IR) and the dao runtime (which implements the calls).
+ *
+ * Users never include this file. It documents the ABI; the runtime's Rust
+ * mirror (runtime/src/abi.rs) must match it field for field, and the pass
+ * (pass/plugin/src/emit.rs) builds exactly these layouts. Bump
+ * DAO_ABI_VERSION on any change.
+ *
+ * Model: "address-preserving restart".
+ *   - Globals stay at the same address (the executable is linked non-PIE;
+ *     the runtime checks the image base at restart).
+ *   - Heap blocks allocated by instrumented code come from the runtime's
+ *     fixed-address heap (the pass rewrites malloc/calloc/realloc/free/...
+ *     to dao_malloc/...), so they are restored at their old addresses.
+ *   - main runs on a fixed-address stack (dao_main), and a restart re-executes
+ *     the recorded call chain, so every frame on the chain is rebuilt at its
+ *     old address. (Variable-size stack allocation on the chain is rejected
+ *     at compile time because it would break this.)
+ *   Hence no pointer is ever relocated: memory is saved and restored as bytes.
+ */
+#ifndef DAO_ABI_H
+#define DAO_ABI_H
+#include <stdint.h>
+
+#define DAO_ABI_VERSION 1
+
+/* One saved thing: an SSA slot, a stack object or a global. */
+typedef struct dao_var_desc {
+    const char *name;   /* source-level name if known, else the IR name; never NULL */
+    const char *loc;    /* "file.c:12" from debug info, or NULL */
+    uint64_t size;      /* bytes */
+    uint64_t offset;    /* slots: byte offset in the frame's slot area; allocas: index
+                           in the frame's alloca table; globals: 0 */
+    void *addr;         /* globals: the address; slots/allocas: NULL */
+} dao_var_desc;
+
+enum dao_site_kind {
+    DAO_SITE_CALL = 1,   /* a call that may reach a marker */
+    DAO_SITE_MARKER = 2, /* dao_potential_checkpoint() */
+    DAO_SITE_FORCED = 3, /* dao_checkpoint_now() */
+};
+
+enum dao_site_flags {
+    /* The continuation may read memory the pass cannot name (unknown
+       callee, load through an unknown pointer): the runtime must then save
+       every global whose address escapes (module->escaped_globals). */
+    DAO_SITE_UNKNOWN_READS = 1u << 0,
+};
+
+/* A label: a call site on a path to a marker, or a marker. */
+typedef struct dao_site_desc {
+    uint32_t kind;        /* enum dao_site_kind */
+    uint32_t flags;       /* enum dao_site_flags */
+    const char *loc;      /* "file.c:12" or NULL */
+    const char *callee;   /* DAO_SITE_CALL with a direct callee: its symbol; else NULL */
+    uint32_t n_slots;     /* live SSA values at this site ... */
+    const uint32_t *slots;     /* ... as indices into func->slots */
+    uint32_t n_allocas;   /* live stack objects ... */
+    const uint32_t *allocas;   /* ... as indices into func->allocas */
+    uint32_t n_globals;   /* globals live in this function's continuation ... */
+    const uint32_t *globals;   /* ... as indices into func->module->globals */
+} dao_site_desc;
+
+typedef struct dao_module_desc dao_module_desc;
+
+typedef struct dao_func_desc {
+    const char *name;                 /* symbol name */
+    const dao_module_desc *module;
+    uint32_t n_sites;                 /* sites; frame->site = index + 1 */
+    const dao_site_desc *sites;
+    uint32_t n_slots;
+    const dao_var_desc *slots;        /* offset = byte offset in slot area */
+    uint32_t n_allocas;
+    const dao_var_desc *allocas;      /* offset = index in frame alloca table */
+    uint64_t slot_area_size;          /* bytes */
+} dao_func_desc;
+
+struct dao_module_desc {
+    uint32_t abi_version;             /* DAO_ABI_VERSION */
+    uint32_t reserved;
+    uint64_t module_hash;             /* stable hash of the module's identity */
+    const char *source_name;          /* source file name */
+    uint32_t n_globals;               /* every global defined in the module */
+    const dao_var_desc *globals;
+    uint32_t n_escaped;               /* globals whose address escapes ... */
+    const uint32_t *escaped_globals;  /* ... as indices into globals */
+    uint32_t n_funcs;
+    const dao_func_desc *funcs;
+};
+
+/* One per activation of an instrumented function; lives in that function's
+ * stack frame (an alloca). The pass fills func, allocas and slots at entry;
+ * the runtime links parent. */
+typedef struct dao_frame {
+    struct dao_frame *parent;         /* set by dao_frame_enter */
+    const dao_func_desc *func;
+    uint32_t site;                    /* 1-based index of the site the frame is at; 0: none */
+    uint32_t reserved;
+    void **allocas;                   /* table of func->n_allocas stack-object addresses */
+    void *slots;                      /* slot area of func->slot_area_size bytes */
+} dao_frame;
+
+/* ---- calls emitted by the pass ---- */
+
+/* From a global constructor of every instrumented module. */
+void dao_register_module(const dao_module_desc *m);
+
+/* At entry of every instrumented function, after frame->func/allocas/slots
+ * are set. Pushes the frame on the calling thread's chain. Returns 0 normally;
+ * during a restart, when this frame is the next one on the recorded chain,
+ * the runtime has copied the saved slot area and stack-object contents into
+ * the frame and returns the 1-based site to resume at. A frame that does not
+ * match the recorded chain during a restart is a fatal error. */
+uint32_t dao_frame_enter(dao_frame *frame);
+
+/* Before every return of an instrumented function: pops the frame. */
+void dao_frame_leave(dao_frame *frame);
+
+/* At a marker: frame->site is set and the live slots are spilled. May write a
+ * checkpoint. DAO_SITE_FORCED sites call dao_forced instead. */
+void dao_candidate(dao_frame *frame);
+void dao_forced(dao_frame *frame);
+
+/* The pass renames the program's main to a private function and emits a new
+ * main that calls this. Runs user_main on the fixed-address stack, restoring
+ * globals and heap first when resuming. */
+int dao_main(int argc, char **argv, char **envp,
+             int (*user_main)(int, char **, char **));
+
+/* The fixed-address heap (the pass rewrites the libc names to these). A
+ * pointer not from this heap passed to free/realloc is forwarded to libc. */
+void *dao_malloc(uint64_t size);
+void *dao_calloc(uint64_t n, uint64_t size);
+void *dao_realloc(void *p, uint64_t size);
+void dao_free(void *p);
+void *dao_aligned_alloc(uint64_t align, uint64_t size);
+int dao_posix_memalign(void **out, uint64_t align, uint64_t size);
+char *dao_strdup(const char *s);
+char *dao_strndup(const char *s, uint64_t n);
+
+#endif /* DAO_ABI_H */
