@@ -62,6 +62,18 @@ void dao_cxx_diagnose(LLVMModuleRef m, int severity, const char *msg) {
   M->getContext().diagnose(DaoDiagnostic(Twine(msg), sev));
 }
 
+// Split the block of `inst` before it; returns the new block (which starts at inst).
+LLVMBasicBlockRef dao_cxx_split_before(LLVMValueRef inst, const char *name) {
+  Instruction *I = unwrap<Instruction>(inst);
+  return wrap(I->getParent()->splitBasicBlock(I, name));
+}
+
+// Does this call carry the given parameter attribute (e.g. nocapture) on argument i?
+int dao_cxx_param_nocapture(LLVMValueRef call, unsigned i) {
+  auto *CB = dyn_cast<CallBase>(unwrap(call));
+  return CB && i < CB->arg_size() && CB->doesNotCapture(i) ? 1 : 0;
+}
+
 // Verify a module; returns 1 when broken and prints the reasons to stderr.
 int dao_cxx_verify(LLVMModuleRef m) { return verifyModule(*unwrap(m), &errs()) ? 1 : 0; }
 

@@ -7,7 +7,13 @@
 //! only the boundary, where panics are caught so that a bug in dao never
 //! crashes the user's compiler.
 
+mod emit;
 mod ffi;
+mod front;
+mod ir;
+mod known;
+mod plan;
+mod remarks;
 
 use std::ffi::c_void;
 use std::os::raw::c_char;
@@ -37,7 +43,61 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 
 /// Called by the C++ pass for every module. Returns 1 when the module changed.
 #[no_mangle]
-pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, opt_level: i32) -> i32 {
-    eprintln!("dao: plugin loaded, opt level {opt_level}, module {:p}", m);
-    0
+pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _opt_level: i32) -> i32 {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ir::with_module(m, run)));
+    match result {
+        Ok(changed) => changed as i32,
+        Err(_) => {
+            // The panic message was printed by the panic hook; the module is
+            // untouched because the real transform only runs after a
+            // successful dry run on a clone.
+            ir::with_module(m, |m| {
+                m.diagnose(0, &format!("dao: internal error in the dao pass while planning {}; the module was left unchanged. Please report this with the source file.", m.source_name()))
+            });
+            0
+        }
+    }
+}
+
+fn transform(m: ir::Module) -> bool {
+    let plan = plan::plan_module(m);
+    emit::emit(m, &plan);
+    let routed = emit::route_allocations(m);
+    plan.participates && !plan.funcs.is_empty() || routed > 0
+}
+
+fn run(m: ir::Module) -> bool {
+    let source = m.source_name();
+    let plan = plan::plan_module(m);
+    for d in &plan.diags {
+        let sev = if d.severity == plan::Severity::Error { 0 } else { 1 };
+        m.diagnose(sev, &d.render(&source));
+    }
+    if plan.has_errors() {
+        return false;
+    }
+    if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
+        remarks::print(m, &plan);
+    }
+    drop(plan);
+    // Dry run on a clone: a panic or a verifier failure there leaves the
+    // real module untouched.
+    let clone = m.clone_module();
+    let dry = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        transform(clone);
+        clone.verify()
+    }));
+    clone.dispose_clone();
+    match dry {
+        Ok(true) => {}
+        Ok(false) => {
+            m.diagnose(0, &format!("dao: internal error: the instrumented form of {source} does not verify (reasons above); the module was left unchanged. Please report this with the source file."));
+            return false;
+        }
+        Err(_) => {
+            m.diagnose(0, &format!("dao: internal error in the dao pass on {source}; the module was left unchanged. Please report this with the source file."));
+            return false;
+        }
+    }
+    transform(m)
 }

@@ -1,0 +1,480 @@
+//! Carrying out a plan: the descriptors of dao_abi.h, the frame and label
+//! code in every function on a marker path, the restart dispatch, the main
+//! wrapper, and the routing of heap calls to the dao heap.
+//!
+//! Per instrumented function F (see docs/design.md for the why):
+//! ```text
+//! entry:    static allocas (moved to the top), frame, alloca table, slot area
+//!           frame.func/allocas/slots = ...; table[i] = &alloca_i
+//!           %site = dao_frame_enter(&frame)         ; 0 unless restarting
+//!           br (%site != 0), dao.dispatch, entry.cont  ; weighted unlikely
+//! site k:   frame.site = k; spill live SSA values to the slot area
+//!           call (a call site), or dao_candidate(&frame) (a marker)
+//! dao.restore.k: replay environment calls; reload live SSA values from
+//!           the slot area; br to the call (call site) or past the marker
+//! ret:      dao_frame_leave(&frame)
+//! ```
+//! Live SSA values are demoted to stack slots around the new edges and
+//! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
+//! (phis) for the dispatch edges.
+use crate::ir::{promote_allocas, set_unlikely_first, Block, Builder, Module, Opcode, Type, Value};
+use crate::known::ALLOC_ROUTES;
+use crate::plan::{FuncPlan, ModulePlan, SiteKind};
+use llvm_sys::LLVMLinkage;
+use std::collections::HashMap;
+
+pub const ABI_VERSION: u32 = 1;
+
+struct Types {
+    var: Type,
+    site: Type,
+    func: Type,
+    module: Type,
+    frame: Type,
+}
+
+fn types(m: Module) -> Types {
+    let (i32, i64, p) = (m.i32(), m.i64(), m.ptr());
+    Types {
+        var: m.struct_ty(&[p, p, i64, i64, p]),
+        site: m.struct_ty(&[i32, i32, p, p, i32, p, i32, p, i32, p]),
+        func: m.struct_ty(&[p, p, i32, p, i32, p, i32, p, i64]),
+        module: m.struct_ty(&[i32, i32, i64, p, i32, p, i32, p, i32, p]),
+        frame: m.struct_ty(&[p, p, i32, i32, p, p]),
+    }
+}
+
+struct Strings {
+    m: Module,
+    cache: HashMap<String, Value>,
+}
+
+impl Strings {
+    fn get(&mut self, s: &str) -> Value {
+        let m = self.m;
+        let n = self.cache.len();
+        *self.cache.entry(s.to_string()).or_insert_with(|| m.const_string(&format!("dao.str.{n}"), s))
+    }
+    fn opt(&mut self, s: &Option<String>) -> Value {
+        match s {
+            Some(s) => self.get(s),
+            None => self.m.const_null(),
+        }
+    }
+}
+
+/// Slot layout of one function: every SSA value live at some site.
+pub struct SlotLayout {
+    pub vals: Vec<Value>,
+    pub offset: Vec<u64>,
+    pub size: Vec<u64>,
+    pub ix: HashMap<Value, usize>,
+    pub total: u64,
+}
+
+pub fn slot_layout(m: Module, fp: &FuncPlan) -> SlotLayout {
+    let mut l = SlotLayout { vals: vec![], offset: vec![], size: vec![], ix: HashMap::new(), total: 0 };
+    for s in &fp.sites {
+        for v in &s.slots {
+            if l.ix.contains_key(v) {
+                continue;
+            }
+            let ty = v.ty();
+            let align = m.abi_align(ty).clamp(1, 16);
+            let size = m.alloc_size(ty);
+            let off = l.total.div_ceil(align) * align;
+            l.ix.insert(*v, l.vals.len());
+            l.vals.push(*v);
+            l.offset.push(off);
+            l.size.push(size);
+            l.total = off + size;
+        }
+    }
+    l
+}
+
+fn value_name(v: Value, fallback: &str) -> String {
+    let n = v.name();
+    if n.is_empty() {
+        fallback.to_string()
+    } else {
+        n
+    }
+}
+
+/// Route libc allocation calls to the dao heap. Returns the number of
+/// declarations rerouted.
+pub fn route_allocations(m: Module) -> usize {
+    let mut n = 0;
+    for (from, to) in ALLOC_ROUTES {
+        let Some(f) = m.function(from) else { continue };
+        if !f.is_declaration() {
+            continue; // the program defines its own allocator: leave it
+        }
+        let fty = f.function_type();
+        let target = match m.function(to) {
+            Some(t) if t.function_type() == fty => t,
+            Some(_) => continue,
+            None => m.add_function(to, fty),
+        };
+        f.replace_all_uses_with(target);
+        f.delete_function();
+        n += 1;
+    }
+    n
+}
+
+pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
+    let mut key = format!("{}\n{}\n", m.source_name(), m.identifier());
+    for f in &plan.facts.funcs {
+        key.push_str(&f.name());
+        key.push('\n');
+    }
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+}
+
+/// Apply the plan. The plan must have no errors.
+pub fn emit(m: Module, plan: &ModulePlan) {
+    if !plan.participates || plan.funcs.is_empty() {
+        return;
+    }
+    let t = types(m);
+    let mut strs = Strings { m, cache: HashMap::new() };
+    let nfun = plan.funcs.len();
+    let funcs_arr_ty = m.array(t.func, nfun as u64);
+    let funcs_g = m.add_global_decl(funcs_arr_ty, "dao.funcs");
+    let module_g = m.add_global_decl(t.module, "dao.module");
+    let enter = m.get_or_declare("dao_frame_enter", m.fn_ty(m.i32(), &[m.ptr()]));
+    let leave = m.get_or_declare("dao_frame_leave", m.fn_ty(m.void(), &[m.ptr()]));
+    let cand = m.get_or_declare("dao_candidate", m.fn_ty(m.void(), &[m.ptr()]));
+    let forced = m.get_or_declare("dao_forced", m.fn_ty(m.void(), &[m.ptr()]));
+
+    let mut func_descs = Vec::new();
+    for (fi, fp) in plan.funcs.iter().enumerate() {
+        let layout = slot_layout(m, fp);
+        let fdesc_ptr = m.const_gep(funcs_arr_ty, funcs_g, &[m.const_i32(0), m.const_i32(fi as u32)]);
+        // descriptor data first: names must be read before values change
+        let slot_descs: Vec<Value> = layout
+            .vals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let name = strs.get(&value_name(*v, &format!("tmp{i}")));
+                let loc = strs.opt(&v.debug_loc());
+                m.const_struct(t.var, &[name, loc, m.const_i64(layout.size[i]), m.const_i64(layout.offset[i]), m.const_null()])
+            })
+            .collect();
+        let alloca_descs: Vec<Value> = fp
+            .allocas
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let name = strs.get(&value_name(*a, &format!("local{i}")));
+                let loc = strs.opt(&a.debug_loc());
+                m.const_struct(t.var, &[name, loc, m.const_i64(fp.alloca_size[i]), m.const_i64(i as u64), m.const_null()])
+            })
+            .collect();
+        let site_descs: Vec<Value> = fp
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let idx_arr = |name: &str, v: &[u32]| -> Value {
+                    if v.is_empty() {
+                        return m.const_null();
+                    }
+                    let vals: Vec<Value> = v.iter().map(|x| m.const_i32(*x)).collect();
+                    m.add_const_global(m.array(m.i32(), v.len() as u64), name, m.const_array(m.i32(), &vals))
+                };
+                let slots: Vec<u32> = s.slots.iter().map(|v| layout.ix[v] as u32).collect();
+                let allocas: Vec<u32> = s.allocas.iter().map(|a| *a as u32).collect();
+                let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
+                let base = format!("dao.site.{fi}.{k}");
+                m.const_struct(
+                    t.site,
+                    &[
+                        m.const_i32(s.kind as u32),
+                        m.const_i32(s.unknown_reads as u32),
+                        strs.opt(&s.loc),
+                        strs.opt(&s.callee),
+                        m.const_i32(slots.len() as u32),
+                        idx_arr(&format!("{base}.slots"), &slots),
+                        m.const_i32(allocas.len() as u32),
+                        idx_arr(&format!("{base}.allocas"), &allocas),
+                        m.const_i32(globals.len() as u32),
+                        idx_arr(&format!("{base}.globals"), &globals),
+                    ],
+                )
+            })
+            .collect();
+        let arr = |name: &str, ty: Type, v: &[Value]| -> Value {
+            if v.is_empty() {
+                m.const_null()
+            } else {
+                m.add_const_global(m.array(ty, v.len() as u64), name, m.const_array(ty, v))
+            }
+        };
+        let sites_g = arr(&format!("dao.sites.{fi}"), t.site, &site_descs);
+        let slots_g = arr(&format!("dao.slots.{fi}"), t.var, &slot_descs);
+        let allocas_g = arr(&format!("dao.allocas.{fi}"), t.var, &alloca_descs);
+        func_descs.push(m.const_struct(
+            t.func,
+            &[
+                strs.get(&fp.name),
+                module_g,
+                m.const_i32(fp.sites.len() as u32),
+                sites_g,
+                m.const_i32(layout.vals.len() as u32),
+                slots_g,
+                m.const_i32(fp.allocas.len() as u32),
+                allocas_g,
+                m.const_i64(layout.total),
+            ],
+        ));
+        instrument_function(m, &t, fp, &layout, fdesc_ptr, enter, leave, cand, forced);
+    }
+    funcs_g.set_initializer(m.const_array(t.func, &func_descs));
+
+    // module descriptor
+    let gdescs: Vec<Value> = plan
+        .facts
+        .globals
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let name = strs.get(&g.name());
+            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(plan.facts.global_size[i]), m.const_i64(0), *g])
+        })
+        .collect();
+    let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, gdescs.len() as u64), "dao.globals", m.const_array(t.var, &gdescs)) };
+    let escaped: Vec<Value> = plan.facts.global_escaped.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| m.const_i32(i as u32)).collect();
+    let esc_g = if escaped.is_empty() { m.const_null() } else { m.add_const_global(m.array(m.i32(), escaped.len() as u64), "dao.escaped", m.const_array(m.i32(), &escaped)) };
+    let src = strs.get(&m.source_name());
+    module_g.set_initializer(m.const_struct(
+        t.module,
+        &[
+            m.const_i32(ABI_VERSION),
+            m.const_i32(0),
+            m.const_i64(module_hash(m, plan)),
+            src,
+            m.const_i32(gdescs.len() as u32),
+            gdesc_g,
+            m.const_i32(escaped.len() as u32),
+            esc_g,
+            m.const_i32(nfun as u32),
+            funcs_g,
+        ],
+    ));
+    // registration from a constructor
+    let reg = m.get_or_declare("dao_register_module", m.fn_ty(m.void(), &[m.ptr()]));
+    let ctor = m.add_function("dao.module_ctor", m.fn_ty(m.void(), &[]));
+    ctor.set_linkage(LLVMLinkage::LLVMInternalLinkage);
+    let b = m.builder();
+    b.at_end(m.append_block(ctor, "entry"));
+    b.call(m.fn_ty(m.void(), &[m.ptr()]), reg, &[module_g], "");
+    b.ret(None);
+    m.add_global_ctor(ctor, 101);
+
+    if let Some(main) = plan.main {
+        wrap_main(m, main);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, enter: Value, leave: Value, cand: Value, forced: Value) {
+    let f = fp.f;
+    let b = m.builder();
+    let entry = f.entry_block();
+    let ptr_fn = m.fn_ty(m.void(), &[m.ptr()]);
+
+    // 0. the frame address escapes to the runtime: no call may stay a tail
+    //    call; lifetime markers would let codegen overlap stack objects that
+    //    the dispatch edges keep alive, so they go.
+    for blk in f.blocks() {
+        for i in blk.instructions() {
+            if i.is_call() {
+                if let Some(c) = i.called_function() {
+                    let n = c.name();
+                    if n.starts_with("llvm.lifetime.start") || n.starts_with("llvm.lifetime.end") {
+                        i.erase();
+                        continue;
+                    }
+                }
+                i.set_tail_call(false);
+            }
+        }
+    }
+    // 1. static allocas to the top of the entry block
+    let first = entry.first_instruction().expect("entry block is empty");
+    for a in &fp.allocas {
+        if *a != first {
+            a.move_before(first, &b);
+        }
+    }
+    let top = entry.first_instruction().unwrap();
+    b.before(top);
+    let frame = b.alloca(t.frame, "dao.frame", 8);
+    let atab = if fp.allocas.is_empty() { None } else { Some(b.alloca(m.array(m.ptr(), fp.allocas.len() as u64), "dao.allocas", 8)) };
+    let slots = b.alloca(m.array(m.i8(), layout.total.max(8)), "dao.slots", 16);
+    let demoted: Vec<Value> = layout.vals.iter().map(|v| b.alloca(v.ty(), "dao.demote", m.abi_align(v.ty()) as u32)).collect();
+
+    // 2. frame setup and dao_frame_enter after the allocas
+    let setup_at = entry.instructions().into_iter().find(|i| !i.is_alloca()).unwrap();
+    b.before(setup_at);
+    b.store(m.const_null(), b.struct_gep(t.frame, frame, 0, ""));
+    b.store(fdesc, b.struct_gep(t.frame, frame, 1, ""));
+    b.store(m.const_i32(0), b.struct_gep(t.frame, frame, 2, ""));
+    b.store(atab.unwrap_or(m.const_null()), b.struct_gep(t.frame, frame, 4, ""));
+    b.store(slots, b.struct_gep(t.frame, frame, 5, ""));
+    if let Some(atab) = atab {
+        for (i, a) in fp.allocas.iter().enumerate() {
+            b.store(*a, b.byte_gep(atab, 8 * i as u64, ""));
+        }
+    }
+    let site_v = b.call(m.fn_ty(m.i32(), &[m.ptr()]), enter, &[frame], "dao.site");
+    let cont = Block::split_before(setup_at, "entry.cont");
+    entry.terminator().unwrap().erase();
+    let dispatch = m.append_block(f, "dao.dispatch");
+    b.at_end(entry);
+    let is_restart = b.icmp_ne(site_v, m.const_i32(0), "dao.restarting");
+    let br = b.cond_br(is_restart, dispatch, cont);
+    set_unlikely_first(m, br);
+
+    // 3. sites: label store, spills, the call or the runtime entry
+    let site_ptr = |b: &Builder| b.struct_gep(t.frame, frame, 2, "");
+    let mut targets = Vec::new();
+    for (k, s) in fp.sites.iter().enumerate() {
+        b.before(s.inst);
+        b.store(m.const_i32(k as u32 + 1), site_ptr(&b));
+        for v in &s.slots {
+            let ix = layout.ix[v];
+            let align = m.abi_align(v.ty()).clamp(1, 16) as u32;
+            b.store_aligned(*v, b.byte_gep(slots, layout.offset[ix], ""), align);
+        }
+        let target = match s.kind {
+            SiteKind::Call => Block::split_before(s.inst, &format!("dao.site.{}", k + 1)),
+            SiteKind::Marker | SiteKind::Forced => {
+                let rt = if s.kind == SiteKind::Marker { cand } else { forced };
+                let c = b.call(ptr_fn, rt, &[frame], "");
+                if let Some(l) = s.inst.debug_loc() {
+                    let _ = l; // the runtime reports sites by descriptor
+                }
+                let _ = c;
+                let next = s.inst.next_instruction().expect("marker call is not a terminator");
+                s.inst.erase();
+                Block::split_before(next, &format!("dao.resume.{}", k + 1))
+            }
+        };
+        targets.push(target);
+    }
+
+    // 4. the dispatch switch and one restore block per site
+    let bad = m.append_block(f, "dao.badsite");
+    b.at_end(bad);
+    b.unreachable();
+    let mut cases = Vec::new();
+    for (k, s) in fp.sites.iter().enumerate() {
+        let rb = m.append_block(f, &format!("dao.restore.{}", k + 1));
+        b.at_end(rb);
+        for (pos, call) in &fp.env_calls {
+            if s.entry_pos.is_none_or(|p| p > *pos) {
+                b.call(call.call_fn_type(), call.called_value(), &call.args(), "");
+            }
+        }
+        for v in &s.slots {
+            let ix = layout.ix[v];
+            let align = m.abi_align(v.ty()).clamp(1, 16) as u32;
+            let x = b.load_aligned(v.ty(), b.byte_gep(slots, layout.offset[ix], ""), "dao.reload", align);
+            b.store(x, demoted[ix]);
+        }
+        b.br(targets[k]);
+        cases.push((m.const_i32(k as u32 + 1), rb));
+    }
+    b.at_end(dispatch);
+    b.switch(site_v, bad, &cases);
+
+    // 5. demote live SSA values around the new edges
+    for (ix, v) in layout.vals.iter().enumerate() {
+        demote(m, &b, *v, demoted[ix]);
+    }
+    // 6. pop the frame on every return
+    for blk in f.blocks() {
+        if let Some(term) = blk.terminator() {
+            if term.opcode() == Opcode::LLVMRet {
+                b.before(term);
+                b.call(ptr_fn, leave, &[frame], "");
+            }
+        }
+    }
+    promote_allocas(f, &demoted);
+}
+
+/// Replace every use of `v` by a load from `slot`, and store `v` to `slot`
+/// right after its definition (the classic reg2mem step, done by hand so
+/// that it is exactly the uses that exist now).
+fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
+    let users = v.users();
+    let def_block = v.parent_block();
+    let at = if v.is_phi() { def_block.first_non_phi().unwrap() } else { v.next_instruction().unwrap() };
+    b.before(at);
+    let def_store = b.store(v, slot);
+    let ty = v.ty();
+    for u in users {
+        if u == def_store || !u.is_instruction() {
+            continue;
+        }
+        if u.is_phi() {
+            let mut per_block: HashMap<Block, Value> = HashMap::new();
+            for k in 0..u.incoming_count() {
+                if u.operand(k) != v {
+                    continue;
+                }
+                let pred = u.incoming_block(k);
+                let l = *per_block.entry(pred).or_insert_with(|| {
+                    b.before(pred.terminator().unwrap());
+                    b.load(ty, slot, "dao.use")
+                });
+                u.set_operand(k, l);
+            }
+        } else {
+            b.before(u);
+            let l = b.load(ty, slot, "dao.use");
+            for k in 0..u.num_operands() {
+                if u.operand(k) == v {
+                    u.set_operand(k, l);
+                }
+            }
+        }
+    }
+}
+
+/// Rename the program's main and make a new one that runs it through
+/// dao_main (fixed-address stack, restore of globals and heap).
+fn wrap_main(m: Module, main: Value) {
+    let fty = main.function_type();
+    main.set_name("__dao_user_main");
+    main.set_linkage(LLVMLinkage::LLVMInternalLinkage);
+    let (i32, p) = (m.i32(), m.ptr());
+    let adapter_ty = m.fn_ty(i32, &[i32, p, p]);
+    let adapter = m.add_function("__dao_main_adapter", adapter_ty);
+    adapter.set_linkage(LLVMLinkage::LLVMInternalLinkage);
+    let b = m.builder();
+    b.at_end(m.append_block(adapter, "entry"));
+    let params = adapter.params();
+    let n = fty.fn_param_count() as usize;
+    let want = fty.fn_params();
+    let args: Vec<Value> = (0..n.min(3)).map(|i| params[i]).collect();
+    let ok_types = args.iter().zip(&want).all(|(a, w)| a.ty() == *w);
+    let r = if ok_types { b.call(fty, main, &args, "") } else { b.call(fty, main, &[], "") };
+    if fty.fn_return().int_width() == Some(32) {
+        b.ret(Some(r));
+    } else {
+        b.ret(Some(m.const_i32(0)));
+    }
+    let new_main = m.add_function("main", adapter_ty);
+    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p]));
+    b.at_end(m.append_block(new_main, "entry"));
+    let np = new_main.params();
+    let r = b.call(m.fn_ty(i32, &[i32, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter], "");
+    b.ret(Some(r));
+}

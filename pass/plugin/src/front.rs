@@ -1,0 +1,600 @@
+//! The LLVM front: translates IR into the pure analyses' terms.
+//!
+//! Variables of a function's [`Body`]: its SSA instruction values (slot
+//! candidates), its static stack objects, the module's tracked globals, and
+//! one pseudo-variable `UNKNOWN` ("memory the pass cannot name").
+//!
+//! Memory model (sound, deliberately simple):
+//! - A pointer's *bases* are the objects it may point into, found by walking
+//!   GEPs, casts, selects and phis back to allocas and globals. A pointer
+//!   loaded from a non-escaping local slot that only ever holds known
+//!   pointers has those bases (store-to-load forwarding, which makes -O0
+//!   code as precise as -O2). Anything else (other loads, call results,
+//!   inttoptr) is *unknown*; function parameters are *param*.
+//! - A read through known bases uses those objects; through an unknown
+//!   pointer it uses every escaped stack object and `UNKNOWN` (the runtime
+//!   then saves every escaped global; the heap is found by reachability at
+//!   run time). A read through a parameter is the caller's business: the
+//!   caller's call site uses every object it passes.
+//! - Only a store (or memset/memcpy) that certainly overwrites a whole
+//!   object kills it. Partial writes neither use nor kill.
+//! - Calls use what their callee may read: the interprocedural summary of a
+//!   defined callee, the table entry of a known external one (`known.rs`),
+//!   and everything escaped for unknown and indirect callees.
+use crate::ir::{Module, Opcode, Value};
+use crate::known::{classify, Effect, FORK_MICROTASK_OPERAND};
+use dao_analysis::{BitSet, Body, Stmt};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Obj {
+    Alloca(usize),
+    Global(usize),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Bases {
+    pub objs: Vec<Obj>,
+    pub unknown: bool,
+    pub param: bool,
+    /// Points into a block from an allocation function: the heap, which
+    /// the runtime finds by reachability, so no stack object or global.
+    pub heap: bool,
+}
+
+impl Bases {
+    fn join(&mut self, o: &Bases) {
+        for x in &o.objs {
+            if !self.objs.contains(x) {
+                self.objs.push(*x);
+            }
+        }
+        self.unknown |= o.unknown;
+        self.param |= o.param;
+        self.heap |= o.heap;
+    }
+    fn unknown() -> Self {
+        Bases { unknown: true, ..Default::default() }
+    }
+}
+
+/// Module-wide facts: the tracked globals and which escape.
+pub struct ModuleFacts {
+    pub m: Module,
+    pub globals: Vec<Value>,
+    pub global_ix: HashMap<Value, usize>,
+    pub global_size: Vec<u64>,
+    pub global_escaped: Vec<bool>,
+    /// Defined functions, indexable.
+    pub funcs: Vec<Value>,
+    pub func_ix: HashMap<Value, usize>,
+}
+
+/// Interprocedural read summary of a defined function.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub globals: BitSet,
+    pub reads_unknown: bool,
+}
+
+impl Summary {
+    pub fn join(&mut self, o: &Summary) -> bool {
+        let mut c = self.globals.union_with(&o.globals);
+        if o.reads_unknown && !self.reads_unknown {
+            self.reads_unknown = true;
+            c = true;
+        }
+        c
+    }
+}
+
+impl ModuleFacts {
+    pub fn new(m: Module) -> Self {
+        let mut globals = Vec::new();
+        let mut global_size = Vec::new();
+        for g in m.globals() {
+            let name = g.name();
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() {
+                continue;
+            }
+            let ty = g.global_value_type();
+            if !m.is_sized(ty) {
+                continue;
+            }
+            let size = m.alloc_size(ty);
+            if size == 0 {
+                continue;
+            }
+            globals.push(g);
+            global_size.push(size);
+        }
+        let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
+        let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
+        let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, funcs, func_ix };
+        // Externally visible globals may be read by name from other
+        // translation units, i.e. by unknown code: they count as escaped
+        // when the module calls any unknown code.
+        let calls_unknown = mf.funcs.iter().any(|f| {
+            f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| {
+                i.is_call() && matches!(call_kind(&mf, i), CallKind::Unknown | CallKind::Indirect)
+            })
+        });
+        for i in 0..mf.globals.len() {
+            let g = mf.globals[i];
+            mf.global_escaped[i] = (calls_unknown && !g.is_local_linkage()) || escapes(g);
+        }
+        mf
+    }
+}
+
+/// Does the address `p` escape (stored, passed to a capturing call,
+/// converted to an integer, returned)?
+pub fn escapes(p: Value) -> bool {
+    let mut seen = HashSet::new();
+    escapes_rec(p, &mut seen)
+}
+
+fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(p) {
+        return false;
+    }
+    for u in p.users() {
+        if u.is_instruction() {
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore => {
+                    if u.operand(0) == p {
+                        return true;
+                    }
+                }
+                Opcode::LLVMGetElementPtr
+                | Opcode::LLVMBitCast
+                | Opcode::LLVMAddrSpaceCast
+                | Opcode::LLVMSelect
+                | Opcode::LLVMPHI => {
+                    if escapes_rec(u, seen) {
+                        return true;
+                    }
+                }
+                Opcode::LLVMICmp => {}
+                Opcode::LLVMCall => {
+                    if u.called_value() == p {
+                        continue;
+                    }
+                    let callee = u.called_function();
+                    let name = callee.map(|c| c.name()).unwrap_or_default();
+                    let harmless = name.starts_with("llvm.")
+                        || matches!(classify(&name), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
+                    if harmless {
+                        continue;
+                    }
+                    let args = u.args();
+                    for (i, a) in args.iter().enumerate() {
+                        if *a == p && !u.arg_nocapture(i as u32) {
+                            return true;
+                        }
+                    }
+                }
+                _ => return true,
+            }
+        } else if u.is_const_expr() {
+            if escapes_rec(u, seen) {
+                return true;
+            }
+        } else {
+            // referenced from a global initializer or other constant
+            return true;
+        }
+    }
+    false
+}
+
+/// Per-function facts: stack objects and pointer bases.
+pub struct FuncFacts<'a> {
+    pub mf: &'a ModuleFacts,
+    pub f: Value,
+    pub allocas: Vec<Value>,
+    pub alloca_ix: HashMap<Value, usize>,
+    pub alloca_size: Vec<u64>,
+    pub alloca_escaped: Vec<bool>,
+    /// Allocas that are not static (not in the entry block, or of
+    /// variable size): a marker path through them is rejected.
+    pub dynamic_allocas: Vec<Value>,
+    memo: std::cell::RefCell<HashMap<Value, Bases>>,
+}
+
+impl<'a> FuncFacts<'a> {
+    pub fn new(mf: &'a ModuleFacts, f: Value) -> Self {
+        let m = mf.m;
+        let entry = f.entry_block();
+        let mut allocas = Vec::new();
+        let mut alloca_size = Vec::new();
+        let mut dynamic_allocas = Vec::new();
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if !i.is_alloca() {
+                    continue;
+                }
+                let count = i.operand(0).const_int_value();
+                let ty = i.allocated_type();
+                if b != entry || count.is_none() || !m.is_sized(ty) {
+                    dynamic_allocas.push(i);
+                    continue;
+                }
+                allocas.push(i);
+                alloca_size.push(m.alloc_size(ty) * count.unwrap());
+            }
+        }
+        let alloca_ix = allocas.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+        let alloca_escaped = allocas.iter().map(|a| escapes(*a)).collect();
+        FuncFacts { mf, f, allocas, alloca_ix, alloca_size, alloca_escaped, dynamic_allocas, memo: Default::default() }
+    }
+
+    pub fn bases(&self, v: Value) -> Bases {
+        if let Some(b) = self.memo.borrow().get(&v) {
+            return b.clone();
+        }
+        // in progress: empty (cycles through phis add nothing new)
+        self.memo.borrow_mut().insert(v, Bases::default());
+        let b = self.compute_bases(v);
+        self.memo.borrow_mut().insert(v, b.clone());
+        b
+    }
+
+    fn compute_bases(&self, v: Value) -> Bases {
+        if let Some(&i) = self.alloca_ix.get(&v) {
+            return Bases { objs: vec![Obj::Alloca(i)], ..Default::default() };
+        }
+        if let Some(&g) = self.mf.global_ix.get(&v) {
+            return Bases { objs: vec![Obj::Global(g)], ..Default::default() };
+        }
+        if v.is_argument() {
+            return Bases { param: true, ..Default::default() };
+        }
+        if v.is_function() || v.is_global_var() {
+            // functions, constant globals: nothing that needs saving
+            // (thread-local globals are the OpenMP issue's: unknown)
+            return if v.is_global_var() && v.is_thread_local() { Bases::unknown() } else { Bases::default() };
+        }
+        if v.is_const_expr() {
+            return match v.const_opcode() {
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => self.bases(v.operand(0)),
+                _ => Bases::unknown(),
+            };
+        }
+        if !v.is_instruction() {
+            // null, undef, poison, integer constants
+            return Bases::default();
+        }
+        match v.opcode() {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => self.bases(v.operand(0)),
+            Opcode::LLVMSelect => {
+                let mut b = self.bases(v.operand(1));
+                b.join(&self.bases(v.operand(2)));
+                b
+            }
+            Opcode::LLVMPHI => {
+                let mut b = Bases::default();
+                for i in 0..v.incoming_count() {
+                    b.join(&self.bases(v.operand(i)));
+                }
+                b
+            }
+            Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
+            Opcode::LLVMCall => {
+                let name = v.called_function().map(|c| c.name()).unwrap_or_default();
+                if matches!(classify(&name), Some(Effect::Alloc(_))) || (name.starts_with("dao_") && name.contains("alloc")) {
+                    Bases { heap: true, ..Default::default() }
+                } else {
+                    Bases::unknown()
+                }
+            }
+            _ => Bases::unknown(),
+        }
+    }
+
+    /// Bases of a pointer loaded from `slot`, when `slot` is a
+    /// non-escaping stack object used only by direct loads and stores (the
+    /// shape of every -O0 local).
+    fn forwarded_bases(&self, slot: Value) -> Option<Bases> {
+        let &ix = self.alloca_ix.get(&slot)?;
+        if self.alloca_escaped[ix] {
+            return None;
+        }
+        let mut b = Bases::default();
+        for u in slot.users() {
+            if !u.is_instruction() {
+                return None;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore if u.operand(1) == slot => {
+                    let val = u.operand(0);
+                    if !val.ty().is_pointer() {
+                        return None;
+                    }
+                    b.join(&self.bases(val));
+                }
+                Opcode::LLVMCall if u.called_function().is_some_and(|c| c.name().starts_with("llvm.lifetime")) => {}
+                _ => return None,
+            }
+        }
+        Some(b)
+    }
+
+    /// The object a pointer certainly designates from its first byte, if
+    /// any (for kills: a write covering that many bytes overwrites it).
+    pub fn exact_object(&self, p: Value) -> Option<Obj> {
+        if let Some(&i) = self.alloca_ix.get(&p) {
+            return Some(Obj::Alloca(i));
+        }
+        self.mf.global_ix.get(&p).map(|&g| Obj::Global(g))
+    }
+
+    pub fn obj_size(&self, o: Obj) -> u64 {
+        match o {
+            Obj::Alloca(i) => self.alloca_size[i],
+            Obj::Global(g) => self.mf.global_size[g],
+        }
+    }
+}
+
+/// How a call is treated by the analyses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    Intrinsic,
+    Marker(crate::known::MarkerKind),
+    Known(Effect),
+    Defined(usize),
+    /// A declaration the table does not know, or an indirect call.
+    Unknown,
+    Indirect,
+}
+
+pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
+    match call.called_function() {
+        None => CallKind::Indirect,
+        Some(f) => {
+            let name = f.name();
+            if name.starts_with("llvm.") {
+                return CallKind::Intrinsic;
+            }
+            if let Some(&ix) = mf.func_ix.get(&f) {
+                return CallKind::Defined(ix);
+            }
+            match classify(&name) {
+                Some(Effect::Marker(k)) => CallKind::Marker(k),
+                Some(e) => CallKind::Known(e),
+                None => CallKind::Unknown,
+            }
+        }
+    }
+}
+
+/// Variable numbering of one function's body.
+pub struct VarMap {
+    pub ssa: Vec<Value>,
+    pub ssa_ix: HashMap<Value, usize>,
+    pub n_allocas: usize,
+    pub n_globals: usize,
+}
+
+impl VarMap {
+    pub fn alloca_var(&self, i: usize) -> usize {
+        self.ssa.len() + i
+    }
+    pub fn global_var(&self, g: usize) -> usize {
+        self.ssa.len() + self.n_allocas + g
+    }
+    pub fn unknown_var(&self) -> usize {
+        self.ssa.len() + self.n_allocas + self.n_globals
+    }
+    pub fn num_vars(&self) -> usize {
+        self.unknown_var() + 1
+    }
+}
+
+/// Where each instruction's statement is: (block index, statement index).
+pub type StmtPos = (usize, usize);
+
+pub struct Translated {
+    pub body: Body,
+    pub vars: VarMap,
+    pub pos: HashMap<Value, StmtPos>,
+}
+
+/// Memory reads of one access through pointer `p`, as variables.
+fn mem_uses(ff: &FuncFacts, vars: &VarMap, p: Value, out: &mut Vec<usize>) {
+    let b = ff.bases(p);
+    for o in &b.objs {
+        out.push(match *o {
+            Obj::Alloca(i) => vars.alloca_var(i),
+            Obj::Global(g) => vars.global_var(g),
+        });
+    }
+    if b.unknown {
+        unknown_uses(ff, vars, out);
+    }
+}
+
+fn unknown_uses(ff: &FuncFacts, vars: &VarMap, out: &mut Vec<usize>) {
+    out.push(vars.unknown_var());
+    for (i, esc) in ff.alloca_escaped.iter().enumerate() {
+        if *esc {
+            out.push(vars.alloca_var(i));
+        }
+    }
+}
+
+/// What a call reads, given callee summaries (`None` while computing the
+/// local summaries themselves: then defined callees add nothing here).
+fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]>, out: &mut Vec<usize>) {
+    let mf = ff.mf;
+    let kind = call_kind(mf, call);
+    let ptr_args = || call.args().into_iter().filter(|a| a.ty().is_pointer());
+    match kind {
+        CallKind::Intrinsic => {
+            let name = call.called_function().unwrap().name();
+            if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
+                mem_uses(ff, vars, call.operand(1), out);
+            } else if name.starts_with("llvm.memset")
+                || name.starts_with("llvm.lifetime")
+                || name.starts_with("llvm.dbg")
+                || name.starts_with("llvm.assume")
+                || name.starts_with("llvm.stack")
+                || name.starts_with("llvm.experimental.noalias")
+            {
+            } else {
+                for a in ptr_args() {
+                    mem_uses(ff, vars, a, out);
+                }
+            }
+        }
+        CallKind::Marker(_) | CallKind::Known(Effect::NoMem | Effect::Alloc(_)) => {}
+        CallKind::Known(Effect::ReadsArgs | Effect::Env) => {
+            for a in ptr_args() {
+                mem_uses(ff, vars, a, out);
+            }
+        }
+        CallKind::Known(Effect::ForkCall) => {
+            for a in ptr_args() {
+                mem_uses(ff, vars, a, out);
+            }
+            let task = call.operand(FORK_MICROTASK_OPERAND);
+            match (mf.func_ix.get(&task), sums) {
+                (Some(&t), Some(s)) => summary_uses(&s[t], vars, ff, out),
+                (Some(_), None) => {}
+                (None, _) => unknown_uses(ff, vars, out),
+            }
+        }
+        CallKind::Defined(g) => {
+            for a in ptr_args() {
+                mem_uses(ff, vars, a, out);
+            }
+            if let Some(s) = sums {
+                summary_uses(&s[g], vars, ff, out);
+            }
+        }
+        CallKind::Known(Effect::ReturnsTwice | Effect::Marker(_)) | CallKind::Unknown | CallKind::Indirect => {
+            for a in ptr_args() {
+                mem_uses(ff, vars, a, out);
+            }
+            unknown_uses(ff, vars, out);
+        }
+    }
+}
+
+fn summary_uses(s: &Summary, vars: &VarMap, ff: &FuncFacts, out: &mut Vec<usize>) {
+    for g in s.globals.iter() {
+        out.push(vars.global_var(g));
+    }
+    if s.reads_unknown {
+        unknown_uses(ff, vars, out);
+    }
+}
+
+/// Kills of a store-like write of `len` bytes at `p`.
+fn write_kill(ff: &FuncFacts, vars: &VarMap, p: Value, len: Option<u64>, out: &mut Vec<usize>) {
+    if let (Some(o), Some(len)) = (ff.exact_object(p), len) {
+        if len >= ff.obj_size(o) {
+            out.push(match o {
+                Obj::Alloca(i) => vars.alloca_var(i),
+                Obj::Global(g) => vars.global_var(g),
+            });
+        }
+    }
+}
+
+/// Translate a function into a body. Statement `i` of block `b` is the
+/// `i`-th instruction; phi operands follow the terminator of each
+/// predecessor.
+pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
+    let m = ff.mf.m;
+    let blocks = ff.f.blocks();
+    let block_ix: HashMap<_, _> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let mut ssa = Vec::new();
+    for b in &blocks {
+        for i in b.instructions() {
+            if !i.is_alloca() && !i.ty().is_void() && i.ty().is_storable() {
+                ssa.push(i);
+            }
+        }
+    }
+    let ssa_ix = ssa.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+    let vars = VarMap { ssa, ssa_ix, n_allocas: ff.allocas.len(), n_globals: ff.mf.globals.len() };
+    let mut body = Body::new(vars.num_vars());
+    let mut pos = HashMap::new();
+    let mut phi_uses: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
+    for (bi, b) in blocks.iter().enumerate() {
+        body.add_block();
+        for (ii, inst) in b.instructions().into_iter().enumerate() {
+            pos.insert(inst, (bi, ii));
+            let mut st = Stmt::default();
+            if let Some(&v) = vars.ssa_ix.get(&inst) {
+                st.defs.push(v);
+            }
+            if inst.is_phi() {
+                for k in 0..inst.incoming_count() {
+                    if let Some(&v) = vars.ssa_ix.get(&inst.operand(k)) {
+                        phi_uses[block_ix[&inst.incoming_block(k)]].push(v);
+                    }
+                }
+                body.blocks[bi].stmts.push(st);
+                continue;
+            }
+            for op in inst.operands() {
+                if let Some(&v) = vars.ssa_ix.get(&op) {
+                    st.uses.push(v);
+                }
+            }
+            match inst.opcode() {
+                Opcode::LLVMLoad => mem_uses(ff, &vars, inst.operand(0), &mut st.uses),
+                Opcode::LLVMStore => {
+                    let len = m.store_size(inst.operand(0).ty());
+                    write_kill(ff, &vars, inst.operand(1), Some(len), &mut st.defs);
+                }
+                Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => mem_uses(ff, &vars, inst.operand(0), &mut st.uses),
+                Opcode::LLVMVAArg => unknown_uses(ff, &vars, &mut st.uses),
+                Opcode::LLVMCall => {
+                    call_uses(ff, &vars, inst, sums, &mut st.uses);
+                    if let Some(callee) = inst.called_function() {
+                        let n = callee.name();
+                        if n.starts_with("llvm.memset") || n.starts_with("llvm.memcpy") || n.starts_with("llvm.memmove") {
+                            let len = inst.operand(2).const_int_value();
+                            write_kill(ff, &vars, inst.operand(0), len, &mut st.defs);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            // a statement's own result is not read by it
+            body.blocks[bi].stmts.push(st);
+        }
+        body.blocks[bi].succs = b.successors().iter().map(|s| block_ix[s]).collect();
+    }
+    for (bi, uses) in phi_uses.into_iter().enumerate() {
+        if !uses.is_empty() {
+            body.blocks[bi].stmts.push(Stmt { uses, defs: vec![] });
+        }
+    }
+    Translated { body, vars, pos }
+}
+
+/// The local read summary of a function (callees not included yet).
+pub fn local_summary(ff: &FuncFacts) -> Summary {
+    let t = translate(ff, None);
+    let mut s = Summary { globals: BitSet::new_empty(ff.mf.globals.len()), reads_unknown: false };
+    for blk in &t.body.blocks {
+        for st in &blk.stmts {
+            for &u in &st.uses {
+                if u == t.vars.unknown_var() {
+                    s.reads_unknown = true;
+                } else if u >= t.vars.global_var(0) && u < t.vars.unknown_var() {
+                    s.globals.insert(u - t.vars.global_var(0));
+                }
+            }
+        }
+    }
+    s
+}

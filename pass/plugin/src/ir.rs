@@ -1,0 +1,657 @@
+//! A thin typed wrapper over LLVM's C API (llvm-sys) and the C++ shim.
+//!
+//! This is the only module of the plugin with `unsafe` code. Every handle
+//! here borrows from the module the pass manager gave us; none is owned or
+//! disposed by Rust, which is why the plugin uses llvm-sys rather than
+//! inkwell (whose `Module` owns and disposes the module it wraps).
+//!
+//! SAFETY (for every block below unless stated otherwise): the handles are
+//! non-null values obtained from LLVM for the module currently being
+//! transformed, which outlives the pass invocation; the C API functions are
+//! called with the kinds of values they document (checked by the `is_*`
+//! predicates at the call sites), and strings passed in are NUL-terminated.
+#![allow(unsafe_code)]
+
+use crate::ffi;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::target::*;
+use llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMTypeKind};
+use std::ffi::{CStr, CString};
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Value(pub LLVMValueRef);
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Block(pub LLVMBasicBlockRef);
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Type(pub LLVMTypeRef);
+#[derive(Clone, Copy)]
+pub struct Module(pub LLVMModuleRef);
+
+pub use llvm_sys::LLVMOpcode as Opcode;
+
+fn cstr(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).unwrap()
+}
+
+fn string_from(ptr: *const libc::c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returned a pointer to `len` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Module {
+    pub fn context(self) -> LLVMContextRef {
+        unsafe { LLVMGetModuleContext(self.0) }
+    }
+    pub fn functions(self) -> Vec<Value> {
+        let mut v = Vec::new();
+        let mut f = unsafe { LLVMGetFirstFunction(self.0) };
+        while !f.is_null() {
+            v.push(Value(f));
+            f = unsafe { LLVMGetNextFunction(f) };
+        }
+        v
+    }
+    pub fn globals(self) -> Vec<Value> {
+        let mut v = Vec::new();
+        let mut g = unsafe { LLVMGetFirstGlobal(self.0) };
+        while !g.is_null() {
+            v.push(Value(g));
+            g = unsafe { LLVMGetNextGlobal(g) };
+        }
+        v
+    }
+    pub fn function(self, name: &str) -> Option<Value> {
+        let c = cstr(name);
+        let f = unsafe { LLVMGetNamedFunction(self.0, c.as_ptr()) };
+        (!f.is_null()).then_some(Value(f))
+    }
+    pub fn global(self, name: &str) -> Option<Value> {
+        let c = cstr(name);
+        let g = unsafe { LLVMGetNamedGlobal(self.0, c.as_ptr()) };
+        (!g.is_null()).then_some(Value(g))
+    }
+    pub fn source_name(self) -> String {
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetSourceFileName(self.0, &mut len) };
+        string_from(p, len)
+    }
+    pub fn identifier(self) -> String {
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetModuleIdentifier(self.0, &mut len) };
+        string_from(p, len)
+    }
+    pub fn store_size(self, t: Type) -> u64 {
+        unsafe { LLVMStoreSizeOfType(LLVMGetModuleDataLayout(self.0), t.0) }
+    }
+    pub fn alloc_size(self, t: Type) -> u64 {
+        unsafe { LLVMABISizeOfType(LLVMGetModuleDataLayout(self.0), t.0) }
+    }
+    pub fn abi_align(self, t: Type) -> u64 {
+        unsafe { LLVMABIAlignmentOfType(LLVMGetModuleDataLayout(self.0), t.0) as u64 }
+    }
+    pub fn is_sized(self, t: Type) -> bool {
+        unsafe { LLVMTypeIsSized(t.0) != 0 }
+    }
+    // ---- types ----
+    pub fn i8(self) -> Type {
+        Type(unsafe { LLVMInt8TypeInContext(self.context()) })
+    }
+    pub fn i32(self) -> Type {
+        Type(unsafe { LLVMInt32TypeInContext(self.context()) })
+    }
+    pub fn i64(self) -> Type {
+        Type(unsafe { LLVMInt64TypeInContext(self.context()) })
+    }
+    pub fn void(self) -> Type {
+        Type(unsafe { LLVMVoidTypeInContext(self.context()) })
+    }
+    pub fn ptr(self) -> Type {
+        Type(unsafe { LLVMPointerTypeInContext(self.context(), 0) })
+    }
+    pub fn array(self, elem: Type, n: u64) -> Type {
+        Type(unsafe { LLVMArrayType2(elem.0, n) })
+    }
+    pub fn struct_ty(self, fields: &[Type]) -> Type {
+        let mut f: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
+        Type(unsafe { LLVMStructTypeInContext(self.context(), f.as_mut_ptr(), f.len() as u32, 0) })
+    }
+    pub fn fn_ty(self, ret: Type, params: &[Type]) -> Type {
+        let mut p: Vec<LLVMTypeRef> = params.iter().map(|t| t.0).collect();
+        Type(unsafe { LLVMFunctionType(ret.0, p.as_mut_ptr(), p.len() as u32, 0) })
+    }
+    // ---- constants ----
+    pub fn const_i32(self, v: u32) -> Value {
+        Value(unsafe { LLVMConstInt(self.i32().0, v as u64, 0) })
+    }
+    pub fn const_i64(self, v: u64) -> Value {
+        Value(unsafe { LLVMConstInt(self.i64().0, v, 0) })
+    }
+    pub fn const_null(self) -> Value {
+        Value(unsafe { LLVMConstPointerNull(self.ptr().0) })
+    }
+    pub fn const_struct(self, ty: Type, fields: &[Value]) -> Value {
+        let mut f: Vec<LLVMValueRef> = fields.iter().map(|v| v.0).collect();
+        Value(unsafe { LLVMConstNamedStruct(ty.0, f.as_mut_ptr(), f.len() as u32) })
+    }
+    pub fn const_array(self, elem: Type, vals: &[Value]) -> Value {
+        let mut f: Vec<LLVMValueRef> = vals.iter().map(|v| v.0).collect();
+        Value(unsafe { LLVMConstArray2(elem.0, f.as_mut_ptr(), f.len() as u64) })
+    }
+    pub fn const_gep(self, ty: Type, base: Value, idx: &[Value]) -> Value {
+        let mut i: Vec<LLVMValueRef> = idx.iter().map(|v| v.0).collect();
+        Value(unsafe { LLVMConstInBoundsGEP2(ty.0, base.0, i.as_mut_ptr(), i.len() as u32) })
+    }
+    /// A private constant global holding `init`.
+    pub fn add_const_global(self, ty: Type, name: &str, init: Value) -> Value {
+        let c = cstr(name);
+        let g = unsafe { LLVMAddGlobal(self.0, ty.0, c.as_ptr()) };
+        unsafe {
+            LLVMSetInitializer(g, init.0);
+            LLVMSetGlobalConstant(g, 1);
+            LLVMSetLinkage(g, LLVMLinkage::LLVMPrivateLinkage);
+            LLVMSetUnnamedAddr(g, 1);
+        }
+        Value(g)
+    }
+    /// A global without initializer yet (set it with `set_initializer`).
+    pub fn add_global_decl(self, ty: Type, name: &str) -> Value {
+        let c = cstr(name);
+        let g = unsafe { LLVMAddGlobal(self.0, ty.0, c.as_ptr()) };
+        unsafe {
+            LLVMSetGlobalConstant(g, 1);
+            LLVMSetLinkage(g, LLVMLinkage::LLVMPrivateLinkage);
+        }
+        Value(g)
+    }
+    /// A private constant NUL-terminated string; returns a pointer to it.
+    pub fn const_string(self, name: &str, s: &str) -> Value {
+        let bytes = s.replace('\0', "");
+        let init = unsafe { LLVMConstStringInContext2(self.context(), bytes.as_ptr() as *const _, bytes.len(), 0) };
+        let ty = self.array(self.i8(), bytes.len() as u64 + 1);
+        self.add_const_global(ty, name, Value(init))
+    }
+    pub fn get_or_declare(self, name: &str, fty: Type) -> Value {
+        if let Some(f) = self.function(name) {
+            return f;
+        }
+        let c = cstr(name);
+        Value(unsafe { LLVMAddFunction(self.0, c.as_ptr(), fty.0) })
+    }
+    pub fn add_function(self, name: &str, fty: Type) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMAddFunction(self.0, c.as_ptr(), fty.0) })
+    }
+    pub fn builder(self) -> Builder {
+        Builder { b: unsafe { LLVMCreateBuilderInContext(self.context()) }, m: self }
+    }
+    pub fn append_block(self, f: Value, name: &str) -> Block {
+        let c = cstr(name);
+        Block(unsafe { LLVMAppendBasicBlockInContext(self.context(), f.0, c.as_ptr()) })
+    }
+    // ---- shim ----
+    pub fn verify(self) -> bool {
+        unsafe { ffi::dao_cxx_verify(self.0) == 0 }
+    }
+    pub fn diagnose(self, severity: i32, msg: &str) {
+        let c = cstr(msg);
+        unsafe { ffi::dao_cxx_diagnose(self.0, severity, c.as_ptr()) }
+    }
+    pub fn clone_module(self) -> Module {
+        Module(unsafe { ffi::dao_cxx_clone(self.0) })
+    }
+    /// SAFETY: only for modules returned by `clone_module`.
+    pub fn dispose_clone(self) {
+        unsafe { ffi::dao_cxx_dispose(self.0) }
+    }
+    /// Append (priority, fn) to llvm.global_ctors.
+    pub fn add_global_ctor(self, f: Value, priority: u32) {
+        let entry_ty = self.struct_ty(&[self.i32(), self.ptr(), self.ptr()]);
+        let entry = unsafe {
+            let mut fields = [self.const_i32(priority).0, f.0, self.const_null().0];
+            LLVMConstStructInContext(self.context(), fields.as_mut_ptr(), 3, 0)
+        };
+        let mut entries = vec![Value(entry)];
+        if let Some(old) = self.global("llvm.global_ctors") {
+            let init = unsafe { LLVMGetInitializer(old.0) };
+            if !init.is_null() {
+                let n = unsafe { LLVMGetNumOperands(init) };
+                let mut prev: Vec<Value> = (0..n).map(|i| Value(unsafe { LLVMGetOperand(init, i as u32) })).collect();
+                prev.append(&mut entries);
+                entries = prev;
+            }
+            unsafe { LLVMDeleteGlobal(old.0) };
+        }
+        let arr_ty = self.array(entry_ty, entries.len() as u64);
+        let c = cstr("llvm.global_ctors");
+        let mut vals: Vec<LLVMValueRef> = entries.iter().map(|v| v.0).collect();
+        unsafe {
+            let g = LLVMAddGlobal(self.0, arr_ty.0, c.as_ptr());
+            LLVMSetInitializer(g, LLVMConstArray2(entry_ty.0, vals.as_mut_ptr(), vals.len() as u64));
+            LLVMSetLinkage(g, LLVMLinkage::LLVMAppendingLinkage);
+        }
+    }
+}
+
+impl Type {
+    pub fn kind(self) -> LLVMTypeKind {
+        unsafe { LLVMGetTypeKind(self.0) }
+    }
+    pub fn is_void(self) -> bool {
+        self.kind() == LLVMTypeKind::LLVMVoidTypeKind
+    }
+    pub fn is_pointer(self) -> bool {
+        self.kind() == LLVMTypeKind::LLVMPointerTypeKind
+    }
+    /// Types whose values can be stored to memory (slots).
+    pub fn is_storable(self) -> bool {
+        !matches!(
+            self.kind(),
+            LLVMTypeKind::LLVMVoidTypeKind
+                | LLVMTypeKind::LLVMLabelTypeKind
+                | LLVMTypeKind::LLVMMetadataTypeKind
+                | LLVMTypeKind::LLVMTokenTypeKind
+                | LLVMTypeKind::LLVMFunctionTypeKind
+                | LLVMTypeKind::LLVMX86_AMXTypeKind
+                | LLVMTypeKind::LLVMTargetExtTypeKind
+        )
+    }
+    pub fn fn_param_count(self) -> u32 {
+        unsafe { LLVMCountParamTypes(self.0) }
+    }
+    pub fn fn_return(self) -> Type {
+        Type(unsafe { LLVMGetReturnType(self.0) })
+    }
+    pub fn fn_params(self) -> Vec<Type> {
+        let n = self.fn_param_count() as usize;
+        let mut v = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetParamTypes(self.0, v.as_mut_ptr()) };
+        v.into_iter().map(Type).collect()
+    }
+    pub fn is_vararg(self) -> bool {
+        unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
+    }
+    pub fn int_width(self) -> Option<u32> {
+        (self.kind() == LLVMTypeKind::LLVMIntegerTypeKind).then(|| unsafe { LLVMGetIntTypeWidth(self.0) })
+    }
+}
+
+impl Value {
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    pub fn name(self) -> String {
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetValueName2(self.0, &mut len) };
+        string_from(p, len)
+    }
+    pub fn set_name(self, n: &str) {
+        unsafe { LLVMSetValueName2(self.0, n.as_ptr() as *const _, n.len()) }
+    }
+    pub fn ty(self) -> Type {
+        Type(unsafe { LLVMTypeOf(self.0) })
+    }
+    pub fn is_instruction(self) -> bool {
+        unsafe { !LLVMIsAInstruction(self.0).is_null() }
+    }
+    pub fn is_argument(self) -> bool {
+        unsafe { !LLVMIsAArgument(self.0).is_null() }
+    }
+    pub fn is_function(self) -> bool {
+        unsafe { !LLVMIsAFunction(self.0).is_null() }
+    }
+    pub fn is_global_var(self) -> bool {
+        unsafe { !LLVMIsAGlobalVariable(self.0).is_null() }
+    }
+    pub fn is_global_alias(self) -> bool {
+        unsafe { !LLVMIsAGlobalAlias(self.0).is_null() }
+    }
+    pub fn is_constant(self) -> bool {
+        unsafe { LLVMIsConstant(self.0) != 0 }
+    }
+    pub fn is_const_expr(self) -> bool {
+        unsafe { !LLVMIsAConstantExpr(self.0).is_null() }
+    }
+    pub fn const_opcode(self) -> Opcode {
+        unsafe { LLVMGetConstOpcode(self.0) }
+    }
+    pub fn is_const_int(self) -> bool {
+        unsafe { !LLVMIsAConstantInt(self.0).is_null() }
+    }
+    pub fn const_int_value(self) -> Option<u64> {
+        self.is_const_int().then(|| unsafe { LLVMConstIntGetZExtValue(self.0) })
+    }
+    pub fn opcode(self) -> Opcode {
+        unsafe { LLVMGetInstructionOpcode(self.0) }
+    }
+    pub fn is_call(self) -> bool {
+        self.is_instruction() && self.opcode() == LLVMOpcode::LLVMCall
+    }
+    pub fn is_phi(self) -> bool {
+        self.is_instruction() && self.opcode() == LLVMOpcode::LLVMPHI
+    }
+    pub fn is_alloca(self) -> bool {
+        self.is_instruction() && self.opcode() == LLVMOpcode::LLVMAlloca
+    }
+    pub fn num_operands(self) -> u32 {
+        unsafe { LLVMGetNumOperands(self.0) as u32 }
+    }
+    pub fn operand(self, i: u32) -> Value {
+        Value(unsafe { LLVMGetOperand(self.0, i) })
+    }
+    pub fn operands(self) -> Vec<Value> {
+        (0..self.num_operands()).map(|i| self.operand(i)).collect()
+    }
+    pub fn set_operand(self, i: u32, v: Value) {
+        unsafe { LLVMSetOperand(self.0, i, v.0) }
+    }
+    pub fn parent_block(self) -> Block {
+        Block(unsafe { LLVMGetInstructionParent(self.0) })
+    }
+    pub fn next_instruction(self) -> Option<Value> {
+        let n = unsafe { LLVMGetNextInstruction(self.0) };
+        (!n.is_null()).then_some(Value(n))
+    }
+    pub fn erase(self) {
+        unsafe { LLVMInstructionEraseFromParent(self.0) }
+    }
+    pub fn replace_all_uses_with(self, with: Value) {
+        unsafe { LLVMReplaceAllUsesWith(self.0, with.0) }
+    }
+    /// Every user of this value (deduplicated, in use-list order).
+    pub fn users(self) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::new();
+        let mut u = unsafe { LLVMGetFirstUse(self.0) };
+        while !u.is_null() {
+            let user = Value(unsafe { LLVMGetUser(u) });
+            if !out.contains(&user) {
+                out.push(user);
+            }
+            u = unsafe { LLVMGetNextUse(u) };
+        }
+        out
+    }
+    // ---- calls ----
+    pub fn called_value(self) -> Value {
+        Value(unsafe { LLVMGetCalledValue(self.0) })
+    }
+    /// The directly called function, looking through no casts.
+    pub fn called_function(self) -> Option<Value> {
+        let c = self.called_value();
+        c.is_function().then_some(c)
+    }
+    pub fn num_args(self) -> u32 {
+        unsafe { LLVMGetNumArgOperands(self.0) }
+    }
+    pub fn args(self) -> Vec<Value> {
+        (0..self.num_args()).map(|i| self.operand(i)).collect()
+    }
+    pub fn call_fn_type(self) -> Type {
+        Type(unsafe { LLVMGetCalledFunctionType(self.0) })
+    }
+    pub fn set_tail_call(self, tail: bool) {
+        unsafe { LLVMSetTailCall(self.0, tail as i32) }
+    }
+    pub fn is_musttail(self) -> bool {
+        unsafe { LLVMGetTailCallKind(self.0) == llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail }
+    }
+    pub fn arg_nocapture(self, i: u32) -> bool {
+        unsafe { ffi::dao_cxx_param_nocapture(self.0, i) != 0 }
+    }
+    // ---- functions ----
+    pub fn is_declaration(self) -> bool {
+        unsafe { LLVMIsDeclaration(self.0) != 0 }
+    }
+    pub fn intrinsic_id(self) -> u32 {
+        unsafe { LLVMGetIntrinsicID(self.0) }
+    }
+    pub fn function_type(self) -> Type {
+        Type(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
+    pub fn params(self) -> Vec<Value> {
+        let n = unsafe { LLVMCountParams(self.0) };
+        (0..n).map(|i| Value(unsafe { LLVMGetParam(self.0, i) })).collect()
+    }
+    pub fn blocks(self) -> Vec<Block> {
+        let mut v = Vec::new();
+        let mut b = unsafe { LLVMGetFirstBasicBlock(self.0) };
+        while !b.is_null() {
+            v.push(Block(b));
+            b = unsafe { LLVMGetNextBasicBlock(b) };
+        }
+        v
+    }
+    pub fn entry_block(self) -> Block {
+        Block(unsafe { LLVMGetEntryBasicBlock(self.0) })
+    }
+    pub fn linkage(self) -> LLVMLinkage {
+        unsafe { LLVMGetLinkage(self.0) }
+    }
+    pub fn set_linkage(self, l: LLVMLinkage) {
+        unsafe { LLVMSetLinkage(self.0, l) }
+    }
+    pub fn is_local_linkage(self) -> bool {
+        matches!(self.linkage(), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage)
+    }
+    pub fn delete_function(self) {
+        unsafe { LLVMDeleteFunction(self.0) }
+    }
+    // ---- globals ----
+    pub fn global_value_type(self) -> Type {
+        Type(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
+    pub fn is_global_constant(self) -> bool {
+        unsafe { LLVMIsGlobalConstant(self.0) != 0 }
+    }
+    pub fn is_thread_local(self) -> bool {
+        unsafe { LLVMIsThreadLocal(self.0) != 0 }
+    }
+    pub fn set_initializer(self, init: Value) {
+        unsafe { LLVMSetInitializer(self.0, init.0) }
+    }
+    /// Move this instruction right before `before`.
+    pub fn move_before(self, before: Value, b: &Builder) {
+        unsafe {
+            LLVMInstructionRemoveFromParent(self.0);
+            LLVMPositionBuilderBefore(b.b, before.0);
+            LLVMInsertIntoBuilder(b.b, self.0);
+        }
+    }
+    pub fn set_alignment(self, a: u32) {
+        unsafe { LLVMSetAlignment(self.0, a) }
+    }
+    // ---- instructions ----
+    pub fn allocated_type(self) -> Type {
+        Type(unsafe { LLVMGetAllocatedType(self.0) })
+    }
+    pub fn load_store_type(self) -> Type {
+        // for loads the result type; for stores the value operand's type
+        if self.opcode() == LLVMOpcode::LLVMStore {
+            self.operand(0).ty()
+        } else {
+            self.ty()
+        }
+    }
+    pub fn incoming_count(self) -> u32 {
+        unsafe { LLVMCountIncoming(self.0) }
+    }
+    pub fn incoming_block(self, i: u32) -> Block {
+        Block(unsafe { LLVMGetIncomingBlock(self.0, i) })
+    }
+    /// "file.c:12" from the instruction's debug location, if any.
+    pub fn debug_loc(self) -> Option<String> {
+        if !self.is_instruction() {
+            return None;
+        }
+        let line = unsafe { LLVMGetDebugLocLine(self.0) };
+        if line == 0 {
+            return None;
+        }
+        let mut len = 0u32;
+        let p = unsafe { LLVMGetDebugLocFilename(self.0, &mut len) };
+        let file = string_from(p, len as usize);
+        Some(format!("{file}:{line}"))
+    }
+    /// A short printable form of the instruction (for diagnostics).
+    pub fn print(self) -> String {
+        let p = unsafe { LLVMPrintValueToString(self.0) };
+        let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+        unsafe { LLVMDisposeMessage(p) };
+        s.trim().to_string()
+    }
+}
+
+impl Block {
+    pub fn instructions(self) -> Vec<Value> {
+        let mut v = Vec::new();
+        let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
+        while !i.is_null() {
+            v.push(Value(i));
+            i = unsafe { LLVMGetNextInstruction(i) };
+        }
+        v
+    }
+    pub fn first_instruction(self) -> Option<Value> {
+        let i = unsafe { LLVMGetFirstInstruction(self.0) };
+        (!i.is_null()).then_some(Value(i))
+    }
+    pub fn terminator(self) -> Option<Value> {
+        let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
+        (!t.is_null()).then_some(Value(t))
+    }
+    pub fn successors(self) -> Vec<Block> {
+        match self.terminator() {
+            None => vec![],
+            Some(t) => {
+                let n = unsafe { LLVMGetNumSuccessors(t.0) };
+                (0..n).map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) })).collect()
+            }
+        }
+    }
+    /// The first instruction that is not a phi (where stores of phis go).
+    pub fn first_non_phi(self) -> Option<Value> {
+        self.instructions().into_iter().find(|i| !i.is_phi())
+    }
+    pub fn as_value(self) -> Value {
+        Value(unsafe { LLVMBasicBlockAsValue(self.0) })
+    }
+    /// Split before `inst` (which must be in this block); the new block
+    /// starts at `inst`, the old one ends with a branch to it.
+    pub fn split_before(inst: Value, name: &str) -> Block {
+        let c = cstr(name);
+        Block(unsafe { ffi::dao_cxx_split_before(inst.0, c.as_ptr()) })
+    }
+}
+
+pub fn promote_allocas(f: Value, allocas: &[Value]) {
+    let mut v: Vec<LLVMValueRef> = allocas.iter().map(|a| a.0).collect();
+    unsafe { ffi::dao_cxx_promote(f.0, v.as_mut_ptr(), v.len() as u32) }
+}
+
+pub struct Builder {
+    b: LLVMBuilderRef,
+    m: Module,
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        unsafe { LLVMDisposeBuilder(self.b) }
+    }
+}
+
+impl Builder {
+    pub fn before(&self, inst: Value) -> &Self {
+        unsafe { LLVMPositionBuilderBefore(self.b, inst.0) };
+        self
+    }
+    pub fn at_end(&self, b: Block) -> &Self {
+        unsafe { LLVMPositionBuilderAtEnd(self.b, b.0) };
+        self
+    }
+    pub fn alloca(&self, ty: Type, name: &str, align: u32) -> Value {
+        let c = cstr(name);
+        let v = Value(unsafe { LLVMBuildAlloca(self.b, ty.0, c.as_ptr()) });
+        v.set_alignment(align);
+        v
+    }
+    pub fn store(&self, val: Value, ptr: Value) -> Value {
+        Value(unsafe { LLVMBuildStore(self.b, val.0, ptr.0) })
+    }
+    pub fn store_aligned(&self, val: Value, ptr: Value, align: u32) -> Value {
+        let s = self.store(val, ptr);
+        s.set_alignment(align);
+        s
+    }
+    pub fn load(&self, ty: Type, ptr: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildLoad2(self.b, ty.0, ptr.0, c.as_ptr()) })
+    }
+    pub fn load_aligned(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
+        let l = self.load(ty, ptr, name);
+        l.set_alignment(align);
+        l
+    }
+    pub fn byte_gep(&self, base: Value, offset: u64, name: &str) -> Value {
+        let c = cstr(name);
+        let mut idx = [self.m.const_i64(offset).0];
+        Value(unsafe { LLVMBuildInBoundsGEP2(self.b, self.m.i8().0, base.0, idx.as_mut_ptr(), 1, c.as_ptr()) })
+    }
+    pub fn struct_gep(&self, ty: Type, base: Value, field: u32, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildStructGEP2(self.b, ty.0, base.0, field, c.as_ptr()) })
+    }
+    pub fn call(&self, fty: Type, f: Value, args: &[Value], name: &str) -> Value {
+        let c = cstr(name);
+        let mut a: Vec<LLVMValueRef> = args.iter().map(|v| v.0).collect();
+        Value(unsafe { LLVMBuildCall2(self.b, fty.0, f.0, a.as_mut_ptr(), a.len() as u32, c.as_ptr()) })
+    }
+    pub fn br(&self, dest: Block) -> Value {
+        Value(unsafe { LLVMBuildBr(self.b, dest.0) })
+    }
+    pub fn cond_br(&self, cond: Value, then_b: Block, else_b: Block) -> Value {
+        Value(unsafe { LLVMBuildCondBr(self.b, cond.0, then_b.0, else_b.0) })
+    }
+    pub fn icmp_ne(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntNE, a.0, b.0, c.as_ptr()) })
+    }
+    pub fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
+        let s = unsafe { LLVMBuildSwitch(self.b, v.0, default.0, cases.len() as u32) };
+        for (c, b) in cases {
+            unsafe { LLVMAddCase(s, c.0, b.0) };
+        }
+        Value(s)
+    }
+    pub fn unreachable(&self) -> Value {
+        Value(unsafe { LLVMBuildUnreachable(self.b) })
+    }
+    pub fn ret(&self, v: Option<Value>) -> Value {
+        Value(match v {
+            Some(v) => unsafe { LLVMBuildRet(self.b, v.0) },
+            None => unsafe { LLVMBuildRetVoid(self.b) },
+        })
+    }
+}
+
+/// Mark a branch as unlikely to be taken towards its first successor.
+pub fn set_unlikely_first(m: Module, br: Value) {
+    unsafe {
+        let ctx = m.context();
+        let name = LLVMMDStringInContext2(ctx, "branch_weights".as_ptr() as *const _, 14);
+        let one = LLVMValueAsMetadata(m.const_i32(1).0);
+        let big = LLVMValueAsMetadata(m.const_i32(1 << 20).0);
+        let mut ops = [name, one, big];
+        let md = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 3);
+        let kind = LLVMGetMDKindIDInContext(ctx, "prof".as_ptr() as *const _, 4);
+        LLVMSetMetadata(br.0, kind, LLVMMetadataAsValue(ctx, md));
+    }
+}
+
+/// Run `f` over a raw module handle received from the pass manager.
+pub fn with_module<R>(m: LLVMModuleRef, f: impl FnOnce(Module) -> R) -> R {
+    f(Module(m))
+}

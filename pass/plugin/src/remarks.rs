@@ -1,0 +1,51 @@
+//! Remarks (`DAO_REMARKS=1`, or `dao cc -Rdao`): one line per labelled site
+//! with what is live there and how many bytes, so a user can see what a
+//! checkpoint at each candidate will hold.
+use crate::ir::{Module, Value};
+use crate::plan::{ModulePlan, SiteKind};
+
+fn name_of(v: Value, fallback: String) -> String {
+    let n = v.name();
+    if n.is_empty() {
+        fallback
+    } else {
+        n
+    }
+}
+
+pub fn print(m: Module, plan: &ModulePlan) {
+    let source = m.source_name();
+    let mut nsites = 0;
+    for fp in &plan.funcs {
+        for (k, s) in fp.sites.iter().enumerate() {
+            nsites += 1;
+            let what = match s.kind {
+                SiteKind::Call => format!("call site {} in '{}' (calls '{}')", k + 1, fp.name, s.callee.as_deref().unwrap_or("?")),
+                SiteKind::Marker => format!("candidate {} in '{}'", k + 1, fp.name),
+                SiteKind::Forced => format!("forced checkpoint {} in '{}'", k + 1, fp.name),
+            };
+            let vbytes: u64 = s.slots.iter().map(|v| m.alloc_size(v.ty())).sum();
+            let vnames: Vec<String> = s.slots.iter().enumerate().map(|(i, v)| name_of(*v, format!("tmp{i}"))).collect();
+            let abytes: u64 = s.allocas.iter().map(|a| fp.alloca_size[*a]).sum();
+            let anames: Vec<String> = s.allocas.iter().map(|a| name_of(fp.allocas[*a], format!("local{a}"))).collect();
+            let gbytes: u64 = s.globals.iter().map(|g| plan.facts.global_size[*g]).sum();
+            let gnames: Vec<String> = s.globals.iter().map(|g| plan.facts.globals[*g].name()).collect();
+            eprintln!(
+                "remark: dao: {}: {what}: live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}], {} globals ({gbytes} B) [{}]{}",
+                s.loc.clone().unwrap_or_else(|| source.clone()),
+                s.slots.len(),
+                vnames.join(", "),
+                s.allocas.len(),
+                anames.join(", "),
+                s.globals.len(),
+                gnames.join(", "),
+                if s.unknown_reads { "; reads unknown memory after this point: all escaped globals are kept, heap by reachability" } else { "" }
+            );
+        }
+    }
+    eprintln!(
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads)",
+        plan.funcs.len(),
+        plan.conservative_sites
+    );
+}
