@@ -1,0 +1,238 @@
+//! Writing one checkpoint: flush output, collect, stream to a temp file,
+//! commit atomically, prune, report, and the crash-injection hooks.
+//!
+//! Error policy: a failed write (unwritable directory, ENOSPC, EIO, ...) is
+//! reported once per distinct error, the temp file is removed, the previous
+//! checkpoint stays current and the program continues: losing one
+//! checkpoint is better than killing a long job that is otherwise healthy.
+use std::io::{self, Seek, SeekFrom, Write};
+use std::time::Instant;
+
+use dao_format::{Header, RuntimeState, Writer, FLAG_HEAP_ALL, FLAG_SAVE_ALL};
+
+use crate::abi::DaoFrame;
+use crate::collect::{self, Collected};
+use crate::diag;
+use crate::session::{self, Session};
+use crate::stats;
+use crate::stdio;
+
+/// Writes a checkpoint of the chain ending at `frame`.
+pub fn take(frame: *mut DaoFrame) {
+    session::with(|s| take_in(s, frame));
+}
+
+/// Checks that the chain ending at `top` can be rebuilt by a restart: its
+/// outermost frame is the program's main (run through dao_main), and every
+/// direct call site on it calls the function of the next frame. A call that
+/// goes through code not compiled with the pass (another translation unit
+/// without markers, a library callback) breaks the jump path: such a
+/// checkpoint would restart wrongly, so it is refused with the reason.
+pub fn chain_problem(top: *mut DaoFrame) -> Option<String> {
+    let mut frames = Vec::new();
+    let mut f = top;
+    while let Some(fv) = crate::desc::FrameView::read(f) {
+        f = fv.parent;
+        frames.push(fv);
+    }
+    frames.reverse();
+    let root = frames.first()?;
+    let root_name = crate::desc::name(root.func.name);
+    if root_name != "main" {
+        return Some(format!(
+            "the outermost instrumented function on the call chain is '{root_name}', not main: main (or a function between main and '{root_name}') was not compiled with the dao pass"
+        ));
+    }
+    for w in frames.windows(2) {
+        let (parent, child) = (&w[0], &w[1]);
+        let Some(site) = parent.func.sites().get((parent.site as usize).wrapping_sub(1)) else { continue };
+        if site.callee.is_null() {
+            continue;
+        }
+        let callee = crate::desc::name(site.callee);
+        let child_name = crate::desc::name(child.func.name);
+        if callee != child_name {
+            let at = crate::desc::opt_name(site.loc).map(|l| format!(" at {l}")).unwrap_or_default();
+            return Some(format!(
+                "'{}' calls '{callee}'{at}, but the next instrumented frame is '{child_name}': '{callee}' (or something it calls on the way) was not compiled with the dao pass; compile it with `dao cc`/`dao fc`",
+                crate::desc::name(parent.func.name)
+            ));
+        }
+    }
+    None
+}
+
+fn take_in(s: &mut Session, frame: *mut DaoFrame) {
+    let Some(dir) = s.dir.clone() else { return };
+    if let Some(why) = chain_problem(frame) {
+        diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
+        return;
+    }
+    s.attempts += 1;
+    let t0 = Instant::now();
+    stdio::flush_all();
+    let rt = RuntimeState {
+        candidates: crate::policy::CANDIDATES.load(std::sync::atomic::Ordering::Relaxed),
+        checkpoints: s.checkpoints + 1,
+        stdout_offset: stdio::offset(1),
+        stderr_offset: stdio::offset(2),
+    };
+    let (save_all, heap_all) = (s.cfg.save_all, s.cfg.heap_all || s.cfg.save_all);
+    let c = collect::collect(frame, save_all, heap_all);
+    let collect_s = t0.elapsed().as_secs_f64();
+    let header = Header {
+        flags: if save_all { FLAG_SAVE_ALL } else { 0 } | if heap_all { FLAG_HEAP_ALL } else { 0 },
+        binary_hash: s.ident.hash,
+        binary_size: s.ident.size,
+        image_base: s.ident.image_base,
+        run_id: s.run_id,
+        seq: s.next_seq,
+        threads: 1,
+        pid: std::process::id(),
+        timestamp: session::unix_time(),
+    };
+    let kill_at = (s.cfg.crash_in == Some(s.attempts)).then(|| {
+        let total = encode(CountingSink::default(), &header, &rt, &c).map_or(0, |k| k.len);
+        total / 2
+    });
+    let t1 = Instant::now();
+    let r = dir.commit(header.seq, |w| {
+        encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &c).map(drop)
+    });
+    let write_s = t1.elapsed().as_secs_f64();
+    match r {
+        Ok(path) => {
+            s.checkpoints += 1;
+            s.commits += 1;
+            s.next_seq += 1;
+            crate::policy::rearm();
+            let file_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+            if let Err(e) = dir.prune(s.run_id, s.cfg.keep) {
+                diag::warn_once(&format!("prune {}", e.io()), &e);
+            }
+            if s.cfg.verbose {
+                diag::info(format_args!(
+                    "checkpoint {} written to {} ({} bytes, {} frames, collect {:.6} s, write {:.6} s)",
+                    header.seq,
+                    path.display(),
+                    file_bytes,
+                    c.chain.len(),
+                    collect_s,
+                    write_s
+                ));
+            }
+            stats::append(
+                s.cfg.stats.as_deref(),
+                &format!(
+                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6}}}",
+                    header.seq,
+                    stats::quote(&path.display().to_string()),
+                    if save_all { "all" } else { "live" },
+                    if heap_all { "all" } else { "reachable" },
+                    c.bytes.json(),
+                    c.heap_blocks_total,
+                    c.heap_blocks_saved,
+                    c.chain.len(),
+                    c.globals.len(),
+                    file_bytes,
+                    collect_s,
+                    write_s
+                ),
+            );
+            if s.cfg.crash_after == Some(s.commits) {
+                if s.cfg.verbose {
+                    diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
+                }
+                kill_self();
+            }
+        }
+        Err(e) => {
+            let key = format!("write {:?} {}", e.io().kind(), e.io());
+            diag::warn_once(
+                &key,
+                format_args!("{e} (checkpointing continues; this warning is shown once)"),
+            );
+            crate::policy::rearm();
+        }
+    }
+}
+
+fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, c: &Collected) -> io::Result<W> {
+    let mut wr = Writer::new(w, h)?;
+    wr.runtime(rt)?;
+    wr.chain(&c.chain)?;
+    wr.globals(&c.globals)?;
+    wr.heap(&c.heap)?;
+    wr.finish()
+}
+
+/// SIGKILL to this process (crash injection for tests).
+pub fn kill_self() -> ! {
+    // SAFETY: sending SIGKILL to ourselves; it does not return.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    std::process::abort()
+}
+
+/// Measures the encoded size (DAO_CRASH_IN needs it to stop half-way).
+#[derive(Default)]
+struct CountingSink {
+    pos: u64,
+    len: u64,
+}
+
+impl Write for CountingSink {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.pos += b.len() as u64;
+        self.len = self.len.max(self.pos);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for CountingSink {
+    fn seek(&mut self, p: SeekFrom) -> io::Result<u64> {
+        self.pos = match p {
+            SeekFrom::Start(n) => n,
+            SeekFrom::End(d) => self.len.saturating_add_signed(d),
+            SeekFrom::Current(d) => self.pos.saturating_add_signed(d),
+        };
+        Ok(self.pos)
+    }
+}
+
+/// Passes writes through; with `kill_at`, flushes what was written up to that
+/// many bytes and SIGKILLs the process (DAO_CRASH_IN).
+struct CrashWriter<W: Write + Seek> {
+    inner: W,
+    written: u64,
+    kill_at: Option<u64>,
+}
+
+impl<W: Write + Seek> Write for CrashWriter<W> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        if let Some(k) = self.kill_at {
+            if self.written + b.len() as u64 >= k {
+                let part = (k - self.written.min(k)) as usize;
+                self.inner.write_all(&b[..part])?;
+                self.inner.flush()?;
+                kill_self();
+            }
+        }
+        let n = self.inner.write(b)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write + Seek> Seek for CrashWriter<W> {
+    fn seek(&mut self, p: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(p)
+    }
+}

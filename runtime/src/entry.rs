@@ -1,0 +1,282 @@
+//! Every C entry point of the runtime (dao_abi.h and dao.h).
+//!
+//! Each one catches panics (a Rust panic must never unwind into C) and
+//! aborts with a message; fatal errors exit with status 3 (diag.rs).
+use std::os::raw::{c_char, c_int, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::abi::{DaoFrame, DaoModuleDesc};
+use crate::diag::{self, fatal};
+use crate::{chain, checkpoint, heap, modules, policy, stack, startup};
+
+#[inline(always)]
+fn guard<R>(name: &str, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            diag::info(format_args!("internal error in {name}: {msg}; aborting"));
+            std::process::abort()
+        }
+    }
+}
+
+const NOT_INSTRUMENTED: &str = "dao_potential_checkpoint() called from code not compiled with the dao pass; no checkpoint taken";
+
+/// Reached only from code the pass did not instrument.
+#[no_mangle]
+pub extern "C" fn dao_potential_checkpoint() {
+    guard("dao_potential_checkpoint", || diag::warn_once("uninstrumented", NOT_INSTRUMENTED));
+}
+
+/// Reached only from code the pass did not instrument.
+#[no_mangle]
+pub extern "C" fn dao_checkpoint_now() {
+    guard("dao_checkpoint_now", || {
+        diag::warn_once(
+            "uninstrumented-now",
+            "dao_checkpoint_now() called from code not compiled with the dao pass; no checkpoint taken",
+        )
+    });
+}
+
+/// # Safety
+/// `m` must point to a module descriptor per dao_abi.h.
+#[no_mangle]
+pub unsafe extern "C" fn dao_register_module(m: *const DaoModuleDesc) {
+    guard("dao_register_module", || modules::register(m));
+}
+
+/// # Safety
+/// `frame` must be a live frame record with func/allocas/slots set.
+#[no_mangle]
+pub unsafe extern "C" fn dao_frame_enter(frame: *mut DaoFrame) -> u32 {
+    // SAFETY: forwarded contract.
+    guard("dao_frame_enter", || unsafe { chain::enter(frame) })
+}
+
+/// # Safety
+/// `frame` must be the live frame record entered last on this thread.
+#[no_mangle]
+pub unsafe extern "C" fn dao_frame_leave(frame: *mut DaoFrame) {
+    // SAFETY: forwarded contract.
+    guard("dao_frame_leave", || unsafe { chain::leave(frame) })
+}
+
+fn candidate(frame: *mut DaoFrame, forced: bool) {
+    if !policy::ACTIVE.load(Relaxed) {
+        return;
+    }
+    if !chain::is_main_thread() {
+        diag::warn_once(
+            "thread",
+            "a checkpoint candidate was reached on a thread other than the one running main; only the main thread takes checkpoints for now, none taken",
+        );
+        return;
+    }
+    if forced || policy::candidate_due() {
+        checkpoint::take(frame);
+    }
+}
+
+/// # Safety
+/// `frame` must be the innermost live frame record of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn dao_candidate(frame: *mut DaoFrame) {
+    guard("dao_candidate", || candidate(frame, false));
+}
+
+/// # Safety
+/// As dao_candidate.
+#[no_mangle]
+pub unsafe extern "C" fn dao_forced(frame: *mut DaoFrame) {
+    guard("dao_forced", || candidate(frame, true));
+}
+
+/// # Safety
+/// Called by the main emitted by the pass with main's arguments.
+#[no_mangle]
+pub unsafe extern "C" fn dao_main(
+    argc: c_int,
+    argv: *mut *mut c_char,
+    envp: *mut *mut c_char,
+    user_main: Option<stack::UserMain>,
+) -> c_int {
+    let size = guard("dao_main", || {
+        let cfg = crate::config::Config::from_env();
+        let size = stack::stack_size(cfg.stack_size);
+        startup::start(cfg);
+        chain::set_main_thread();
+        // SAFETY: registering a plain extern "C" fn.
+        unsafe { libc::atexit(at_exit) };
+        size
+    });
+    let Some(f) = user_main else { fatal("dao_main called without a main function") };
+    stack::run_on_fixed_stack(size, f, argc, argv, envp)
+}
+
+extern "C" fn at_exit() {
+    guard("exit hook", startup::at_exit);
+}
+
+// ---- the fixed-address heap ----
+
+fn set_errno(e: c_int) {
+    // SAFETY: errno is thread-local storage of this thread.
+    unsafe { *libc::__errno_location() = e };
+}
+
+fn malloc(n: u64) -> *mut u8 {
+    let p = heap::with(|h| h.malloc(n as usize));
+    if p.is_null() {
+        set_errno(libc::ENOMEM);
+    }
+    p
+}
+
+#[no_mangle]
+pub extern "C" fn dao_malloc(size: u64) -> *mut c_void {
+    guard("dao_malloc", || malloc(size) as *mut c_void)
+}
+
+#[no_mangle]
+pub extern "C" fn dao_calloc(n: u64, size: u64) -> *mut c_void {
+    guard("dao_calloc", || {
+        let Some(total) = n.checked_mul(size) else {
+            set_errno(libc::ENOMEM);
+            return std::ptr::null_mut();
+        };
+        let p = malloc(total);
+        if !p.is_null() {
+            // SAFETY: p has at least `total` bytes.
+            unsafe { std::ptr::write_bytes(p, 0, total as usize) };
+        }
+        p as *mut c_void
+    })
+}
+
+/// # Safety
+/// `p` is NULL, a live block of this heap, or a live libc block.
+#[no_mangle]
+pub unsafe extern "C" fn dao_free(p: *mut c_void) {
+    guard("dao_free", || {
+        if p.is_null() {
+            return;
+        }
+        if heap::in_region(p as *const u8) {
+            if !heap::with(|h| h.free(p as *mut u8)) {
+                fatal(format_args!("free({p:p}): not an allocated block of the dao heap (double free or invalid pointer)"));
+            }
+        } else {
+            // SAFETY: a block of the C library's allocator (uninstrumented
+            // code). __libc_free, not free: under `-Wl,--wrap=free` the
+            // name `free` would come straight back here.
+            unsafe { crate::wrap::__libc_free(p) }
+        }
+    })
+}
+
+/// # Safety
+/// As dao_free.
+#[no_mangle]
+pub unsafe extern "C" fn dao_realloc(p: *mut c_void, size: u64) -> *mut c_void {
+    guard("dao_realloc", || {
+        if p.is_null() {
+            return malloc(size) as *mut c_void;
+        }
+        if size == 0 {
+            // SAFETY: forwarded contract.
+            unsafe { dao_free(p) };
+            return std::ptr::null_mut();
+        }
+        if heap::in_region(p as *const u8) {
+            let q = heap::with(|h| h.realloc(p as *mut u8, size as usize)).unwrap_or_else(|| {
+                fatal(format_args!("realloc({p:p}): not an allocated block of the dao heap"))
+            });
+            if q.is_null() {
+                set_errno(libc::ENOMEM);
+            }
+            return q as *mut c_void;
+        }
+        // A block from the C library: move it into the dao heap.
+        let q = malloc(size);
+        if !q.is_null() {
+            // SAFETY: p is a live libc block of malloc_usable_size(p) bytes;
+            // q has `size` bytes; they do not overlap.
+            unsafe {
+                let old = libc::malloc_usable_size(p) as u64;
+                std::ptr::copy_nonoverlapping(p as *const u8, q, old.min(size) as usize);
+                crate::wrap::__libc_free(p);
+            }
+        }
+        q as *mut c_void
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn dao_aligned_alloc(align: u64, size: u64) -> *mut c_void {
+    guard("dao_aligned_alloc", || {
+        if !align.is_power_of_two() {
+            set_errno(libc::EINVAL);
+            return std::ptr::null_mut();
+        }
+        let p = heap::with(|h| h.aligned_alloc(align as usize, size as usize));
+        if p.is_null() {
+            set_errno(libc::ENOMEM);
+        }
+        p as *mut c_void
+    })
+}
+
+/// # Safety
+/// `out` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn dao_posix_memalign(out: *mut *mut c_void, align: u64, size: u64) -> c_int {
+    guard("dao_posix_memalign", || {
+        if !align.is_power_of_two() || align % std::mem::size_of::<*mut c_void>() as u64 != 0 {
+            return libc::EINVAL;
+        }
+        let p = heap::with(|h| h.aligned_alloc(align as usize, size as usize));
+        if p.is_null() {
+            return libc::ENOMEM;
+        }
+        // SAFETY: per the contract.
+        unsafe { *out = p as *mut c_void };
+        0
+    })
+}
+
+/// # Safety
+/// `s` must be a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn dao_strdup(s: *const c_char) -> *mut c_char {
+    // SAFETY: forwarded contract.
+    guard("dao_strdup", || unsafe { dup(s, libc::strlen(s) as u64) })
+}
+
+/// # Safety
+/// `s` must be readable up to NUL or `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dao_strndup(s: *const c_char, n: u64) -> *mut c_char {
+    // SAFETY: forwarded contract.
+    guard("dao_strndup", || unsafe { dup(s, libc::strnlen(s, n as usize) as u64) })
+}
+
+/// # Safety
+/// `s` must have `len` readable bytes.
+unsafe fn dup(s: *const c_char, len: u64) -> *mut c_char {
+    let p = malloc(len + 1);
+    if !p.is_null() {
+        // SAFETY: s has len bytes, p has len + 1.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s as *const u8, p, len as usize);
+            *p.add(len as usize) = 0;
+        }
+    }
+    p as *mut c_char
+}
