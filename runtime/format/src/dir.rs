@@ -1,0 +1,224 @@
+//! The checkpoint directory: naming, atomic commit, retention, fallback
+//! selection and the `finished` marker.
+//!
+//! Files are `ckpt.NNNNNN.dao` (NNNNNN = sequence number; a fresh run starts
+//! after the highest number present, so names sort by age). A checkpoint is
+//! committed by writing `.ckpt.NNNNNN.dao.tmp`, fsyncing it, renaming it into
+//! place and fsyncing the directory: a crash at any point leaves either the
+//! old set of checkpoints or the new one, never a half-written `ckpt.*.dao`
+//! (a torn file can still appear after a disk fault; [`CheckpointDir::latest_valid`]
+//! validates and falls back). The `finished` file records the run id of the
+//! last run that ended normally; its checkpoints are not resumed.
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{DirError, FormatError};
+
+/// Checkpoints of the current run kept by [`CheckpointDir::prune`] by default.
+pub const DEFAULT_KEEP: usize = 2;
+const FINISHED: &str = "finished";
+
+/// A checkpoint directory.
+#[derive(Clone, Debug)]
+pub struct CheckpointDir {
+    path: PathBuf,
+}
+
+/// A checkpoint that was passed over, and why.
+#[derive(Debug)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub error: FormatError,
+}
+
+/// Result of [`CheckpointDir::latest_valid`].
+#[derive(Debug, Default)]
+pub struct Latest {
+    /// The newest valid checkpoint of an unfinished run: its path and bytes
+    /// (already validated; decode them with [`crate::decode`]).
+    pub found: Option<(PathBuf, Vec<u8>)>,
+    /// Newer checkpoints that were invalid, newest first.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Parses `ckpt.NNNNNN.dao` into NNNNNN.
+fn seq_of(name: &str) -> Option<u64> {
+    let n = name.strip_prefix("ckpt.")?.strip_suffix(".dao")?;
+    if n.is_empty() || !n.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+fn fsync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+impl CheckpointDir {
+    /// Opens `path`, creating it (and its parents) when missing.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, DirError> {
+        let path = path.into();
+        fs::create_dir_all(&path).map_err(|source| DirError::Open { dir: path.clone(), source })?;
+        Ok(CheckpointDir { path })
+    }
+
+    /// Uses `path` as it is (for reading; nothing is created).
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        CheckpointDir { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `ckpt.NNNNNN.dao`
+    pub fn file_name(seq: u64) -> String {
+        format!("ckpt.{seq:06}.dao")
+    }
+
+    /// Checkpoint files present, oldest first.
+    pub fn list(&self) -> Result<Vec<(u64, PathBuf)>, DirError> {
+        let rd = fs::read_dir(&self.path).map_err(|source| DirError::List { dir: self.path.clone(), source })?;
+        let mut v: Vec<(u64, PathBuf)> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name();
+                seq_of(name.to_str()?).map(|s| (s, e.path()))
+            })
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    /// Highest sequence number present (0 when none).
+    pub fn max_seq(&self) -> u64 {
+        self.list().ok().and_then(|v| v.last().map(|x| x.0)).unwrap_or(0)
+    }
+
+    /// Atomically creates `ckpt.<seq>.dao` with the bytes `write` produces.
+    /// On any error the temp file is removed and the directory is unchanged.
+    pub fn commit<F>(&self, seq: u64, write: F) -> Result<PathBuf, DirError>
+    where
+        F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+    {
+        let name = Self::file_name(seq);
+        let tmp = self.path.join(format!(".{name}.tmp"));
+        let dst = self.path.join(&name);
+        let err = |source| DirError::Write { dir: self.path.clone(), file: name.clone(), source };
+        let result = (|| {
+            let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+            let mut w = BufWriter::with_capacity(1 << 20, f);
+            write(&mut w)?;
+            w.flush()?;
+            let f = w.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            drop(f);
+            fs::rename(&tmp, &dst)?;
+            fsync_dir(&self.path)
+        })();
+        match result {
+            Ok(()) => Ok(dst),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(err(e))
+            }
+        }
+    }
+
+    /// Keeps the newest `keep` checkpoints of run `run_id` (at least one) and
+    /// deletes every older checkpoint file and every stale temp file.
+    /// Returns the deleted paths.
+    pub fn prune(&self, run_id: u64, keep: usize) -> Result<Vec<PathBuf>, DirError> {
+        let keep = keep.max(1);
+        let files = self.list()?;
+        let mut kept = 0usize;
+        let mut oldest_kept = u64::MAX;
+        for (seq, p) in files.iter().rev() {
+            if kept == keep {
+                break;
+            }
+            if file_run_id(p) == Some(run_id) {
+                kept += 1;
+                oldest_kept = *seq;
+            }
+        }
+        let mut deleted = Vec::new();
+        if kept == 0 {
+            return Ok(deleted);
+        }
+        for (seq, p) in &files {
+            if *seq < oldest_kept && fs::remove_file(p).is_ok() {
+                deleted.push(p.clone());
+            }
+        }
+        if let Ok(rd) = fs::read_dir(&self.path) {
+            for e in rd.filter_map(|e| e.ok()) {
+                let n = e.file_name();
+                let n = n.to_string_lossy();
+                if n.starts_with('.') && n.ends_with(".tmp") && fs::remove_file(e.path()).is_ok() {
+                    deleted.push(e.path());
+                }
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// The newest valid checkpoint of an unfinished run, with the newer
+    /// invalid ones it passed over. Scanning stops at the first checkpoint
+    /// of a finished run (it and everything older are stale).
+    pub fn latest_valid(&self) -> Result<Latest, DirError> {
+        let finished = self.finished_run();
+        let mut out = Latest::default();
+        for (_, p) in self.list()?.into_iter().rev() {
+            let name = p.display().to_string();
+            let bytes = match fs::read(&p) {
+                Ok(b) => b,
+                Err(source) => {
+                    out.skipped.push(Skipped { error: FormatError::Io { file: name, source }, path: p });
+                    continue;
+                }
+            };
+            match crate::read::decode(&bytes) {
+                Ok(c) if Some(c.header.run_id) == finished => break,
+                Ok(_) => {
+                    out.found = Some((p, bytes));
+                    break;
+                }
+                Err(e) => out.skipped.push(Skipped { error: e.with_file(&name), path: p }),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Atomically records `run_id` as finished.
+    pub fn mark_finished(&self, run_id: u64) -> Result<(), DirError> {
+        let tmp = self.path.join(format!(".{FINISHED}.tmp"));
+        let dst = self.path.join(FINISHED);
+        let r = (|| {
+            let mut f = File::create(&tmp)?;
+            writeln!(f, "run {run_id:016x}")?;
+            f.sync_all()?;
+            fs::rename(&tmp, &dst)?;
+            fsync_dir(&self.path)
+        })();
+        r.map_err(|source| {
+            let _ = fs::remove_file(&tmp);
+            DirError::Write { dir: self.path.clone(), file: FINISHED.into(), source }
+        })
+    }
+
+    /// Run id recorded by the `finished` marker, if any.
+    pub fn finished_run(&self) -> Option<u64> {
+        let s = fs::read_to_string(self.path.join(FINISHED)).ok()?;
+        u64::from_str_radix(s.trim().strip_prefix("run ")?, 16).ok()
+    }
+}
+
+/// Run id of a checkpoint file, from its (validated) header.
+fn file_run_id(p: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut b = [0u8; crate::wire::HEADER_LEN];
+    File::open(p).ok()?.read_exact(&mut b).ok()?;
+    crate::read::read_header(&b).ok().map(|h| h.run_id)
+}

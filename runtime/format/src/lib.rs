@@ -1,0 +1,30 @@
+//! dao-format: the dao checkpoint file format.
+//!
+//! A checkpoint file is a fixed header, four checksummed sections (RUNTIME,
+//! CHAIN, GLOBALS, HEAP) and a trailer. [`model`] holds the plain data
+//! ([`Checkpoint`]), [`write`] the streaming encoder, [`read`] the validating
+//! decoder, [`dir`] the checkpoint directory (atomic commit, retention,
+//! fallback selection, the `finished` marker) and [`error`] the typed errors.
+//! The exact byte layout is documented in [`wire`] and in runtime/README.md.
+//!
+//! The runtime writes checkpoints with [`Writer`] straight from program
+//! memory (byte fields are `Cow::Borrowed`); the driver (`dao inspect`) and the
+//! runtime read them with [`decode`] / [`read_file`].
+#![forbid(unsafe_code)]
+
+pub mod dir;
+pub mod error;
+pub mod model;
+pub mod read;
+pub mod wire;
+pub mod write;
+
+pub use dir::{CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
+pub use error::{DirError, FormatError};
+pub use model::{
+    Checkpoint, Frame, Global, Header, Heap, HeapBlock, RuntimeState, Slot, StackObject,
+    FLAG_HEAP_ALL, FLAG_SAVE_ALL,
+};
+pub use read::{decode, read_file, read_header};
+pub use wire::{FORMAT_VERSION, MAGIC};
+pub use write::Writer;

@@ -1,0 +1,196 @@
+//! The plain data of one checkpoint, as written and as read back.
+//!
+//! Byte payloads and names are `Cow`s so that the runtime can describe program
+//! memory without copying it (`Cow::Borrowed`), while a decoded file either
+//! borrows from the file bytes or owns its data (`into_owned`).
+use std::borrow::Cow;
+
+/// Header flag: the checkpoint was taken with DAO_SAVE=all (save everything).
+pub const FLAG_SAVE_ALL: u32 = 1 << 0;
+/// Header flag: every allocated heap block was saved (DAO_HEAP=all or DAO_SAVE=all).
+pub const FLAG_HEAP_ALL: u32 = 1 << 1;
+
+/// Identity of the run and of the executable that wrote the checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// `FLAG_*` bits.
+    pub flags: u32,
+    /// xxh3-64 of the executable file.
+    pub binary_hash: u64,
+    /// Size in bytes of the executable file.
+    pub binary_size: u64,
+    /// Address the executable image was loaded at (restart requires the same).
+    pub image_base: u64,
+    /// Random per fresh run; a restarted run keeps the id of the run it resumed.
+    pub run_id: u64,
+    /// Sequence number of this checkpoint within the run (1, 2, ...).
+    pub seq: u64,
+    /// Number of threads whose state the checkpoint holds.
+    pub threads: u32,
+    /// Process id of the writer.
+    pub pid: u32,
+    /// Unix time (seconds) the checkpoint was written.
+    pub timestamp: u64,
+}
+
+/// Counters of the runtime carried across a restart.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuntimeState {
+    /// Candidates (dao_potential_checkpoint) reached so far, this one included.
+    pub candidates: u64,
+    /// Checkpoints written so far by the run, this one included.
+    pub checkpoints: u64,
+    /// Offset of fd 1 when it is a regular file, else -1.
+    pub stdout_offset: i64,
+    /// Offset of fd 2 when it is a regular file, else -1.
+    pub stderr_offset: i64,
+}
+
+/// A saved SSA slot of a frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot<'a> {
+    /// Index into the function's slot table.
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub loc: Option<Cow<'a, str>>,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// A saved stack object (alloca) of a frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StackObject<'a> {
+    /// Index into the function's alloca table.
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub loc: Option<Cow<'a, str>>,
+    pub addr: u64,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// One activation on the label stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame<'a> {
+    /// Symbol name of the function.
+    pub function: Cow<'a, str>,
+    pub module_hash: u64,
+    /// 1-based site index the frame is at.
+    pub site: u32,
+    /// Address of the frame's `dao_frame` record.
+    pub frame_addr: u64,
+    pub slots: Vec<Slot<'a>>,
+    pub stack_objects: Vec<StackObject<'a>>,
+}
+
+/// A saved global variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Global<'a> {
+    pub module_hash: u64,
+    /// Index into the module's global table.
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub loc: Option<Cow<'a, str>>,
+    pub addr: u64,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// An allocated heap block: its payload address and size, and the payload
+/// bytes when they were saved (None: allocated but unreachable at the
+/// checkpoint, so its contents are not needed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeapBlock<'a> {
+    pub addr: u64,
+    pub size: u64,
+    pub bytes: Option<Cow<'a, [u8]>>,
+}
+
+/// The heap: the allocator's metadata (opaque to this crate) and every
+/// allocated block in address order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Heap<'a> {
+    pub meta: Cow<'a, [u8]>,
+    pub blocks: Vec<HeapBlock<'a>>,
+}
+
+/// A whole checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checkpoint<'a> {
+    pub header: Header,
+    pub runtime: RuntimeState,
+    /// The label stack, outermost frame first.
+    pub chain: Vec<Frame<'a>>,
+    pub globals: Vec<Global<'a>>,
+    pub heap: Heap<'a>,
+}
+
+fn own<T: ?Sized + ToOwned>(c: Cow<'_, T>) -> Cow<'static, T> {
+    Cow::Owned(c.into_owned())
+}
+
+impl Checkpoint<'_> {
+    /// Copies every borrowed field so the checkpoint outlives its source bytes.
+    pub fn into_owned(self) -> Checkpoint<'static> {
+        Checkpoint {
+            header: self.header,
+            runtime: self.runtime,
+            chain: self
+                .chain
+                .into_iter()
+                .map(|f| Frame {
+                    function: own(f.function),
+                    module_hash: f.module_hash,
+                    site: f.site,
+                    frame_addr: f.frame_addr,
+                    slots: f
+                        .slots
+                        .into_iter()
+                        .map(|s| Slot {
+                            index: s.index,
+                            name: own(s.name),
+                            loc: s.loc.map(own),
+                            bytes: own(s.bytes),
+                        })
+                        .collect(),
+                    stack_objects: f
+                        .stack_objects
+                        .into_iter()
+                        .map(|o| StackObject {
+                            index: o.index,
+                            name: own(o.name),
+                            loc: o.loc.map(own),
+                            addr: o.addr,
+                            bytes: own(o.bytes),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            globals: self
+                .globals
+                .into_iter()
+                .map(|g| Global {
+                    module_hash: g.module_hash,
+                    index: g.index,
+                    name: own(g.name),
+                    loc: g.loc.map(own),
+                    addr: g.addr,
+                    bytes: own(g.bytes),
+                })
+                .collect(),
+            heap: Heap {
+                meta: own(self.heap.meta),
+                blocks: self
+                    .heap
+                    .blocks
+                    .into_iter()
+                    .map(|b| HeapBlock { addr: b.addr, size: b.size, bytes: b.bytes.map(own) })
+                    .collect(),
+            },
+        }
+    }
+
+    /// Encodes the checkpoint into a byte vector.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut cur = std::io::Cursor::new(Vec::new());
+        crate::write::Writer::write_all(&mut cur, self).expect("writing to memory cannot fail");
+        cur.into_inner()
+    }
+}

@@ -1,0 +1,247 @@
+//! Validating checkpoint decoder.
+//!
+//! [`decode`] checks, in this order: magic, version, header checksum, each
+//! section record (kind, length within the file, payload checksum), the
+//! trailer (end magic, file checksum), and only then parses the payloads.
+//! Any single changed or missing byte is therefore reported as an error and
+//! never yields a checkpoint. Decoded byte fields borrow from the input.
+use std::borrow::Cow;
+use std::path::Path;
+
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::error::FormatError;
+use crate::model::*;
+use crate::wire::*;
+
+const MEM: &str = "<memory>";
+
+fn corrupt(section: &'static str, what: impl Into<String>) -> FormatError {
+    FormatError::Corrupt { file: MEM.into(), section, what: what.into() }
+}
+
+fn truncated(expected: usize, got: usize) -> FormatError {
+    FormatError::Truncated { file: MEM.into(), expected: expected as u64, got: got as u64 }
+}
+
+/// Validates magic, version and header checksum; returns the header.
+pub fn read_header(b: &[u8]) -> Result<Header, FormatError> {
+    if b.len() < MAGIC.len() {
+        return Err(if b == &MAGIC[..b.len()] {
+            truncated(HEADER_LEN, b.len())
+        } else {
+            FormatError::NotACheckpoint { file: MEM.into() }
+        });
+    }
+    if b[..8] != MAGIC {
+        return Err(FormatError::NotACheckpoint { file: MEM.into() });
+    }
+    if b.len() < HEADER_LEN {
+        return Err(truncated(HEADER_LEN, b.len()));
+    }
+    let hash_ok = xxh3_64(&b[..HEADER_HASHED_LEN]) == le_u64(b, HEADER_HASHED_LEN);
+    let version = le_u32(b, 8);
+    if version != FORMAT_VERSION && hash_ok {
+        return Err(FormatError::UnsupportedVersion {
+            file: MEM.into(),
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if !hash_ok {
+        return Err(corrupt("header", "checksum"));
+    }
+    Ok(Header {
+        flags: le_u32(b, 12),
+        binary_hash: le_u64(b, 16),
+        binary_size: le_u64(b, 24),
+        image_base: le_u64(b, 32),
+        run_id: le_u64(b, 40),
+        seq: le_u64(b, 48),
+        threads: le_u32(b, 56),
+        pid: le_u32(b, 60),
+        timestamp: le_u64(b, 64),
+    })
+}
+
+/// Validates the whole buffer and returns the section payloads in file order.
+fn split(b: &[u8]) -> Result<(Header, [&[u8]; 4]), FormatError> {
+    let header = read_header(b)?;
+    let mut file_hash = Xxh3::new();
+    file_hash.update(&b[..HEADER_LEN]);
+    let mut pos = HEADER_LEN;
+    let mut payloads: [&[u8]; 4] = [&[]; 4];
+    for (i, kind) in SECTIONS.iter().enumerate() {
+        let rec_end = pos + SECTION_HEADER_LEN;
+        if b.len() < rec_end {
+            return Err(truncated(rec_end + TRAILER_LEN, b.len()));
+        }
+        if le_u32(b, pos) != *kind as u32 {
+            return Err(corrupt(kind.name(), "kind field"));
+        }
+        let len = le_u64(b, pos + 4);
+        let end = (rec_end as u64).checked_add(len).filter(|&e| e <= usize::MAX as u64 - 64);
+        let end = end.ok_or_else(|| corrupt(kind.name(), "length field"))? as usize;
+        if b.len() < end + TRAILER_LEN {
+            return Err(truncated(end + TRAILER_LEN, b.len()));
+        }
+        let payload = &b[rec_end..end];
+        if xxh3_64(payload) != le_u64(b, pos + 12) {
+            return Err(corrupt(kind.name(), "checksum"));
+        }
+        file_hash.update(&b[pos..rec_end]);
+        payloads[i] = payload;
+        pos = end;
+    }
+    if b.len() != pos + TRAILER_LEN {
+        return Err(corrupt("trailer", format!("{} unexpected bytes before the end", b.len() - pos - TRAILER_LEN)));
+    }
+    if b[pos + 8..pos + 16] != END_MAGIC {
+        return Err(corrupt("trailer", "end magic"));
+    }
+    if le_u64(b, pos) != file_hash.digest() {
+        return Err(corrupt("trailer", "file checksum"));
+    }
+    Ok((header, payloads))
+}
+
+/// Decodes and fully validates a checkpoint held in memory.
+pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
+    let (header, [rt, chain, globals, heap]) = split(b)?;
+    let mut p = Parser { b: rt, pos: 0, section: "RUNTIME" };
+    let runtime = RuntimeState {
+        candidates: p.u64()?,
+        checkpoints: p.u64()?,
+        stdout_offset: p.i64()?,
+        stderr_offset: p.i64()?,
+    };
+    p.end()?;
+
+    let mut p = Parser { b: chain, pos: 0, section: "CHAIN" };
+    let n = p.u32()?;
+    let mut frames = Vec::new();
+    for _ in 0..n {
+        let function = p.str()?;
+        let module_hash = p.u64()?;
+        let site = p.u32()?;
+        let frame_addr = p.u64()?;
+        let ns = p.u32()?;
+        let mut slots = Vec::new();
+        for _ in 0..ns {
+            slots.push(Slot { index: p.u32()?, name: p.str()?, loc: p.opt_str()?, bytes: p.bytes()? });
+        }
+        let no = p.u32()?;
+        let mut stack_objects = Vec::new();
+        for _ in 0..no {
+            stack_objects.push(StackObject {
+                index: p.u32()?,
+                name: p.str()?,
+                loc: p.opt_str()?,
+                addr: p.u64()?,
+                bytes: p.bytes()?,
+            });
+        }
+        frames.push(Frame { function, module_hash, site, frame_addr, slots, stack_objects });
+    }
+    p.end()?;
+
+    let mut p = Parser { b: globals, pos: 0, section: "GLOBALS" };
+    let n = p.u32()?;
+    let mut gs = Vec::new();
+    for _ in 0..n {
+        gs.push(Global {
+            module_hash: p.u64()?,
+            index: p.u32()?,
+            name: p.str()?,
+            loc: p.opt_str()?,
+            addr: p.u64()?,
+            bytes: p.bytes()?,
+        });
+    }
+    p.end()?;
+
+    let mut p = Parser { b: heap, pos: 0, section: "HEAP" };
+    let meta = p.bytes()?;
+    let n = p.u64()?;
+    let mut blocks = Vec::new();
+    for _ in 0..n {
+        let addr = p.u64()?;
+        let size = p.u64()?;
+        let bytes = match p.u8()? {
+            0 => None,
+            1 => Some(Cow::Borrowed(p.take(size)?)),
+            _ => return Err(corrupt("HEAP", "malformed saved flag")),
+        };
+        blocks.push(HeapBlock { addr, size, bytes });
+    }
+    p.end()?;
+
+    Ok(Checkpoint { header, runtime, chain: frames, globals: gs, heap: Heap { meta, blocks } })
+}
+
+/// Reads and fully validates a checkpoint file.
+pub fn read_file(path: &Path) -> Result<Checkpoint<'static>, FormatError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| FormatError::Io { file: name.clone(), source })?;
+    decode(&bytes).map(Checkpoint::into_owned).map_err(|e| e.with_file(&name))
+}
+
+/// Cursor over one section's payload.
+struct Parser<'a> {
+    b: &'a [u8],
+    pos: usize,
+    section: &'static str,
+}
+
+impl<'a> Parser<'a> {
+    fn take(&mut self, n: u64) -> Result<&'a [u8], FormatError> {
+        let rest = (self.b.len() - self.pos) as u64;
+        if n > rest {
+            return Err(corrupt(self.section, "malformed payload (record runs past the end)"));
+        }
+        let s = &self.b[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, FormatError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, FormatError> {
+        Ok(le_u32(self.take(4)?, 0))
+    }
+    fn u64(&mut self) -> Result<u64, FormatError> {
+        Ok(le_u64(self.take(8)?, 0))
+    }
+    fn i64(&mut self) -> Result<i64, FormatError> {
+        Ok(self.u64()? as i64)
+    }
+    fn str_of_len(&mut self, n: u32) -> Result<Cow<'a, str>, FormatError> {
+        let s = self.take(n as u64)?;
+        std::str::from_utf8(s)
+            .map(Cow::Borrowed)
+            .map_err(|_| corrupt(self.section, "malformed payload (name is not UTF-8)"))
+    }
+    fn str(&mut self) -> Result<Cow<'a, str>, FormatError> {
+        let n = self.u32()?;
+        if n == NONE_STR {
+            return Err(corrupt(self.section, "malformed payload (missing name)"));
+        }
+        self.str_of_len(n)
+    }
+    fn opt_str(&mut self) -> Result<Option<Cow<'a, str>>, FormatError> {
+        match self.u32()? {
+            NONE_STR => Ok(None),
+            n => self.str_of_len(n).map(Some),
+        }
+    }
+    fn bytes(&mut self) -> Result<Cow<'a, [u8]>, FormatError> {
+        let n = self.u64()?;
+        self.take(n).map(Cow::Borrowed)
+    }
+    fn end(&self) -> Result<(), FormatError> {
+        if self.pos != self.b.len() {
+            return Err(corrupt(self.section, "malformed payload (unexpected bytes at the end)"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! The byte layout of a checkpoint file (all integers little-endian).
+//!
+//! ```text
+//! header (80 bytes)
+//!   0  magic        [u8; 8]  "DAOCKPT\0"
+//!   8  version      u32      FORMAT_VERSION
+//!  12  flags        u32      FLAG_* bits
+//!  16  binary_hash  u64      xxh3-64 of the executable file
+//!  24  binary_size  u64
+//!  32  image_base   u64
+//!  40  run_id       u64
+//!  48  seq          u64
+//!  56  threads      u32
+//!  60  pid          u32
+//!  64  timestamp    u64      unix seconds
+//!  72  header_hash  u64      xxh3-64 of bytes 0..72
+//! sections, SECTION_COUNT of them, in the order RUNTIME, CHAIN, GLOBALS, HEAP
+//!   kind u32, length u64, checksum u64 (xxh3-64 of payload), payload[length]
+//! trailer (16 bytes)
+//!   file_hash u64  xxh3-64 of the header (80 bytes) followed by every
+//!                  section's 20-byte (kind, length, checksum) record: since
+//!                  each checksum covers its payload, this covers the file
+//!   end magic [u8; 8] "DAOEND\0\0"
+//! ```
+//!
+//! Payload primitives: `u32`, `u64`, `i64`; `str` = u32 length + UTF-8;
+//! `opt_str` = u32 length (0xFFFF_FFFF: none) + UTF-8; `bytes` = u64 length +
+//! bytes. Section payloads:
+//! - RUNTIME: candidates u64, checkpoints u64, stdout_offset i64, stderr_offset i64.
+//! - CHAIN: u32 frame count, then per frame (outermost first): function str,
+//!   module_hash u64, site u32, frame_addr u64, u32 slot count, slots (index
+//!   u32, name str, loc opt_str, bytes), u32 object count, objects (index u32,
+//!   name str, loc opt_str, addr u64, bytes).
+//! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc
+//!   opt_str, addr u64, bytes).
+//! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
+//!   and `size` raw bytes when saved is 1).
+
+pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
+pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 80;
+pub const HEADER_HASHED_LEN: usize = 72;
+pub const SECTION_HEADER_LEN: usize = 20;
+pub const TRAILER_LEN: usize = 16;
+pub const NONE_STR: u32 = u32::MAX;
+
+/// Section kinds, in file order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum SectionKind {
+    Runtime = 1,
+    Chain = 2,
+    Globals = 3,
+    Heap = 4,
+}
+
+pub const SECTIONS: [SectionKind; 4] =
+    [SectionKind::Runtime, SectionKind::Chain, SectionKind::Globals, SectionKind::Heap];
+
+impl SectionKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::Runtime => "RUNTIME",
+            SectionKind::Chain => "CHAIN",
+            SectionKind::Globals => "GLOBALS",
+            SectionKind::Heap => "HEAP",
+        }
+    }
+}
+
+/// Encodes the fixed header (including its own hash).
+pub fn encode_header(h: &crate::Header) -> [u8; HEADER_LEN] {
+    let mut b = [0u8; HEADER_LEN];
+    b[0..8].copy_from_slice(&MAGIC);
+    b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    b[12..16].copy_from_slice(&h.flags.to_le_bytes());
+    b[16..24].copy_from_slice(&h.binary_hash.to_le_bytes());
+    b[24..32].copy_from_slice(&h.binary_size.to_le_bytes());
+    b[32..40].copy_from_slice(&h.image_base.to_le_bytes());
+    b[40..48].copy_from_slice(&h.run_id.to_le_bytes());
+    b[48..56].copy_from_slice(&h.seq.to_le_bytes());
+    b[56..60].copy_from_slice(&h.threads.to_le_bytes());
+    b[60..64].copy_from_slice(&h.pid.to_le_bytes());
+    b[64..72].copy_from_slice(&h.timestamp.to_le_bytes());
+    let hh = xxhash_rust::xxh3::xxh3_64(&b[..HEADER_HASHED_LEN]);
+    b[72..80].copy_from_slice(&hh.to_le_bytes());
+    b
+}
+
+pub fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+pub fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}

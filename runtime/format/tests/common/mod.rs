@@ -1,0 +1,60 @@
+//! A small but complete checkpoint used by the format tests.
+use std::borrow::Cow;
+
+use dao_format::*;
+
+pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
+    Checkpoint {
+        header: Header {
+            flags: FLAG_HEAP_ALL,
+            binary_hash: 0x1122334455667788,
+            binary_size: 4096,
+            image_base: 0x400000,
+            run_id,
+            seq,
+            threads: 1,
+            pid: 42,
+            timestamp: 1_700_000_000,
+        },
+        runtime: RuntimeState { candidates: 7, checkpoints: seq, stdout_offset: 123, stderr_offset: -1 },
+        chain: vec![
+            Frame {
+                function: "main".into(),
+                module_hash: 0xabc,
+                site: 1,
+                frame_addr: 0x7000,
+                slots: vec![Slot { index: 0, name: "i".into(), loc: Some("a.c:3".into()), bytes: Cow::Owned(vec![1, 2, 3, 4]) }],
+                stack_objects: vec![StackObject {
+                    index: 0,
+                    name: "buf".into(),
+                    loc: None,
+                    addr: 0x7100,
+                    bytes: Cow::Owned(vec![9; 5]),
+                }],
+            },
+            Frame {
+                function: "step".into(),
+                module_hash: 0xabc,
+                site: 2,
+                frame_addr: 0x6f00,
+                slots: vec![],
+                stack_objects: vec![],
+            },
+        ],
+        globals: vec![Global {
+            module_hash: 0xabc,
+            index: 3,
+            name: "table".into(),
+            loc: Some("a.c:1".into()),
+            addr: 0x601000,
+            bytes: Cow::Owned(vec![7; 6]),
+        }],
+        heap: Heap {
+            meta: Cow::Owned(vec![0xee; 3]),
+            blocks: vec![
+                HeapBlock { addr: 0x1000_0000_0010, size: 16, bytes: Some(Cow::Owned((0..16).collect())) },
+                HeapBlock { addr: 0x1000_0000_0030, size: 32, bytes: None },
+            ],
+        },
+    }
+}

@@ -1,0 +1,156 @@
+//! The per-thread chain of instrumented frames, and its lazy restoration.
+//!
+//! Each thread has its own chain head (`TOP`, a const-initialised thread
+//! local), so worker threads extend naturally later. `enter` and `leave` are
+//! the hot path: one TLS load/store and one relaxed load of `RESTARTING`.
+//!
+//! Restart protocol: dao_main loads the saved chain (outermost first) into
+//! `PENDING` and sets `RESTARTING`. Every frame entered on the main thread
+//! must then be the next saved frame (same function and module, same frame
+//! address, same stack-object addresses): its saved slots and stack objects
+//! are copied in and its site is returned, so the function jumps to the call
+//! that leads to the next frame. Entering the innermost (marker) frame
+//! completes the restart.
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use dao_format::Frame;
+
+use crate::abi::DaoFrame;
+use crate::desc::{self, FrameView};
+use crate::diag::{self, fatal};
+
+thread_local! {
+    static TOP: Cell<*mut DaoFrame> = const { Cell::new(std::ptr::null_mut()) };
+    static IS_MAIN: Cell<bool> = const { Cell::new(false) };
+}
+
+static RESTARTING: AtomicBool = AtomicBool::new(false);
+
+struct Pending {
+    frames: Vec<Frame<'static>>,
+    next: usize,
+    file: String,
+}
+static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
+
+/// Marks the calling thread as the one that runs user_main.
+pub fn set_main_thread() {
+    IS_MAIN.with(|m| m.set(true));
+}
+
+pub fn is_main_thread() -> bool {
+    IS_MAIN.with(|m| m.get())
+}
+
+/// Innermost frame of the calling thread.
+pub fn top() -> *mut DaoFrame {
+    TOP.with(|t| t.get())
+}
+
+/// Arms the restart with the saved chain.
+pub fn begin_restart(frames: Vec<Frame<'static>>, file: String) {
+    if frames.is_empty() {
+        return;
+    }
+    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Pending { frames, next: 0, file });
+    RESTARTING.store(true, Ordering::Release);
+}
+
+/// Whether a restart has been armed and not yet completed.
+pub fn restart_pending() -> Option<String> {
+    let g = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    g.as_ref().map(|p| format!("{} (next frame {} of {})", p.file, p.next + 1, p.frames.len()))
+}
+
+/// dao_frame_enter.
+///
+/// # Safety
+/// `frame` must point to a live frame record whose func/allocas/slots are set.
+#[inline]
+pub unsafe fn enter(frame: *mut DaoFrame) -> u32 {
+    let parent = TOP.with(|t| t.replace(frame));
+    // SAFETY: per the contract above.
+    unsafe { (*frame).parent = parent };
+    if !RESTARTING.load(Ordering::Relaxed) {
+        return 0;
+    }
+    enter_restarting(frame)
+}
+
+/// dao_frame_leave.
+///
+/// # Safety
+/// `frame` must be a live frame record previously entered on this thread.
+#[inline]
+pub unsafe fn leave(frame: *mut DaoFrame) {
+    // SAFETY: per the contract above.
+    let parent = unsafe { (*frame).parent };
+    TOP.with(|t| t.set(parent));
+}
+
+#[cold]
+fn enter_restarting(frame: *mut DaoFrame) -> u32 {
+    if !is_main_thread() {
+        return 0;
+    }
+    let mut g = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(p) = g.as_mut() else { return 0 };
+    let saved = &p.frames[p.next];
+    let Some(fv) = FrameView::read(frame) else { fatal("dao_frame_enter: frame without a function descriptor") };
+    let name = desc::name(fv.func.name);
+    let hash = fv.func.module().map_or(0, |m| m.module_hash);
+    if name != saved.function || hash != saved.module_hash {
+        fatal(format_args!(
+            "restart diverged: expected to enter {} at site {} (frame {} of {} in {}), entered {}; was the program, its input or its environment changed?",
+            saved.function,
+            saved.site,
+            p.next + 1,
+            p.frames.len(),
+            p.file,
+            name
+        ));
+    }
+    if fv.addr as u64 != saved.frame_addr {
+        fatal(format_args!(
+            "stack layout differs: the frame of {} is at {:#x}, it was at {:#x} when {} was written (different binary, libc or stack settings?)",
+            name, fv.addr, saved.frame_addr, p.file
+        ));
+    }
+    let (slots, allocas) = (fv.func.slots(), fv.func.allocas());
+    for o in &saved.stack_objects {
+        let i = o.index as usize;
+        let d = allocas.get(i).unwrap_or_else(|| fatal(format_args!("{}: stack object {i} of {name} does not exist", p.file)));
+        let addr = fv.alloca(i);
+        if addr as u64 != o.addr || d.size != o.bytes.len() as u64 {
+            fatal(format_args!(
+                "stack layout differs: stack object {} of {} is at {:#x} ({} bytes), it was at {:#x} ({} bytes) in {}",
+                o.name, name, addr, d.size, o.addr, o.bytes.len(), p.file
+            ));
+        }
+        desc::write_memory(addr, &o.bytes);
+    }
+    for s in &saved.slots {
+        let d = slots.get(s.index as usize);
+        let ok = d.is_some_and(|d| d.size == s.bytes.len() as u64 && d.offset + d.size <= fv.func.slot_area_size);
+        if !ok {
+            fatal(format_args!("{}: slot {} of {} does not match the function's slot table", p.file, s.name, name));
+        }
+        desc::write_memory(fv.slots + d.unwrap().offset as usize, &s.bytes);
+    }
+    let site = saved.site;
+    if site == 0 || site > fv.func.n_sites {
+        fatal(format_args!("{}: site {site} of {name} does not exist", p.file));
+    }
+    fv.set_site(site);
+    p.next += 1;
+    if p.next == p.frames.len() {
+        RESTARTING.store(false, Ordering::Release);
+        *g = None;
+        if crate::session::verbose() {
+            diag::info("restart complete: resumed at the checkpointed position");
+        }
+    }
+    site
+}

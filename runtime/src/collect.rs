@@ -1,0 +1,187 @@
+//! Gathers what a checkpoint saves, without copying it.
+//!
+//! Walks the calling thread's chain (innermost to outermost) and, per frame,
+//! takes the slots and stack objects its current site lists (all of them
+//! under DAO_SAVE=all), the union of the globals the sites list (every
+//! escaped global when a site has DAO_SITE_UNKNOWN_READS; every global under
+//! DAO_SAVE=all), and the heap blocks to save: with DAO_HEAP=reachable the
+//! blocks reachable from the saved bytes by a conservative scan (every
+//! 8-byte-aligned word whose value lies in [payload start, payload end] of
+//! an allocated block marks it; transitively), otherwise every block.
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use dao_format::{Frame, Global, Heap, HeapBlock, Slot, StackObject};
+
+use crate::abi::{DaoFrame, DaoModuleDesc, DAO_SITE_UNKNOWN_READS};
+use crate::desc::{self, memory, FrameView};
+use crate::diag::fatal;
+use crate::heap::{self, Block};
+use crate::stats::Bytes;
+
+pub struct Collected {
+    /// Outermost frame first.
+    pub chain: Vec<Frame<'static>>,
+    pub globals: Vec<Global<'static>>,
+    pub heap: Heap<'static>,
+    pub bytes: Bytes,
+    pub heap_blocks_total: u64,
+    pub heap_blocks_saved: u64,
+}
+
+/// Collects the state reachable from the chain ending at `top`.
+pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected {
+    let mut bytes = Bytes::default();
+    let mut roots: Vec<(usize, &'static [u8])> = Vec::new();
+    let mut chain = Vec::new();
+    let mut wanted: BTreeMap<(u64, u32), &'static DaoModuleDesc> = BTreeMap::new();
+    let mut unknown_reads = false;
+
+    let mut f = top;
+    while let Some(fv) = FrameView::read(f) {
+        let func = fv.func;
+        let fname = desc::name(func.name);
+        let module = func.module();
+        let (slot_ix, alloca_ix): (Vec<u32>, Vec<u32>) = if save_all {
+            ((0..func.n_slots).collect(), (0..func.n_allocas).collect())
+        } else {
+            let site = func.sites().get((fv.site as usize).wrapping_sub(1)).unwrap_or_else(|| {
+                fatal(format_args!("frame of {fname} is on the chain at site {}, which does not exist (pass bug)", fv.site))
+            });
+            unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
+            if let Some(m) = module {
+                for &g in site.globals() {
+                    wanted.insert((m.module_hash, g), m);
+                }
+            }
+            (site.slots().to_vec(), site.allocas().to_vec())
+        };
+        let mut slots = Vec::new();
+        for i in slot_ix {
+            let d = func.slots().get(i as usize).unwrap_or_else(|| fatal(format_args!("{fname}: slot index {i} out of range (pass bug)")));
+            let addr = fv.slots + d.offset as usize;
+            let b = memory(addr, d.size as usize);
+            bytes.slots += d.size;
+            roots.push((addr, b));
+            slots.push(Slot { index: i, name: desc::name(d.name), loc: desc::opt_name(d.loc), bytes: Cow::Borrowed(b) });
+        }
+        let mut objs = Vec::new();
+        for i in alloca_ix {
+            let d = func.allocas().get(i as usize).unwrap_or_else(|| fatal(format_args!("{fname}: stack object index {i} out of range (pass bug)")));
+            let addr = fv.alloca(i as usize);
+            let b = memory(addr, d.size as usize);
+            bytes.stack += d.size;
+            roots.push((addr, b));
+            objs.push(StackObject {
+                index: i,
+                name: desc::name(d.name),
+                loc: desc::opt_name(d.loc),
+                addr: addr as u64,
+                bytes: Cow::Borrowed(b),
+            });
+        }
+        chain.push(Frame {
+            function: fname,
+            module_hash: module.map_or(0, |m| m.module_hash),
+            site: fv.site,
+            frame_addr: fv.addr as u64,
+            slots,
+            stack_objects: objs,
+        });
+        f = fv.parent;
+    }
+    chain.reverse();
+
+    let modules = crate::modules::all();
+    for m in &modules {
+        let extra: Vec<u32> = if save_all {
+            (0..m.n_globals).collect()
+        } else if unknown_reads {
+            m.escaped().to_vec()
+        } else {
+            Vec::new()
+        };
+        for g in extra {
+            wanted.insert((m.module_hash, g), m);
+        }
+    }
+    let mut globals = Vec::new();
+    for ((hash, i), m) in wanted {
+        let Some(d) = m.globals().get(i as usize) else {
+            fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
+        };
+        let b = memory(d.addr as usize, d.size as usize);
+        bytes.globals += d.size;
+        roots.push((d.addr as usize, b));
+        globals.push(Global {
+            module_hash: hash,
+            index: i,
+            name: desc::name(d.name),
+            loc: desc::opt_name(d.loc),
+            addr: d.addr as u64,
+            bytes: Cow::Borrowed(b),
+        });
+    }
+
+    let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
+    let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
+    let saved = if heap_all || save_all { vec![true; blocks.len()] } else { reachable(&blocks, &roots) };
+    let mut hb = Vec::with_capacity(blocks.len());
+    let mut n_saved = 0;
+    for (b, &s) in blocks.iter().zip(&saved) {
+        let data = s.then(|| Cow::Borrowed(memory(b.addr, b.size)));
+        if s {
+            n_saved += 1;
+            bytes.heap += b.size as u64;
+        }
+        hb.push(HeapBlock { addr: b.addr as u64, size: b.size as u64, bytes: data });
+    }
+    Collected {
+        chain,
+        globals,
+        heap: Heap { meta: Cow::Owned(meta), blocks: hb },
+        bytes,
+        heap_blocks_total: blocks.len() as u64,
+        heap_blocks_saved: n_saved,
+    }
+}
+
+/// Conservative reachability from `roots` over the allocated `blocks`
+/// (sorted by address).
+pub fn reachable(blocks: &[Block], roots: &[(usize, &[u8])]) -> Vec<bool> {
+    let mut marked = vec![false; blocks.len()];
+    let mut work = Vec::new();
+    for &(addr, b) in roots {
+        scan(addr, b, blocks, &mut marked, &mut work);
+    }
+    while let Some(i) = work.pop() {
+        let b = &blocks[i];
+        scan(b.addr, memory(b.addr, b.size), blocks, &mut marked, &mut work);
+    }
+    marked
+}
+
+fn scan(addr: usize, b: &[u8], blocks: &[Block], marked: &mut [bool], work: &mut Vec<usize>) {
+    let (Some(first), Some(last)) = (blocks.first(), blocks.last()) else { return };
+    let (lo, hi) = (first.addr as u64, (last.addr + last.size) as u64);
+    let skip = (8 - addr % 8) % 8;
+    if b.len() < skip {
+        return;
+    }
+    for w in b[skip..].chunks_exact(8) {
+        let v = u64::from_le_bytes(w.try_into().unwrap());
+        if v < lo || v > hi {
+            continue;
+        }
+        // The last block starting at or below v.
+        let i = blocks.partition_point(|x| x.addr as u64 <= v);
+        if i == 0 {
+            continue;
+        }
+        let i = i - 1;
+        if v <= (blocks[i].addr + blocks[i].size) as u64 && !marked[i] {
+            marked[i] = true;
+            work.push(i);
+        }
+    }
+}

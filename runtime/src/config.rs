@@ -1,0 +1,117 @@
+//! The environment contract (read once, at dao_main; see runtime/README.md).
+//!
+//! A malformed value is a fatal error naming the variable: silently falling
+//! back to a default would hide a misconfigured job.
+use std::path::PathBuf;
+
+use crate::diag::fatal;
+
+/// When candidates turn into checkpoints.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Policy {
+    /// Every n-th candidate reached (DAO_EVERY).
+    Every(u64),
+    /// At the first candidate at least this many seconds after the previous
+    /// checkpoint (or the start of the process).
+    Interval(f64),
+}
+
+/// Default interval when no policy variable is set: 60 seconds.
+pub const DEFAULT_INTERVAL_S: f64 = 60.0;
+pub const DEFAULT_RELIABILITY: f64 = 0.99;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub dir: Option<PathBuf>,
+    pub policy: Policy,
+    pub restart_auto: bool,
+    pub crash_after: Option<u64>,
+    pub crash_in: Option<u64>,
+    pub save_all: bool,
+    pub heap_all: bool,
+    pub keep: usize,
+    pub stats: Option<PathBuf>,
+    pub verbose: bool,
+    pub stack_size: Option<u64>,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn parse<T: std::str::FromStr>(name: &str, what: &str) -> Option<T> {
+    var(name).map(|v| {
+        v.trim().parse().unwrap_or_else(|_| fatal(format_args!("{name}={v:?} is not {what}")))
+    })
+}
+
+fn positive(name: &str) -> Option<f64> {
+    parse::<f64>(name, "a number").inspect(|&x| {
+        if !(x > 0.0 && x.is_finite()) {
+            fatal(format_args!("{name} must be a positive number of seconds"));
+        }
+    })
+}
+
+fn choice(name: &str, a: &str, b: &str) -> Option<bool> {
+    var(name).map(|v| match v.trim() {
+        x if x == a => true,
+        x if x == b => false,
+        _ => fatal(format_args!("{name}={v:?}: expected {a} or {b}")),
+    })
+}
+
+/// Parses a size such as `1048576`, `64M`, `1G`.
+fn size(name: &str) -> Option<u64> {
+    var(name).map(|v| {
+        let t = v.trim();
+        let (num, mul) = match t.as_bytes().last() {
+            Some(b'k' | b'K') => (&t[..t.len() - 1], 1u64 << 10),
+            Some(b'm' | b'M') => (&t[..t.len() - 1], 1 << 20),
+            Some(b'g' | b'G') => (&t[..t.len() - 1], 1 << 30),
+            _ => (t, 1),
+        };
+        num.parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(mul))
+            .unwrap_or_else(|| fatal(format_args!("{name}={v:?} is not a size (e.g. 256M, 1G)")))
+    })
+}
+
+impl Config {
+    pub fn from_env() -> Config {
+        let every = parse::<u64>("DAO_EVERY", "a positive integer");
+        if every == Some(0) {
+            fatal("DAO_EVERY must be at least 1");
+        }
+        let interval = positive("DAO_INTERVAL");
+        let mtbf = positive("DAO_MTBF");
+        let rel = parse::<f64>("DAO_RELIABILITY", "a number").unwrap_or(DEFAULT_RELIABILITY);
+        if !(rel > 0.0 && rel < 1.0) {
+            fatal("DAO_RELIABILITY must be strictly between 0 and 1");
+        }
+        let policy = match (every, interval, mtbf) {
+            (Some(n), _, _) => Policy::Every(n),
+            (None, Some(s), _) => Policy::Interval(s),
+            (None, None, Some(m)) => Policy::Interval(-rel.ln() * m),
+            (None, None, None) => Policy::Interval(DEFAULT_INTERVAL_S),
+        };
+        let keep = parse::<usize>("DAO_KEEP", "a positive integer").unwrap_or(dao_format::DEFAULT_KEEP);
+        if keep == 0 {
+            fatal("DAO_KEEP must be at least 1");
+        }
+        Config {
+            dir: var("DAO_DIR").map(PathBuf::from),
+            policy,
+            restart_auto: choice("DAO_RESTART", "auto", "never").unwrap_or(true),
+            crash_after: parse("DAO_CRASH_AFTER", "a checkpoint count"),
+            crash_in: parse("DAO_CRASH_IN", "a checkpoint count"),
+            save_all: choice("DAO_SAVE", "all", "live").unwrap_or(false),
+            heap_all: choice("DAO_HEAP", "all", "reachable").unwrap_or(false),
+            keep,
+            stats: var("DAO_STATS").map(PathBuf::from),
+            verbose: var("DAO_VERBOSE").is_some_and(|v| v != "0"),
+            stack_size: size("DAO_STACK_SIZE"),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Diagnostics: every line the runtime prints goes through here, prefixed
+//! `dao: `. Fatal errors print `dao: error: ...` and exit with status 3
+//! without marking the run finished.
+use std::collections::HashSet;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Exit status of every fatal runtime error.
+pub const FATAL_STATUS: i32 = 3;
+
+/// Set once a fatal error is being reported: the exit hook must not mark
+/// the run finished.
+pub static FATAL: AtomicBool = AtomicBool::new(false);
+
+static WARNED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+fn emit(line: &str) {
+    // One write per line so that lines of concurrent writers do not mix.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// `dao: error: MSG`, then exit(3).
+pub fn fatal(msg: impl std::fmt::Display) -> ! {
+    FATAL.store(true, Ordering::SeqCst);
+    crate::stdio::flush_all();
+    emit(&format!("dao: error: {msg}\n"));
+    std::process::exit(FATAL_STATUS)
+}
+
+/// `dao: warning: MSG`
+pub fn warn(msg: impl std::fmt::Display) {
+    emit(&format!("dao: warning: {msg}\n"));
+}
+
+/// Like [`warn`], but each distinct `key` is reported once per process.
+pub fn warn_once(key: &str, msg: impl std::fmt::Display) {
+    let mut g = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if g.get_or_insert_with(HashSet::new).insert(key.to_string()) {
+        drop(g);
+        warn(msg);
+    }
+}
+
+/// `dao: MSG` (informational: verbose mode, restart notice).
+pub fn info(msg: impl std::fmt::Display) {
+    emit(&format!("dao: {msg}\n"));
+}

@@ -1,0 +1,40 @@
+//! Registry of instrumented modules (filled by dao_register_module from
+//! global constructors, before main).
+use std::sync::Mutex;
+
+use crate::abi::{DaoModuleDesc, DAO_ABI_VERSION};
+use crate::desc;
+use crate::diag::fatal;
+
+struct Registry(Vec<&'static DaoModuleDesc>);
+// SAFETY: module descriptors are immutable constant data.
+unsafe impl Send for Registry {}
+
+static MODULES: Mutex<Registry> = Mutex::new(Registry(Vec::new()));
+
+/// Adds a module; a module built for another ABI version is a fatal error.
+pub fn register(m: *const DaoModuleDesc) {
+    let Some(m) = desc::deref(m) else { fatal("dao_register_module called with NULL") };
+    if m.abi_version != DAO_ABI_VERSION {
+        fatal(format_args!(
+            "module {} was compiled for dao ABI version {}, but this runtime implements version {}; rebuild it with the matching dao pass",
+            desc::name(m.source_name),
+            m.abi_version,
+            DAO_ABI_VERSION
+        ));
+    }
+    let mut g = MODULES.lock().unwrap_or_else(|e| e.into_inner());
+    if !g.0.iter().any(|x| std::ptr::eq(*x, m)) {
+        g.0.push(m);
+    }
+}
+
+/// Every registered module, in registration order.
+pub fn all() -> Vec<&'static DaoModuleDesc> {
+    MODULES.lock().unwrap_or_else(|e| e.into_inner()).0.clone()
+}
+
+/// The registered module with this hash.
+pub fn by_hash(h: u64) -> Option<&'static DaoModuleDesc> {
+    all().into_iter().find(|m| m.module_hash == h)
+}

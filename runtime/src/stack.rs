@@ -1,0 +1,122 @@
+//! The fixed-address stack user_main runs on.
+//!
+//! A restart rebuilds the recorded frames at their old addresses only if
+//! user_main starts with the same stack pointer in every run, whatever the
+//! environment size or ASLR: dao_main maps a stack whose top is at
+//! `STACK_TOP` (MAP_FIXED_NOREPLACE, a PROT_NONE guard page below it) and
+//! calls user_main through a trampoline on it, with a few lines of assembly.
+use std::os::raw::{c_char, c_int, c_void};
+
+use crate::diag::fatal;
+
+/// Top (highest address) of the fixed stack; the heap is above it.
+pub const STACK_TOP: usize = 0x0e00_0000_0000;
+const GUARD: usize = 64 << 10;
+const MIN_STACK: u64 = 64 << 20;
+const UNLIMITED_STACK: u64 = 1 << 30;
+
+pub type UserMain = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
+/// Stack size: DAO_STACK_SIZE, else max(RLIMIT_STACK, 64 MiB), 1 GiB if unlimited.
+pub fn stack_size(override_: Option<u64>) -> usize {
+    let s = override_.unwrap_or_else(|| {
+        let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes the struct we pass.
+        let r = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut rl) };
+        if r != 0 || rl.rlim_cur == libc::RLIM_INFINITY {
+            UNLIMITED_STACK
+        } else {
+            rl.rlim_cur.max(MIN_STACK)
+        }
+    });
+    (s as usize).next_multiple_of(4096).max(1 << 20)
+}
+
+struct Call {
+    f: UserMain,
+    argc: c_int,
+    argv: *mut *mut c_char,
+    envp: *mut *mut c_char,
+    ret: c_int,
+}
+
+extern "C" fn trampoline(arg: *mut c_void) {
+    // SAFETY: `arg` is the Call owned by run_on_fixed_stack, alive during the call.
+    let c = unsafe { &mut *(arg as *mut Call) };
+    // SAFETY: user_main is the program's main with its C signature.
+    c.ret = unsafe { (c.f)(c.argc, c.argv, c.envp) };
+}
+
+/// Maps the stack and runs `f(argc, argv, envp)` on it.
+pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char) -> c_int {
+    if size >= STACK_TOP / 2 {
+        fatal("DAO_STACK_SIZE is too large");
+    }
+    let lo = STACK_TOP - size - GUARD;
+    // SAFETY: a fresh anonymous mapping at a fixed address that must be free
+    // (MAP_FIXED_NOREPLACE never replaces an existing mapping).
+    let p = unsafe {
+        libc::mmap(
+            lo as *mut c_void,
+            size + GUARD,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED || p as usize != lo {
+        fatal(format_args!(
+            "cannot map the fixed-address stack at {lo:#x}..{STACK_TOP:#x}: {} (is the address range in use, or DAO_STACK_SIZE too large?)",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: the lowest GUARD bytes of the mapping just created.
+    unsafe { libc::mprotect(p, GUARD, libc::PROT_NONE) };
+    let mut call = Call { f, argc, argv, envp, ret: 0 };
+    let sp = STACK_TOP - 64;
+    // SAFETY: switches to the new stack, calls the trampoline (C ABI, does not
+    // unwind) and switches back; the old stack pointer is kept in a
+    // callee-saved register.
+    unsafe { switch_and_call(sp, trampoline, &mut call as *mut Call as *mut c_void) };
+    call.ret
+}
+
+#[cfg(target_arch = "x86_64")]
+unsafe fn switch_and_call(sp: usize, f: extern "C" fn(*mut c_void), arg: *mut c_void) {
+    // SAFETY: see the caller.
+    unsafe {
+        std::arch::asm!(
+            "mov r12, rsp",
+            "mov rsp, {sp}",
+            "call {f}",
+            "mov rsp, r12",
+            sp = in(reg) sp,
+            f = in(reg) f,
+            in("rdi") arg,
+            out("r12") _,
+            clobber_abi("C"),
+        );
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+unsafe fn switch_and_call(sp: usize, f: extern "C" fn(*mut c_void), arg: *mut c_void) {
+    // SAFETY: see the caller.
+    unsafe {
+        std::arch::asm!(
+            "mov x20, sp",
+            "mov sp, {sp}",
+            "blr {f}",
+            "mov sp, x20",
+            sp = in(reg) sp,
+            f = in(reg) f,
+            in("x0") arg,
+            out("x20") _,
+            clobber_abi("C"),
+        );
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("dao: the fixed-address stack switch exists for x86_64 and aarch64 only");

@@ -1,0 +1,51 @@
+//! DAO_STATS: one JSON object per line for every checkpoint and restart.
+use std::io::Write;
+
+/// Bytes saved per category.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bytes {
+    pub slots: u64,
+    pub stack: u64,
+    pub globals: u64,
+    pub heap: u64,
+}
+
+impl Bytes {
+    pub fn json(&self) -> String {
+        format!(
+            "{{\"slots\":{},\"stack\":{},\"globals\":{},\"heap\":{}}}",
+            self.slots, self.stack, self.globals, self.heap
+        )
+    }
+    pub fn total(&self) -> u64 {
+        self.slots + self.stack + self.globals + self.heap
+    }
+}
+
+/// Appends `line` (a JSON object) to the stats file, if one is configured.
+pub fn append(path: Option<&std::path::Path>, line: &str) {
+    let Some(path) = path else { return };
+    let r = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(format!("{line}\n").as_bytes()));
+    if let Err(e) = r {
+        crate::diag::warn_once("stats", format_args!("cannot append to DAO_STATS file {}: {e}", path.display()));
+    }
+}
+
+/// A string as a JSON string literal.
+pub fn quote(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
