@@ -78,6 +78,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
         stderr_offset: stdio::offset(2),
     };
     let (save_all, heap_all) = (s.cfg.save_all, s.cfg.heap_all || s.cfg.save_all);
+    let rss = stats::resident_bytes();
     let c = collect::collect(frame, save_all, heap_all);
     let collect_s = t0.elapsed().as_secs_f64();
     let header = Header {
@@ -124,7 +125,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6}}}",
+                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{}}}",
                     header.seq,
                     stats::quote(&path.display().to_string()),
                     if save_all { "all" } else { "live" },
@@ -136,7 +137,8 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
                     c.globals.len(),
                     file_bytes,
                     collect_s,
-                    write_s
+                    write_s,
+                    rss
                 ),
             );
             if s.cfg.crash_after == Some(s.commits) {

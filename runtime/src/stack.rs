@@ -12,6 +12,10 @@ use crate::diag::fatal;
 /// Top (highest address) of the fixed stack; the heap is above it.
 pub const STACK_TOP: usize = 0x0e00_0000_0000;
 const GUARD: usize = 64 << 10;
+/// The top of the stack holds a copy of argv (array and strings): the
+/// kernel's copy sits at an address that changes with the environment and
+/// ASLR, and a program may keep `argv[i]` in live data.
+const ARGV_AREA: usize = 64 << 10;
 const MIN_STACK: u64 = 64 << 20;
 const UNLIMITED_STACK: u64 = 1 << 30;
 
@@ -73,13 +77,47 @@ pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut
     }
     // SAFETY: the lowest GUARD bytes of the mapping just created.
     unsafe { libc::mprotect(p, GUARD, libc::PROT_NONE) };
+    let argv = copy_argv(argc, argv);
     let mut call = Call { f, argc, argv, envp, ret: 0 };
-    let sp = STACK_TOP - 64;
+    let sp = STACK_TOP - ARGV_AREA - 64;
     // SAFETY: switches to the new stack, calls the trampoline (C ABI, does not
     // unwind) and switches back; the old stack pointer is kept in a
     // callee-saved register.
     unsafe { switch_and_call(sp, trampoline, &mut call as *mut Call as *mut c_void) };
     call.ret
+}
+
+/// Copies argv into the fixed area at the top of the stack (same arguments,
+/// same addresses in every run). Arguments too large for the area are left
+/// where the kernel put them, with a warning.
+fn copy_argv(argc: c_int, argv: *mut *mut c_char) -> *mut *mut c_char {
+    if argc <= 0 || argv.is_null() {
+        return argv;
+    }
+    let n = argc as usize;
+    // SAFETY: argv holds argc NUL-terminated strings (C main contract).
+    let lens: Vec<usize> = (0..n).map(|i| unsafe { libc::strlen(*argv.add(i)) } + 1).collect();
+    let total = (n + 1) * 8 + lens.iter().sum::<usize>();
+    if total > ARGV_AREA - 64 {
+        crate::diag::warn("the program's arguments exceed 64 KiB: argv is not at a fixed address, so pointers to it must not be live at a checkpoint");
+        return argv;
+    }
+    let base = STACK_TOP - ARGV_AREA;
+    let arr = base as *mut *mut c_char;
+    let mut at = base + (n + 1) * 8;
+    for (i, len) in lens.iter().enumerate() {
+        // SAFETY: the area [base, STACK_TOP) is part of the fresh stack
+        // mapping, the sizes were checked above, and the source string has
+        // `len` bytes including its NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(*argv.add(i) as *const u8, at as *mut u8, *len);
+            *arr.add(i) = at as *mut c_char;
+        }
+        at += len;
+    }
+    // SAFETY: as above; argv[argc] is NULL.
+    unsafe { *arr.add(n) = std::ptr::null_mut() };
+    arr
 }
 
 #[cfg(target_arch = "x86_64")]

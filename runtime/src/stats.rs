@@ -49,3 +49,13 @@ pub fn quote(s: &str) -> String {
     o.push('"');
     o
 }
+
+/// The process's resident memory (what a system-level checkpointer such as
+/// CRIU or DMTCP would have to write at least), from /proc/self/statm.
+pub fn resident_bytes() -> u64 {
+    let page = 4096u64;
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|r| r.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * page)
+}
