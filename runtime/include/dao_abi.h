@@ -30,9 +30,14 @@ typedef struct dao_var_desc {
     const char *loc;    /* "file.c:12" from debug info, or NULL */
     uint64_t size;      /* bytes */
     uint64_t offset;    /* slots: byte offset in the frame's slot area; allocas: index
-                           in the frame's alloca table; globals: 0 */
+                           in the frame's alloca table; globals: 0 if defined by this
+                           module, DAO_GLOBAL_DECLARED if only declared here (the
+                           runtime saves it only when a registered module defines
+                           a global at that address: libc's stderr never is) */
     void *addr;         /* globals: the address; slots/allocas: NULL */
 } dao_var_desc;
+
+#define DAO_GLOBAL_DECLARED 1
 
 enum dao_site_kind {
     DAO_SITE_CALL = 1,   /* a call that may reach a marker */

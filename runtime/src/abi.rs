@@ -11,6 +11,8 @@ pub const DAO_ABI_VERSION: u32 = 1;
 pub const DAO_SITE_CALL: u32 = 1;
 pub const DAO_SITE_MARKER: u32 = 2;
 pub const DAO_SITE_FORCED: u32 = 3;
+/// dao_var_desc.offset of a global only declared in its module.
+pub const DAO_GLOBAL_DECLARED: u64 = 1;
 pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;
 
 #[repr(C)]

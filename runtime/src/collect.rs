@@ -51,7 +51,14 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
             unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
             if let Some(m) = module {
                 for &g in site.globals() {
-                    wanted.insert((m.module_hash, g), m);
+                    let Some(d) = m.globals().get(g as usize) else { continue };
+                    if d.offset == crate::abi::DAO_GLOBAL_DECLARED {
+                        if let Some((dm, di)) = crate::modules::defining(d.addr as usize) {
+                            wanted.insert((dm.module_hash, di), dm);
+                        }
+                    } else {
+                        wanted.insert((m.module_hash, g), m);
+                    }
                 }
             }
             (site.slots().to_vec(), site.allocas().to_vec())
@@ -95,7 +102,7 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
     let modules = crate::modules::all();
     for m in &modules {
         let extra: Vec<u32> = if save_all {
-            (0..m.n_globals).collect()
+            (0..m.n_globals).filter(|&i| m.globals()[i as usize].offset != crate::abi::DAO_GLOBAL_DECLARED).collect()
         } else if unknown_reads {
             m.escaped().to_vec()
         } else {

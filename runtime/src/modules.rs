@@ -38,3 +38,18 @@ pub fn all() -> Vec<&'static DaoModuleDesc> {
 pub fn by_hash(h: u64) -> Option<&'static DaoModuleDesc> {
     all().into_iter().find(|m| m.module_hash == h)
 }
+
+/// The registered module that defines the global at `addr`, and its index.
+/// Globals only declared in a module (offset DAO_GLOBAL_DECLARED) are
+/// resolved through this; one no registered module defines (libc's stdout,
+/// uninstrumented code) is never saved.
+pub fn defining(addr: usize) -> Option<(&'static DaoModuleDesc, u32)> {
+    for m in all() {
+        for (i, d) in m.globals().iter().enumerate() {
+            if d.offset != crate::abi::DAO_GLOBAL_DECLARED && d.addr as usize == addr {
+                return Some((m, i as u32));
+            }
+        }
+    }
+    None
+}

@@ -135,14 +135,17 @@ pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
 
 /// Apply the plan. The plan must have no errors.
 pub fn emit(m: Module, plan: &ModulePlan) {
-    if !plan.participates || plan.funcs.is_empty() {
+    // A module with neither instrumented functions nor globals of its own
+    // needs no descriptor. One without markers but with mutable globals
+    // still registers them: code on a marker path elsewhere may read them.
+    if plan.funcs.is_empty() && !plan.facts.has_defined_globals() {
         return;
     }
     let t = types(m);
     let mut strs = Strings { m, cache: HashMap::new() };
     let nfun = plan.funcs.len();
     let funcs_arr_ty = m.array(t.func, nfun as u64);
-    let funcs_g = m.add_global_decl(funcs_arr_ty, "dao.funcs");
+    let funcs_g = if nfun == 0 { m.const_null() } else { m.add_global_decl(funcs_arr_ty, "dao.funcs") };
     let module_g = m.add_global_decl(t.module, "dao.module");
     let enter = m.get_or_declare("dao_frame_enter", m.fn_ty(m.i32(), &[m.ptr()]));
     let leave = m.get_or_declare("dao_frame_leave", m.fn_ty(m.void(), &[m.ptr()]));
@@ -233,7 +236,9 @@ pub fn emit(m: Module, plan: &ModulePlan) {
         ));
         instrument_function(m, &t, fp, &layout, fdesc_ptr, enter, leave, cand, forced);
     }
-    funcs_g.set_initializer(m.const_array(t.func, &func_descs));
+    if nfun > 0 {
+        funcs_g.set_initializer(m.const_array(t.func, &func_descs));
+    }
 
     // module descriptor
     let gdescs: Vec<Value> = plan
@@ -243,7 +248,9 @@ pub fn emit(m: Module, plan: &ModulePlan) {
         .enumerate()
         .map(|(i, g)| {
             let name = strs.get(&g.name());
-            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(plan.facts.global_size[i]), m.const_i64(0), *g])
+            // offset 1 marks a declaration: resolved by address at run time
+            let declared = plan.facts.global_declared[i] as u64;
+            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(plan.facts.global_size[i]), m.const_i64(declared), *g])
         })
         .collect();
     let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, gdescs.len() as u64), "dao.globals", m.const_array(t.var, &gdescs)) };

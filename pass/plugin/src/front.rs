@@ -65,6 +65,10 @@ pub struct ModuleFacts {
     pub global_ix: HashMap<Value, usize>,
     pub global_size: Vec<u64>,
     pub global_escaped: Vec<bool>,
+    /// Declared here, defined in another translation unit or a shared
+    /// library: the runtime saves it only if a module compiled with the
+    /// pass defines it (libc's `stderr` must never be restored).
+    pub global_declared: Vec<bool>,
     /// Defined functions, indexable.
     pub funcs: Vec<Value>,
     pub func_ix: HashMap<Value, usize>,
@@ -89,9 +93,13 @@ impl Summary {
 }
 
 impl ModuleFacts {
+    pub fn has_defined_globals(&self) -> bool {
+        self.global_declared.iter().any(|d| !d)
+    }
     pub fn new(m: Module) -> Self {
         let mut globals = Vec::new();
         let mut global_size = Vec::new();
+        let mut global_declared = Vec::new();
         for g in m.globals() {
             let name = g.name();
             if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() {
@@ -107,11 +115,12 @@ impl ModuleFacts {
             }
             globals.push(g);
             global_size.push(size);
+            global_declared.push(g.is_declaration());
         }
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, funcs, func_ix };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.
@@ -122,7 +131,7 @@ impl ModuleFacts {
         });
         for i in 0..mf.globals.len() {
             let g = mf.globals[i];
-            mf.global_escaped[i] = (calls_unknown && !g.is_local_linkage()) || escapes(g);
+            mf.global_escaped[i] = !mf.global_declared[i] && ((calls_unknown && !g.is_local_linkage()) || escapes(g));
         }
         mf
     }

@@ -63,7 +63,7 @@ fn transform(m: ir::Module) -> bool {
     let plan = plan::plan_module(m);
     emit::emit(m, &plan);
     let routed = emit::route_allocations(m);
-    plan.participates && !plan.funcs.is_empty() || routed > 0
+    !plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0
 }
 
 fn run(m: ir::Module) -> bool {
