@@ -62,6 +62,19 @@ pub fn chain_problem(top: *mut DaoFrame) -> Option<String> {
     None
 }
 
+/// "function#site (file:line)" of the candidate that takes the checkpoint.
+fn site_name(top: *mut DaoFrame) -> String {
+    let Some(fv) = crate::desc::FrameView::read(top) else { return String::new() };
+    let loc = fv
+        .func
+        .sites()
+        .get((fv.site as usize).wrapping_sub(1))
+        .and_then(|s| crate::desc::opt_name(s.loc))
+        .map(|l| format!(" ({l})"))
+        .unwrap_or_default();
+    format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
+}
+
 fn take_in(s: &mut Session, frame: *mut DaoFrame) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
@@ -79,6 +92,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
     };
     let (save_all, heap_all) = (s.cfg.save_all, s.cfg.heap_all || s.cfg.save_all);
     let rss = stats::resident_bytes();
+    let at = site_name(frame);
     let c = collect::collect(frame, save_all, heap_all);
     let collect_s = t0.elapsed().as_secs_f64();
     let header = Header {
@@ -125,7 +139,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{}}}",
+                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
                     header.seq,
                     stats::quote(&path.display().to_string()),
                     if save_all { "all" } else { "live" },
@@ -138,7 +152,8 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
                     file_bytes,
                     collect_s,
                     write_s,
-                    rss
+                    rss,
+                    stats::quote(&at)
                 ),
             );
             if s.cfg.crash_after == Some(s.commits) {

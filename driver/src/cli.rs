@@ -1,0 +1,113 @@
+//! The command line of `dao` (clap derive). The help texts are the user's
+//! first documentation: they say what each command does and show an example.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dao",
+    version,
+    about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs",
+    long_about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs.\n\n\
+Mark places where a checkpoint may be taken with dao_potential_checkpoint() \
+(C: #include \"dao.h\"; Fortran: use dao), build with `dao cc` / `dao fc`, and run \
+with DAO_DIR set. If the program is killed, running it again with the same DAO_DIR \
+resumes from the last checkpoint.",
+    after_help = "Example:\n  \
+dao cc -O2 solver.c -o solver\n  \
+DAO_DIR=ckpt DAO_INTERVAL=60 ./solver      # checkpoints at most every 60 s\n  \
+# ... killed ...\n  \
+DAO_DIR=ckpt ./solver                      # resumes from the last checkpoint\n  \
+dao inspect ckpt                           # what is in the checkpoints\n\n\
+Environment: DAO_HOME=<prefix> selects the dao installation (lib/libdao.so, \
+lib/libdao_rt.a, include/)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+const WRAPPER_HELP: &str = "\
+All arguments are passed to the compiler, with these additions:\n  \
+-fpass-plugin=libdao.so        the dao pass, which instruments the program\n  \
+-I<dao include dir>            for dao.h (C) or the dao module (Fortran)\n  \
+-gline-tables-only             unless you give a -g option (for file:line diagnostics)\n  \
+-no-pie libdao_rt.a -l...      when linking: the runtime and its system libraries\n\n\
+dao's own options (may appear anywhere, are not passed on):\n  \
+-Rdao           print a remark for every checkpoint candidate: what is live, how many bytes\n  \
+--dao-no-pass   build the clean program: no pass, no runtime, DAO_DISABLE defined\n\n\
+The compiler's exit status is passed through. `--version` and similar queries go to the compiler.";
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Compile and link C with clang-19 and the dao pass (use as CC="dao cc").
+    #[command(
+        long_about = "Compile and link C with clang-19 and the dao pass. Use it like a compiler: \
+CC=\"dao cc\" make, or `dao cc -O2 prog.c -o prog`.",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Cc {
+        /// Arguments for clang-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Compile and link Fortran with flang-new-19 and the dao pass (use as FC="dao fc").
+    #[command(
+        long_about = "Compile and link Fortran with flang-new-19 and the dao pass. Use it like a \
+compiler: FC=\"dao fc\" make, or `dao fc -O2 prog.f90 -o prog`. `use dao` finds the dao module, \
+which is compiled once from dao.f90 into dao's cache directory (DAO_CACHE_DIR, else ~/.cache/dao).",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Fc {
+        /// Arguments for flang-new-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Run a program, restarting it from its last checkpoint when it is killed.
+    #[command(
+        long_about = "Run a program and, when it dies abnormally (killed by a signal, or exit \
+status 137), start it again so that it resumes from its last checkpoint. Prints one line per \
+restart on stderr. The exit status is the program's final one (128+N if killed by signal N). \
+If dao itself gets Ctrl-C or SIGTERM, the program is not restarted.",
+        after_help = "Example:\n  dao run --dir ckpt --retries 5 -- ./solver input.dat"
+    )]
+    Run {
+        /// How many times to restart the program at most.
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        retries: u32,
+        /// Checkpoint directory, given to the program as DAO_DIR (default: the DAO_DIR already set).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The program to run.
+        #[arg(required = true, value_name = "PROG")]
+        program: OsString,
+        /// The program's arguments (put `--` before PROG if they start with `-`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Show what a checkpoint file or checkpoint directory contains.
+    #[command(
+        long_about = "Show what a checkpoint file or a checkpoint directory (DAO_DIR) contains. \
+For a file: format version, binary hash, run id, sequence number, time, threads, the chain of \
+frames with their saved variables (name, source location, size), globals, heap, and totals. \
+For a directory: every checkpoint file, valid or not (and why), which one a restart would use, \
+and whether the run has finished.",
+        after_help = "Examples:\n  dao inspect ckpt\n  dao inspect ckpt/<file> --binary ./solver\n  dao inspect ckpt --json | jq ."
+    )]
+    Inspect {
+        /// A checkpoint file, or a checkpoint directory.
+        #[arg(value_name = "PATH")]
+        path: PathBuf,
+        /// Check that the checkpoint was written by this executable.
+        #[arg(long, value_name = "PROG")]
+        binary: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}

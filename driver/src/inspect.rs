@@ -1,0 +1,513 @@
+//! `dao inspect`: what a checkpoint file or a checkpoint directory holds.
+//!
+//! The checkpoint is read and validated by `dao-format` (the same code the
+//! runtime uses), then summarised into a [`FileReport`]/[`DirReport`] that is
+//! printed as text or JSON. Nothing here interprets bytes itself: a file the
+//! format crate rejects is reported with the format crate's reason.
+
+use std::path::{Path, PathBuf};
+
+use dao_format::{Checkpoint, CheckpointDir, FormatError, FLAG_HEAP_ALL, FLAG_SAVE_ALL, FORMAT_VERSION};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    #[error("{path}: no such file or directory; give a checkpoint file (ckpt.NNNNNN.dao) or a checkpoint directory (DAO_DIR)")]
+    NotFound { path: PathBuf },
+    /// The checkpoint file given is not a valid checkpoint (message names the file).
+    #[error("{0}")]
+    Invalid(FormatError),
+    #[error("{path}: cannot read: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Dir(#[from] dao_format::DirError),
+}
+
+/// Did `--binary PROG` write the checkpoint?
+#[derive(Debug, Serialize)]
+pub struct BinaryCheck {
+    pub path: String,
+    pub hash: String,
+    pub size: u64,
+    pub matches: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Var {
+    pub name: String,
+    pub loc: Option<String>,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub addr: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FrameReport {
+    pub function: String,
+    pub site: u32,
+    pub frame_addr: String,
+    pub slots: Vec<Var>,
+    pub stack_objects: Vec<Var>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct Totals {
+    pub slots: u64,
+    pub stack: u64,
+    pub globals: u64,
+    pub heap: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HeapReport {
+    pub blocks_total: u64,
+    pub blocks_saved: u64,
+    pub bytes_allocated: u64,
+    pub bytes_saved: u64,
+    pub meta_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub file_bytes: u64,
+    pub format_version: u32,
+    pub save_mode: &'static str,
+    pub heap_mode: &'static str,
+    pub binary_hash: String,
+    pub binary_size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary_check: Option<BinaryCheck>,
+    pub image_base: String,
+    pub run_id: String,
+    pub seq: u64,
+    pub timestamp: u64,
+    pub time_utc: String,
+    pub pid: u32,
+    pub threads: u32,
+    pub candidates: u64,
+    pub checkpoints: u64,
+    pub stdout_offset: i64,
+    pub stderr_offset: i64,
+    /// Outermost frame first.
+    pub label_stack: Vec<FrameReport>,
+    pub globals: Vec<Var>,
+    pub heap: HeapReport,
+    pub totals: Totals,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DirEntry {
+    pub file: String,
+    pub valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_utc: Option<String>,
+    pub file_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary_matches: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DirReport {
+    pub dir: String,
+    pub checkpoints: Vec<DirEntry>,
+    /// Leftovers of interrupted writes (`.ckpt.NNNNNN.dao.tmp`).
+    pub temp_files: Vec<String>,
+    /// Run id recorded in `finished`: that run ended normally.
+    pub finished_run: Option<String>,
+    /// The file a restart would resume from; None: it would start over.
+    pub restart_from: Option<String>,
+}
+
+fn hex(x: u64) -> String {
+    format!("{x:016x}")
+}
+
+fn addr(x: u64) -> String {
+    format!("{x:#x}")
+}
+
+/// `YYYY-MM-DD HH:MM:SS UTC` from unix seconds (proleptic Gregorian).
+pub fn utc(ts: u64) -> String {
+    let days = (ts / 86_400) as i64;
+    let secs = ts % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+fn binary_check(prog: &Path, c: &Checkpoint) -> Result<BinaryCheck, InspectError> {
+    let bytes = std::fs::read(prog).map_err(|source| InspectError::Io { path: prog.to_path_buf(), source })?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    Ok(BinaryCheck {
+        path: prog.display().to_string(),
+        hash: hex(hash),
+        size: bytes.len() as u64,
+        matches: hash == c.header.binary_hash && bytes.len() as u64 == c.header.binary_size,
+    })
+}
+
+pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<&Path>) -> Result<FileReport, InspectError> {
+    let mut totals = Totals::default();
+    let var = |name: &str, loc: &Option<std::borrow::Cow<str>>, size: usize, a: Option<u64>| Var {
+        name: name.to_string(),
+        loc: loc.as_ref().map(|l| l.to_string()),
+        size: size as u64,
+        addr: a.map(addr),
+    };
+    let label_stack = c
+        .chain
+        .iter()
+        .map(|f| {
+            let slots: Vec<Var> = f.slots.iter().map(|s| var(&s.name, &s.loc, s.bytes.len(), None)).collect();
+            let objs: Vec<Var> =
+                f.stack_objects.iter().map(|o| var(&o.name, &o.loc, o.bytes.len(), Some(o.addr))).collect();
+            totals.slots += slots.iter().map(|v| v.size).sum::<u64>();
+            totals.stack += objs.iter().map(|v| v.size).sum::<u64>();
+            FrameReport {
+                function: f.function.to_string(),
+                site: f.site,
+                frame_addr: addr(f.frame_addr),
+                slots,
+                stack_objects: objs,
+            }
+        })
+        .collect();
+    let globals: Vec<Var> = c.globals.iter().map(|g| var(&g.name, &g.loc, g.bytes.len(), Some(g.addr))).collect();
+    totals.globals = globals.iter().map(|v| v.size).sum();
+    let saved: Vec<_> = c.heap.blocks.iter().filter_map(|b| b.bytes.as_ref()).collect();
+    let heap = HeapReport {
+        blocks_total: c.heap.blocks.len() as u64,
+        blocks_saved: saved.len() as u64,
+        bytes_allocated: c.heap.blocks.iter().map(|b| b.size).sum(),
+        bytes_saved: saved.iter().map(|b| b.len() as u64).sum(),
+        meta_bytes: c.heap.meta.len() as u64,
+    };
+    totals.heap = heap.bytes_saved;
+    totals.total = totals.slots + totals.stack + totals.globals + totals.heap;
+    let h = &c.header;
+    Ok(FileReport {
+        path: path.display().to_string(),
+        file_bytes,
+        format_version: FORMAT_VERSION,
+        save_mode: if h.flags & FLAG_SAVE_ALL != 0 { "all" } else { "live" },
+        heap_mode: if h.flags & FLAG_HEAP_ALL != 0 { "all" } else { "reachable" },
+        binary_hash: hex(h.binary_hash),
+        binary_size: h.binary_size,
+        binary_check: binary.map(|b| binary_check(b, c)).transpose()?,
+        image_base: addr(h.image_base),
+        run_id: hex(h.run_id),
+        seq: h.seq,
+        timestamp: h.timestamp,
+        time_utc: utc(h.timestamp),
+        pid: h.pid,
+        threads: h.threads,
+        candidates: c.runtime.candidates,
+        checkpoints: c.runtime.checkpoints,
+        stdout_offset: c.runtime.stdout_offset,
+        stderr_offset: c.runtime.stderr_offset,
+        label_stack,
+        globals,
+        heap,
+        totals,
+    })
+}
+
+fn read_checkpoint(path: &Path) -> Result<(Vec<u8>, u64), InspectError> {
+    let bytes = std::fs::read(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => InspectError::NotFound { path: path.to_path_buf() },
+        _ => InspectError::Io { path: path.to_path_buf(), source },
+    })?;
+    let n = bytes.len() as u64;
+    Ok((bytes, n))
+}
+
+pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, InspectError> {
+    let cd = CheckpointDir::at(dir);
+    let mut checkpoints = Vec::new();
+    for (_, p) in cd.list()? {
+        let file = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let bytes = std::fs::read(&p);
+        let entry = match bytes {
+            Err(e) => DirEntry {
+                file,
+                valid: false,
+                reason: Some(format!("unreadable ({e})")),
+                run_id: None,
+                seq: None,
+                time_utc: None,
+                file_bytes: 0,
+                binary_matches: None,
+            },
+            Ok(b) => match dao_format::decode(&b) {
+                Ok(c) => DirEntry {
+                    file,
+                    valid: true,
+                    reason: None,
+                    run_id: Some(hex(c.header.run_id)),
+                    seq: Some(c.header.seq),
+                    time_utc: Some(utc(c.header.timestamp)),
+                    file_bytes: b.len() as u64,
+                    binary_matches: binary.map(|p| binary_check(p, &c).map(|x| x.matches)).transpose()?,
+                },
+                Err(e) => DirEntry {
+                    file,
+                    valid: false,
+                    reason: Some(e.reason()),
+                    run_id: None,
+                    seq: None,
+                    time_utc: None,
+                    file_bytes: b.len() as u64,
+                    binary_matches: None,
+                },
+            },
+        };
+        checkpoints.push(entry);
+    }
+    let mut temp_files: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|source| InspectError::Io { path: dir.to_path_buf(), source })?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+        .collect();
+    temp_files.sort();
+    let latest = cd.latest_valid()?;
+    Ok(DirReport {
+        dir: dir.display().to_string(),
+        checkpoints,
+        temp_files,
+        finished_run: cd.finished_run().map(hex),
+        restart_from: latest
+            .found
+            .map(|(p, _)| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+    })
+}
+
+fn size(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let x = n as f64;
+    if x < K {
+        format!("{n} B")
+    } else if x < K * K {
+        format!("{:.1} KiB", x / K)
+    } else if x < K * K * K {
+        format!("{:.1} MiB", x / K / K)
+    } else {
+        format!("{:.2} GiB", x / K / K / K)
+    }
+}
+
+pub fn render_file(r: &FileReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "checkpoint {} ({})", r.path, size(r.file_bytes));
+    let _ = writeln!(s, "  format       version {}, saved: {} variables, {} heap blocks", r.format_version, r.save_mode, r.heap_mode);
+    let _ = write!(s, "  binary       xxh3 {}, {} bytes", r.binary_hash, r.binary_size);
+    match &r.binary_check {
+        Some(b) if b.matches => {
+            let _ = write!(s, " (matches {})", b.path);
+        }
+        Some(b) => {
+            let _ = write!(s, " (DOES NOT MATCH {}: xxh3 {}, {} bytes; a restart with it is refused)", b.path, b.hash, b.size);
+        }
+        None => {}
+    }
+    let _ = writeln!(s, "\n  image base   {}", r.image_base);
+    let _ = writeln!(s, "  run          {}, checkpoint seq {}, written {} by pid {}", r.run_id, r.seq, r.time_utc, r.pid);
+    let _ = writeln!(s, "  threads      {}", r.threads);
+    let off = |o: i64| if o < 0 { "not a file".to_string() } else { o.to_string() };
+    let _ = writeln!(
+        s,
+        "  runtime      {} candidates reached, {} checkpoints written; stdout offset {}, stderr offset {}",
+        r.candidates,
+        r.checkpoints,
+        off(r.stdout_offset),
+        off(r.stderr_offset)
+    );
+    let _ = writeln!(s, "label stack ({} frames, outermost first):", r.label_stack.len());
+    let var_line = |s: &mut String, kind: &str, v: &Var| {
+        let _ = writeln!(
+            s,
+            "      {kind:<6} {:<24} {:<28} {:>10}{}",
+            v.name,
+            v.loc.as_deref().unwrap_or("-"),
+            size(v.size),
+            v.addr.as_ref().map(|a| format!("  at {a}")).unwrap_or_default()
+        );
+    };
+    for (i, f) in r.label_stack.iter().enumerate() {
+        let _ = writeln!(s, "  #{i:<3} {}  site {}  frame at {}", f.function, f.site, f.frame_addr);
+        for v in &f.slots {
+            var_line(&mut s, "slot", v);
+        }
+        for v in &f.stack_objects {
+            var_line(&mut s, "stack", v);
+        }
+    }
+    let _ = writeln!(s, "globals ({}, {}):", r.globals.len(), size(r.totals.globals));
+    for v in &r.globals {
+        var_line(&mut s, "global", v);
+    }
+    let h = &r.heap;
+    let _ = writeln!(
+        s,
+        "heap: {} blocks allocated ({}), {} saved ({}); allocator metadata {}",
+        h.blocks_total,
+        size(h.bytes_allocated),
+        h.blocks_saved,
+        size(h.bytes_saved),
+        size(h.meta_bytes)
+    );
+    let t = &r.totals;
+    let _ = writeln!(
+        s,
+        "totals: slots {}, stack objects {}, globals {}, heap {}; all {}",
+        size(t.slots),
+        size(t.stack),
+        size(t.globals),
+        size(t.heap),
+        size(t.total)
+    );
+    s
+}
+
+pub fn render_dir(r: &DirReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "checkpoint directory {}", r.dir);
+    if r.checkpoints.is_empty() {
+        let _ = writeln!(s, "  no checkpoint files");
+    }
+    for e in &r.checkpoints {
+        if e.valid {
+            let m = match e.binary_matches {
+                Some(true) => ", binary matches",
+                Some(false) => ", binary DOES NOT MATCH",
+                None => "",
+            };
+            let _ = writeln!(
+                s,
+                "  {:<18} valid    run {} seq {:<5} {:>10}  {}{m}",
+                e.file,
+                e.run_id.as_deref().unwrap_or("?"),
+                e.seq.unwrap_or(0),
+                size(e.file_bytes),
+                e.time_utc.as_deref().unwrap_or("")
+            );
+        } else {
+            let _ = writeln!(s, "  {:<18} invalid  {}", e.file, e.reason.as_deref().unwrap_or("?"));
+        }
+    }
+    for t in &r.temp_files {
+        let _ = writeln!(s, "  {t:<18} temporary file of an interrupted write (ignored)");
+    }
+    match &r.finished_run {
+        Some(id) => {
+            let _ = writeln!(s, "finished: run {id} ended normally (its checkpoints are not resumed)");
+        }
+        None => {
+            let _ = writeln!(s, "finished: no (no run has ended normally in this directory)");
+        }
+    }
+    match &r.restart_from {
+        Some(f) => {
+            let _ = writeln!(s, "a restart would resume from {f}");
+        }
+        None => {
+            let _ = writeln!(s, "a restart would start from the beginning (no valid checkpoint of an unfinished run)");
+        }
+    }
+    s
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("reports serialize");
+    s.push('\n');
+    s
+}
+
+/// Run the command. Returns the exit code: 0, or 1 when `--binary` does not
+/// match a checkpoint given directly.
+pub fn inspect(path: &Path, binary: Option<&Path>, json: bool) -> Result<i32, InspectError> {
+    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => InspectError::NotFound { path: path.to_path_buf() },
+        _ => InspectError::Io { path: path.to_path_buf(), source },
+    })?;
+    if meta.is_dir() {
+        let r = dir_report(path, binary)?;
+        print!("{}", if json { to_json(&r) } else { render_dir(&r) });
+        return Ok(0);
+    }
+    let (bytes, n) = read_checkpoint(path)?;
+    let c = dao_format::decode(&bytes).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
+    let r = file_report(path, &c, n, binary)?;
+    print!("{}", if json { to_json(&r) } else { render_file(&r) });
+    Ok(match &r.binary_check {
+        Some(b) if !b.matches => 1,
+        _ => 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
+    }
+
+    #[test]
+    fn report_of_an_encoded_checkpoint() {
+        use dao_format::{Frame, Global, Heap, HeapBlock, Slot, StackObject};
+        use std::borrow::Cow;
+        let c = Checkpoint {
+            header: dao_format::Header { run_id: 0xabc, seq: 3, threads: 1, ..Default::default() },
+            chain: vec![Frame {
+                function: "main".into(),
+                module_hash: 1,
+                site: 2,
+                frame_addr: 0x1000,
+                slots: vec![Slot { index: 0, name: "i".into(), loc: Some("a.c:3".into()), bytes: Cow::Owned(vec![0; 8]) }],
+                stack_objects: vec![StackObject { index: 0, name: "buf".into(), loc: None, addr: 0x2000, bytes: Cow::Owned(vec![0; 64]) }],
+            }],
+            globals: vec![Global { module_hash: 1, index: 0, name: "g".into(), loc: None, addr: 0x3000, bytes: Cow::Owned(vec![0; 4]) }],
+            heap: Heap {
+                meta: Cow::Owned(vec![0; 16]),
+                blocks: vec![
+                    HeapBlock { addr: 0x4000, size: 32, bytes: Some(Cow::Owned(vec![1; 32])) },
+                    HeapBlock { addr: 0x5000, size: 100, bytes: None },
+                ],
+            },
+            ..Default::default()
+        };
+        let bytes = c.encode();
+        let d = dao_format::decode(&bytes).unwrap();
+        let r = file_report(Path::new("x.dao"), &d, bytes.len() as u64, None).unwrap();
+        assert_eq!(r.totals.slots, 8);
+        assert_eq!(r.totals.stack, 64);
+        assert_eq!(r.totals.globals, 4);
+        assert_eq!(r.heap.blocks_total, 2);
+        assert_eq!(r.heap.blocks_saved, 1);
+        assert_eq!(r.totals.total, 8 + 64 + 4 + 32);
+        let text = render_file(&r);
+        assert!(text.contains("main") && text.contains("a.c:3") && text.contains("buf"), "{text}");
+    }
+}

@@ -1,0 +1,115 @@
+//! `dao`: the command-line driver. This file parses the command line,
+//! dispatches, and is the one place where errors become messages and exit
+//! codes:
+//! - `dao cc`/`dao fc`: the compiler's exit status;
+//! - `dao run`: the program's final exit status;
+//! - `dao inspect`: 0 if it could read what was asked; 1 if a checkpoint
+//!   file given directly is invalid, or `--binary` did not write it;
+//! - any other error of dao itself (missing files, bad arguments): 2.
+//!
+//! Every error is one line on stderr: `dao: error: ...`.
+
+mod cache;
+mod cli;
+mod compile;
+mod error;
+mod inspect;
+mod resources;
+mod run;
+mod sys;
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode};
+
+use clap::Parser;
+
+use cli::{Cli, Cmd};
+use compile::{Lang, Mode, PlanInputs};
+use error::DriverError;
+use resources::Resources;
+
+/// Exit code for errors of dao itself (same as clap's usage errors).
+const EXIT_DAO_ERROR: u8 = 2;
+/// Exit code when the checkpoint inspected is invalid.
+const EXIT_INVALID_CHECKPOINT: u8 = 1;
+
+fn exit_code(e: &DriverError) -> u8 {
+    match e {
+        DriverError::Inspect(inspect::InspectError::Invalid(_)) => EXIT_INVALID_CHECKPOINT,
+        _ => EXIT_DAO_ERROR,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Cc { args } => wrap_compiler(Lang::C, &args),
+        Cmd::Fc { args } => wrap_compiler(Lang::Fortran, &args),
+        Cmd::Run { retries, dir, program, args } => {
+            run::run(&run::RunRequest { retries, dir, program, args })
+        }
+        Cmd::Inspect { path, binary, json } => inspect::inspect(&path, binary.as_deref(), json).map_err(Into::into),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("dao: error: {e}");
+            ExitCode::from(exit_code(&e))
+        }
+    }
+}
+
+/// DAO_VERBOSE=1 (also read by the runtime) makes the wrappers print the
+/// resources they use and the compiler command line.
+fn verbose() -> bool {
+    std::env::var_os("DAO_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `dao cc` / `dao fc`: plan the compiler command and exec it (so its exit
+/// status and signals are the compiler's own). Returns only on error.
+fn wrap_compiler(lang: Lang, raw_args: &[OsString]) -> Result<i32, DriverError> {
+    let (opts, user_args) = compile::extract_dao_options(raw_args);
+    let mode = compile::mode(&user_args);
+    if mode == Mode::Shared && !opts.no_pass {
+        return Err(DriverError::SharedUnsupported { tool: lang.tool() });
+    }
+    let inputs = if mode == Mode::Query {
+        PlanInputs { plugin: None, runtime: None, include_dirs: vec![], link_objects: vec![] }
+    } else {
+        let (plugin, runtime, include_dir) = if opts.no_pass {
+            (None, None, Resources::locate_includes_only()?)
+        } else {
+            let r = Resources::locate()?;
+            if verbose() {
+                eprintln!("dao: {:?} layout: {}, {}", r.layout, r.plugin.display(), r.runtime.display());
+            }
+            (Some(r.plugin), Some(r.runtime), r.include_dir)
+        };
+        let mut include_dirs = vec![include_dir.clone()];
+        let mut link_objects = vec![];
+        if lang == Lang::Fortran {
+            let m = cache::fortran_module(&include_dir, lang.compiler())?;
+            include_dirs = vec![m.module_dir.clone()];
+            if mode == Mode::Link {
+                if opts.no_pass {
+                    link_objects.push(cache::marker_stub()?);
+                } else {
+                    link_objects.push(m.object);
+                }
+            }
+        }
+        PlanInputs { plugin, runtime, include_dirs, link_objects }
+    };
+    let plan = compile::plan(lang, &opts, &user_args, mode, &inputs);
+    if verbose() {
+        eprintln!("dao: {}", compile::display_command(&plan.program, &plan.args));
+    }
+    let mut cmd = Command::new(&plan.program);
+    cmd.args(&plan.args);
+    for (k, v) in &plan.env {
+        cmd.env(k, v);
+    }
+    let source = cmd.exec();
+    Err(DriverError::Spawn { program: plan.program, source })
+}

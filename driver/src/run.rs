@@ -1,0 +1,126 @@
+//! `dao run`: run a program and restart it when it dies abnormally, so that
+//! an instrumented program resumes from its last checkpoint.
+//!
+//! "Abnormally" means killed by a signal, or exit status 137 (what a shell or
+//! a batch system reports for a SIGKILLed child). Any other exit status,
+//! including failures, is final: restarting cannot fix a program that
+//! reports an error. If dao itself is told to stop (SIGINT from Ctrl-C,
+//! SIGTERM/SIGHUP from a batch system, which dao forwards to the program),
+//! the program is not restarted.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus};
+
+use crate::error::DriverError;
+use crate::sys;
+
+pub struct RunRequest {
+    pub retries: u32,
+    pub dir: Option<PathBuf>,
+    pub program: OsString,
+    pub args: Vec<OsString>,
+}
+
+/// How one run of the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Exited(i32),
+    Signaled(i32),
+}
+
+impl Ending {
+    fn from_status(s: ExitStatus) -> Ending {
+        use std::os::unix::process::ExitStatusExt;
+        match (s.code(), s.signal()) {
+            (Some(c), _) => Ending::Exited(c),
+            (None, Some(sig)) => Ending::Signaled(sig),
+            (None, None) => Ending::Exited(1),
+        }
+    }
+
+    pub fn is_abnormal(self) -> bool {
+        matches!(self, Ending::Signaled(_) | Ending::Exited(137))
+    }
+
+    /// The exit status dao reports for it (shell convention 128+signal).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Ending::Exited(c) => c,
+            Ending::Signaled(s) => 128 + s,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Ending::Exited(c) => format!("exited with status {c}"),
+            Ending::Signaled(s) => format!("was killed by {}", sys::signal_name(s)),
+        }
+    }
+}
+
+/// Run until the program ends normally, dao is asked to stop, or the retries
+/// are used up. Returns the exit code to report.
+pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
+    let prog_name = req.program.to_string_lossy().into_owned();
+    if req.dir.is_none() && std::env::var_os("DAO_DIR").is_none() {
+        eprintln!(
+            "dao run: warning: neither --dir nor DAO_DIR is set, so `{prog_name}` writes no checkpoints and a restart starts it from the beginning"
+        );
+    }
+    if let Some(dir) = &req.dir {
+        std::fs::create_dir_all(dir).map_err(|e| DriverError::io(dir, e))?;
+    }
+    sys::install_stop_handlers();
+    let mut restarts = 0;
+    loop {
+        let mut cmd = Command::new(&req.program);
+        cmd.args(&req.args);
+        if let Some(dir) = &req.dir {
+            cmd.env("DAO_DIR", dir);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|source| DriverError::Spawn { program: prog_name.clone(), source })?;
+        sys::set_child(child.id());
+        let status = child.wait().map_err(|e| DriverError::io(&prog_name, e));
+        sys::clear_child();
+        let ending = Ending::from_status(status?);
+        if !ending.is_abnormal() {
+            return Ok(ending.exit_code());
+        }
+        if let Some(sig) = sys::stop_requested() {
+            eprintln!(
+                "dao run: `{prog_name}` {} after dao received {}; not restarting",
+                ending.describe(),
+                sys::signal_name(sig)
+            );
+            return Ok(ending.exit_code());
+        }
+        if restarts >= req.retries {
+            eprintln!(
+                "dao run: `{prog_name}` {}; giving up after {restarts} restart{}",
+                ending.describe(),
+                if restarts == 1 { "" } else { "s" }
+            );
+            return Ok(ending.exit_code());
+        }
+        restarts += 1;
+        eprintln!("dao run: `{prog_name}` {}; restarting ({restarts} of {})", ending.describe(), req.retries);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abnormal() {
+        assert!(Ending::Signaled(9).is_abnormal());
+        assert!(Ending::Signaled(11).is_abnormal());
+        assert!(Ending::Exited(137).is_abnormal());
+        assert!(!Ending::Exited(0).is_abnormal());
+        assert!(!Ending::Exited(1).is_abnormal());
+        assert_eq!(Ending::Signaled(9).exit_code(), 137);
+    }
+}

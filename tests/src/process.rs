@@ -1,0 +1,118 @@
+//! Running a test program: DAO_* variables of the caller removed, the given
+//! ones set, stdout APPENDED (O_APPEND) to a file shared by the killed run
+//! and its restart, stderr to a file of its own, and a time limit so that a
+//! hung restart fails the test instead of hanging it.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct RunSpec<'a> {
+    pub exe: &'a Path,
+    pub args: &'a [&'a str],
+    pub env: Vec<(&'static str, String)>,
+    /// stdout is opened with O_APPEND (created if missing).
+    pub stdout_append: PathBuf,
+    /// stderr is truncated.
+    pub stderr: PathBuf,
+}
+
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Finished {
+    pub fn killed_by(&self, sig: i32) -> bool {
+        self.status.signal() == Some(sig)
+    }
+    pub fn describe(&self) -> String {
+        let tail: Vec<&str> = self.stderr.lines().rev().take(8).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        format!("{} after {:.2}s; stderr (last lines):\n    {}", self.status, self.elapsed.as_secs_f64(), tail.join("\n    "))
+    }
+}
+
+fn open_append(p: &Path) -> File {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(p)
+        .unwrap_or_else(|e| panic!("cannot open {} for appending: {e}", p.display()))
+}
+
+pub fn spawn(spec: &RunSpec) -> (Child, Instant) {
+    let mut cmd = Command::new(spec.exe);
+    cmd.args(spec.args);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("DAO_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::null());
+    cmd.stdout(open_append(&spec.stdout_append));
+    cmd.stderr(File::create(&spec.stderr).unwrap_or_else(|e| panic!("cannot create {}: {e}", spec.stderr.display())));
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {}: {e}", spec.exe.display()));
+    (child, start)
+}
+
+/// Wait for `child`; kill it with SIGKILL after `limit` and report a timeout.
+pub fn wait(mut child: Child, start: Instant, spec: &RunSpec, limit: Duration) -> Result<Finished, String> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let elapsed = start.elapsed();
+                let stderr = std::fs::read_to_string(&spec.stderr).unwrap_or_default();
+                return Ok(Finished { status, stderr, elapsed });
+            }
+            Ok(None) if start.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let stderr = std::fs::read_to_string(&spec.stderr).unwrap_or_default();
+                return Err(format!(
+                    "{} {:?} did not finish within {:.0}s (killed); stderr:\n{stderr}",
+                    spec.exe.display(),
+                    spec.args,
+                    limit.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => return Err(format!("waiting for {}: {e}", spec.exe.display())),
+        }
+    }
+}
+
+pub fn run(spec: &RunSpec, limit: Duration) -> Result<Finished, String> {
+    let (child, start) = spawn(spec);
+    wait(child, start, spec, limit)
+}
+
+/// Compare two output files; on a difference, say where.
+pub fn compare_outputs(expected: &Path, actual: &Path) -> Result<(), String> {
+    let e = std::fs::read(expected).map_err(|err| format!("{}: {err}", expected.display()))?;
+    let a = std::fs::read(actual).map_err(|err| format!("{}: {err}", actual.display()))?;
+    if e == a {
+        return Ok(());
+    }
+    let el: Vec<&[u8]> = e.split(|&b| b == b'\n').collect();
+    let al: Vec<&[u8]> = a.split(|&b| b == b'\n').collect();
+    let i = el.iter().zip(&al).position(|(x, y)| x != y).unwrap_or(el.len().min(al.len()));
+    let show = |v: &Vec<&[u8]>| v.get(i).map(|l| String::from_utf8_lossy(l).into_owned()).unwrap_or_else(|| "<end of file>".into());
+    Err(format!(
+        "output differs from the clean run at line {} ({} vs {} bytes):\n    expected: {}\n    actual:   {}\n    files: {} {}",
+        i + 1,
+        e.len(),
+        a.len(),
+        show(&el),
+        show(&al),
+        expected.display(),
+        actual.display()
+    ))
+}

@@ -1,0 +1,330 @@
+//! The crash/restart procedure run for every program of the table at -O0
+//! and -O2. All scenarios of a case run even after one fails; the test then
+//! fails listing every failure (outputs stay under `tests/out/<case>-<opt>/`).
+//!
+//! - (0) clean build (`--dao-no-pass`) run: the reference output;
+//!   instrumented uninterrupted run with DAO_EVERY: same output, several
+//!   checkpoints actually written (counted in DAO_STATS), no "resuming";
+//! - (a) DAO_CRASH_AFTER=k (dies by SIGKILL after its k-th checkpoint), then
+//!   a restart with the same DAO_DIR, stdout appended to the same file:
+//!   the file equals the reference, and the restart says `dao: resuming`;
+//! - (b) DAO_CRASH_IN=k (dies while writing checkpoint k), restart (falls
+//!   back to checkpoint k-1): same comparison;
+//! - (c) SIGKILL from outside at random times (seeded; the seed is printed)
+//!   after the first checkpoint file exists, with frequent checkpoints;
+//! - (d) DAO_CRASH_AFTER=1, restart with DAO_CRASH_AFTER=1 again, restart:
+//!   same comparison.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::build::{build, Lang, Opt, Variant};
+use crate::paths::fresh_dir;
+use crate::process::{self, compare_outputs, Finished, RunSpec};
+use crate::rng::{self, Rng};
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Case {
+    /// File stem in test-programs/c or test-programs/fortran.
+    pub name: &'static str,
+    pub lang: Lang,
+    /// Program arguments (the work scale; small enough for ~0.1 s at -O2).
+    pub args: &'static [&'static str],
+    /// DAO_EVERY for (0), (a), (b), (d): every n-th candidate checkpoints.
+    /// Chosen so that the run writes about a dozen checkpoints.
+    pub every: u64,
+    /// (a): DAO_CRASH_AFTER values; each must be <= the checkpoint count.
+    pub crash_after: &'static [u64],
+    /// (b): DAO_CRASH_IN values (>= 2 so that there is a checkpoint to fall back to).
+    pub crash_in: &'static [u64],
+}
+
+const SIGKILL: i32 = 9;
+/// Independent random kills per case and optimisation level.
+const RANDOM_KILLS: usize = 3;
+
+struct Ctx<'a> {
+    case: &'a Case,
+    opt: Opt,
+    dir: PathBuf,
+    inst: PathBuf,
+    reference: PathBuf,
+    limit: Duration,
+    inst_elapsed: Duration,
+    /// Checkpoints written by the uninterrupted run.
+    n_ckpt: u64,
+    failures: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn spec(&self, tag: &str, run: usize, ckdir: &Path, out: &Path, extra: &[(&'static str, String)]) -> RunSpec<'_> {
+        let mut env = vec![("DAO_DIR", ckdir.display().to_string())];
+        env.extend(extra.iter().cloned());
+        RunSpec {
+            exe: &self.inst,
+            args: self.case.args,
+            env,
+            stdout_append: out.to_path_buf(),
+            stderr: self.dir.join(format!("{tag}.run{run}.stderr")),
+        }
+    }
+
+    fn fail(&mut self, scenario: &str, msg: impl std::fmt::Display) {
+        self.failures.push(format!("[{} {}] {scenario}: {msg}", self.case.name, self.opt.name()));
+    }
+
+    /// Runs that must be killed by SIGKILL, then a final run that must end
+    /// normally; the appended output must equal the reference.
+    /// `crash_envs[i]` is the extra environment of killed run i.
+    /// `resume_seqs[j]` is the checkpoint run j+2 must resume from (None: it
+    /// must start from the beginning). Each resumed run must say
+    /// `dao: resuming` and record a restart from exactly that checkpoint in
+    /// DAO_STATS; the final run must then write exactly the checkpoints the
+    /// uninterrupted run wrote after it -- so a runtime that silently started
+    /// over (and truncated the output) cannot pass.
+    fn crash_then_resume(&mut self, tag: &str, crash_envs: &[Vec<(&'static str, String)>], resume_seqs: &[Option<u64>]) {
+        assert_eq!(crash_envs.len(), resume_seqs.len(), "one resume point per restart");
+        let ck = self.dir.join(format!("{tag}.ckpt"));
+        let out = self.dir.join(format!("{tag}.stdout"));
+        let _ = std::fs::remove_dir_all(&ck);
+        let _ = std::fs::remove_file(&out);
+        let every = ("DAO_EVERY", self.case.every.to_string());
+        let n = crash_envs.len() + 1;
+        for run in 1..=n {
+            let stats = self.dir.join(format!("{tag}.run{run}.stats"));
+            let _ = std::fs::remove_file(&stats);
+            let mut env = vec![every.clone(), ("DAO_STATS", stats.display().to_string())];
+            if run < n {
+                env.extend(crash_envs[run - 1].iter().cloned());
+            }
+            let spec = self.spec(tag, run, &ck, &out, &env);
+            let r = match process::run(&spec, self.limit) {
+                Err(e) => return self.fail(tag, e),
+                Ok(r) => r,
+            };
+            if run < n && !r.killed_by(SIGKILL) {
+                let extra = &crash_envs[run - 1];
+                return self.fail(tag, format!("run {run} with {extra:?} should die by SIGKILL but {}", r.describe()));
+            }
+            if run == n && !r.status.success() {
+                return self.fail(tag, format!("the final restart (run {run}) failed: {}", r.describe()));
+            }
+            if run > 1 {
+                let expect = resume_seqs[run - 2];
+                let restarts = restart_seqs(&stats);
+                match expect {
+                    Some(seq) => {
+                        if !r.stderr.contains("dao: resuming") {
+                            return self.fail(tag, format!("run {run} did not print `dao: resuming` (did it start over?): {}", r.describe()));
+                        }
+                        if restarts != [seq] {
+                            return self.fail(tag, format!("run {run} should resume from checkpoint {seq}; DAO_STATS restart events: {restarts:?} ({})", stats.display()));
+                        }
+                    }
+                    None => {
+                        if !restarts.is_empty() || r.stderr.contains("dao: resuming") {
+                            return self.fail(tag, format!("run {run} should start from the beginning but resumed ({restarts:?}): {}", r.describe()));
+                        }
+                    }
+                }
+                if run == n {
+                    let written = count_events(&stats, "checkpoint") as u64;
+                    let want = self.n_ckpt - expect.unwrap_or(0);
+                    if written != want {
+                        return self.fail(
+                            tag,
+                            format!("the final run wrote {written} checkpoints; resuming after checkpoint {} of {} it should write {want} ({})", expect.unwrap_or(0), self.n_ckpt, stats.display()),
+                        );
+                    }
+                }
+            }
+        }
+        if let Err(e) = compare_outputs(&self.reference, &out) {
+            self.fail(tag, e)
+        }
+    }
+
+    /// (c): kill from outside at a random time after the first checkpoint,
+    /// `RANDOM_KILLS` times with delays drawn from one seeded RNG.
+    fn random_kills(&mut self) {
+        let seed = rng::seed(&format!("{}-{}", self.case.name, self.opt.name()));
+        eprintln!("[{} {}] random kill: seed {seed} (replay with DAO_TEST_SEED={seed})", self.case.name, self.opt.name());
+        let mut rng = Rng::new(seed);
+        for trial in 1..=RANDOM_KILLS {
+            self.random_kill(seed, trial, &mut rng);
+        }
+    }
+
+    fn random_kill(&mut self, seed: u64, trial: usize, rng: &mut Rng) {
+        // Frequent checkpoints: four times as often as the other scenarios.
+        let every = (self.case.every / 4).max(1);
+        let mut budget = self.inst_elapsed.as_secs_f64() * 0.6;
+        for attempt in 1..=4 {
+            let tag = format!("random{trial}.{attempt}");
+            let ck = self.dir.join(format!("{tag}.ckpt"));
+            let out = self.dir.join(format!("{tag}.stdout"));
+            let _ = std::fs::remove_dir_all(&ck);
+            let _ = std::fs::remove_file(&out);
+            let env = [("DAO_EVERY", every.to_string())];
+            let spec = self.spec(&tag, 1, &ck, &out, &env);
+            let (mut child, start) = process::spawn(&spec);
+            // Wait for the first committed checkpoint file.
+            let mut exited = None;
+            while exited.is_none() && !has_checkpoint(&ck) {
+                if start.elapsed() > self.limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return self.fail("random-kill", "no checkpoint file appeared before the time limit");
+                }
+                exited = child.try_wait().ok().flatten();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if let Some(st) = exited {
+                return self.fail("random-kill", format!("the program ended ({st}) before writing a checkpoint file"));
+            }
+            let delay = Duration::from_secs_f64(rng.unit() * budget);
+            let t0 = Instant::now();
+            while t0.elapsed() < delay && exited.is_none() {
+                exited = child.try_wait().ok().flatten();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if exited.is_none() {
+                let _ = child.kill(); // SIGKILL
+            }
+            let r = match process::wait(child, start, &spec, self.limit) {
+                Ok(r) => r,
+                Err(e) => return self.fail("random-kill", e),
+            };
+            if !r.killed_by(SIGKILL) {
+                if r.status.success() {
+                    // Finished before the kill: try again, sooner.
+                    eprintln!("[{} {}] random kill: finished before the kill at +{delay:?}; retrying", self.case.name, self.opt.name());
+                    budget /= 2.0;
+                    continue;
+                }
+                return self.fail("random-kill", format!("seed {seed}: the run failed before the kill: {}", r.describe()));
+            }
+            let spec = self.spec(&tag, 2, &ck, &out, &env);
+            match process::run(&spec, self.limit) {
+                Err(e) => self.fail("random-kill", format!("seed {seed}: {e}")),
+                Ok(r) if !r.status.success() => self.fail("random-kill", format!("seed {seed}: the restart failed: {}", r.describe())),
+                Ok(r) if !r.stderr.contains("dao: resuming") => self.fail(
+                    "random-kill",
+                    format!("seed {seed}: a checkpoint file existed but the restart did not print `dao: resuming`: {}", r.describe()),
+                ),
+                Ok(_) => {
+                    if let Err(e) = compare_outputs(&self.reference, &out) {
+                        self.fail("random-kill", format!("seed {seed} trial {trial}, killed {delay:?} after the first checkpoint: {e}"))
+                    }
+                }
+            }
+            return;
+        }
+        self.fail("random-kill", format!("seed {seed}: the program always finished before the kill"));
+    }
+}
+
+fn has_checkpoint(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok()).any(|e| {
+                let n = e.file_name();
+                let n = n.to_string_lossy();
+                n.starts_with("ckpt.") && n.ends_with(".dao")
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// The `seq` of every `"event":"restart"` line of a DAO_STATS file.
+fn restart_seqs(stats: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(stats).unwrap_or_default();
+    text.lines()
+        .filter(|l| l.contains("\"event\":\"restart\""))
+        .filter_map(|l| {
+            let rest = &l[l.find("\"seq\":")? + 6..];
+            let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            rest[..end].parse().ok()
+        })
+        .collect()
+}
+
+fn count_events(stats: &Path, event: &str) -> usize {
+    let needle = format!("\"event\":\"{event}\"");
+    std::fs::read_to_string(stats).map(|s| s.lines().filter(|l| l.contains(&needle)).count()).unwrap_or(0)
+}
+
+/// Build `case` at `opt` and run every scenario. Panics listing all failures.
+pub fn check(case: &Case, opt: Opt) {
+    let dir = fresh_dir(&format!("{}-{}", case.name, opt.name()));
+    let src = case.lang.source(case.name);
+    let clean = build(case.lang, &src, opt, Variant::Clean, &dir).unwrap_or_else(|e| panic!("clean build: {e}"));
+    let inst = build(case.lang, &src, opt, Variant::Instrumented, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+
+    // The reference.
+    let reference = dir.join("clean.stdout");
+    let spec = RunSpec {
+        exe: &clean,
+        args: case.args,
+        env: vec![],
+        stdout_append: reference.clone(),
+        stderr: dir.join("clean.stderr"),
+    };
+    let r = process::run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("clean run: {e}"));
+    assert!(r.status.success(), "clean run of {} failed: {}", case.name, r.describe());
+    let limit = Duration::from_secs(60).max(r.elapsed * 40);
+
+    // Uninterrupted instrumented run.
+    let ck = dir.join("uninterrupted.ckpt");
+    let out = dir.join("uninterrupted.stdout");
+    let stats = dir.join("uninterrupted.stats");
+    let spec = RunSpec {
+        exe: &inst,
+        args: case.args,
+        env: vec![
+            ("DAO_DIR", ck.display().to_string()),
+            ("DAO_EVERY", case.every.to_string()),
+            ("DAO_STATS", stats.display().to_string()),
+        ],
+        stdout_append: out.clone(),
+        stderr: dir.join("uninterrupted.stderr"),
+    };
+    let r: Finished = process::run(&spec, limit).unwrap_or_else(|e| panic!("instrumented run: {e}"));
+    assert!(r.status.success(), "instrumented uninterrupted run of {} failed: {}", case.name, r.describe());
+    assert!(!r.stderr.contains("dao: resuming"), "a run with a fresh DAO_DIR resumed: {}", r.describe());
+    if let Err(e) = compare_outputs(&reference, &out) {
+        panic!("[{} {}] instrumented uninterrupted run: {e}", case.name, opt.name());
+    }
+    let n_ckpt = count_events(&stats, "checkpoint") as u64;
+    let need = case.crash_after.iter().chain(case.crash_in).copied().max().unwrap_or(0).max(2);
+    assert!(
+        n_ckpt >= need,
+        "[{} {}] the uninterrupted run wrote {n_ckpt} checkpoints (DAO_STATS {}), the table needs at least {need}: \
+         lower DAO_EVERY or the crash points",
+        case.name,
+        opt.name(),
+        stats.display()
+    );
+
+    let mut cx = Ctx { case, opt, dir, inst, reference, limit, inst_elapsed: r.elapsed, n_ckpt, failures: vec![] };
+    for &k in case.crash_after {
+        cx.crash_then_resume(&format!("crash-after-{k}"), &[vec![("DAO_CRASH_AFTER", k.to_string())]], &[Some(k)]);
+    }
+    for &k in case.crash_in {
+        // Dies while writing checkpoint k: the restart falls back to k-1.
+        let from = if k >= 2 { Some(k - 1) } else { None };
+        cx.crash_then_resume(&format!("crash-in-{k}"), &[vec![("DAO_CRASH_IN", k.to_string())]], &[from]);
+    }
+    cx.random_kills();
+    // DAO_CRASH_AFTER counts the checkpoints of one process: the second run
+    // resumes from 1 and dies after writing 2.
+    cx.crash_then_resume(
+        "crash-twice",
+        &[vec![("DAO_CRASH_AFTER", "1".into())], vec![("DAO_CRASH_AFTER", "1".into())]],
+        &[Some(1), Some(2)],
+    );
+    if !cx.failures.is_empty() {
+        panic!("{} failure(s) ({} checkpoints in the uninterrupted run):\n{}", cx.failures.len(), n_ckpt, cx.failures.join("\n"));
+    }
+}

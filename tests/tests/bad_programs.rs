@@ -1,0 +1,69 @@
+//! Programs the pass must REJECT at compile time (test-programs/bad/*.c), at
+//! -O0 and -O2: `dao cc -c` must fail, and its diagnostic must name the file
+//! and one of the lines marked `/* dao-expect-error */`, and mention dao.
+//! Every .c file in that directory is checked (adding one adds a test case).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dao_tests::build::dao_env;
+use dao_tests::paths::{fresh_dir, tools};
+
+fn bad_sources() -> Vec<PathBuf> {
+    let dir = tools().repo.join("test-programs/bad");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn expected_lines(src: &Path) -> Vec<usize> {
+    std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("/* dao-expect-error */"))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+fn check_rejected(opt: &str) {
+    let out = fresh_dir(&format!("bad-{opt}"));
+    let sources = bad_sources();
+    assert!(sources.len() >= 3, "expected at least 3 programs in test-programs/bad");
+    let mut failures = vec![];
+    for src in &sources {
+        let name = src.file_name().unwrap().to_string_lossy().into_owned();
+        let lines = expected_lines(src);
+        assert!(!lines.is_empty(), "{name}: no line is marked /* dao-expect-error */");
+        let mut cmd = Command::new(&tools().dao);
+        cmd.args(["cc", opt, "-c"]).arg(src).arg("-o").arg(out.join(format!("{name}.o")));
+        dao_env(&mut cmd);
+        let r = cmd.output().expect("run dao cc");
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        if r.status.success() {
+            failures.push(format!("{name} {opt}: compiled successfully but must be rejected; stderr:\n{stderr}"));
+            continue;
+        }
+        let names_line = lines.iter().any(|l| stderr.contains(&format!("{name}:{l}")));
+        if !names_line || !stderr.contains("dao") {
+            failures.push(format!(
+                "{name} {opt}: rejected, but the diagnostic should name {name}:LINE for LINE in {lines:?} and mention dao; stderr:\n{stderr}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn rejected_at_o0() {
+    check_rejected("-O0");
+}
+
+#[test]
+fn rejected_at_o2() {
+    check_rejected("-O2");
+}

@@ -1,0 +1,294 @@
+//! Tests of the `dao` command itself (target/release/dao): compiler
+//! wrapping, resource lookup errors, `dao run` restarts and exit statuses,
+//! `dao inspect` on bad input. Every error must be one clear line on stderr
+//! and a non-zero exit status.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use dao_tests::build::dao_env;
+use dao_tests::paths::{fresh_dir, tools};
+
+fn dao(args: &[&str]) -> Command {
+    let mut c = Command::new(&tools().dao);
+    c.args(args);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("DAO_") {
+            c.env_remove(k);
+        }
+    }
+    dao_env(&mut c);
+    c
+}
+
+fn out(mut c: Command) -> Output {
+    c.output().unwrap_or_else(|e| panic!("cannot run {c:?}: {e}"))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn version() {
+    let o = out(dao(&["--version"]));
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("dao "), "{o:?}");
+}
+
+#[test]
+fn cc_version_query_goes_to_clang() {
+    let o = out(dao(&["cc", "--version"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("clang version 19"), "{o:?}");
+}
+
+#[test]
+fn cc_passes_compiler_exit_status() {
+    let d = fresh_dir("cli-cc-status");
+    let src = write(&d, "broken.c", "int main(void) { return syntax error; }\n");
+    let mut c = dao(&["cc", "-c"]);
+    c.arg(&src).arg("-o").arg(d.join("broken.o"));
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(1), "clang's own status: {}", stderr(&o));
+    assert!(stderr(&o).contains("broken.c:1"), "{}", stderr(&o));
+}
+
+#[test]
+fn cc_no_pass_defines_dao_disable_and_links_without_runtime() {
+    let d = fresh_dir("cli-no-pass");
+    let src = write(
+        &d,
+        "np.c",
+        "#include \"dao.h\"\n#include <stdio.h>\n#ifndef DAO_DISABLE\n#error DAO_DISABLE not defined\n#endif\n\
+         int main(void) { dao_potential_checkpoint(); puts(\"clean\"); return 0; }\n",
+    );
+    let exe = d.join("np");
+    let mut c = dao(&["cc", "--dao-no-pass", "-O2"]);
+    c.arg(&src).arg("-o").arg(&exe).env("DAO_VERBOSE", "1");
+    let o = out(c);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cmdline = stderr(&o);
+    assert!(!cmdline.contains("pass-plugin") && !cmdline.contains("libdao_rt"), "{cmdline}");
+    let r = Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "clean\n");
+}
+
+/// The compiler command line DAO_VERBOSE=1 prints (`dao: clang-19 ...`).
+fn command_line(o: &Output) -> String {
+    let e = stderr(o);
+    e.lines()
+        .find(|l| l.starts_with("dao: clang-19 ") || l.starts_with("dao: flang-new-19 "))
+        .unwrap_or_else(|| panic!("no command line in DAO_VERBOSE output: {e}"))
+        .to_string()
+}
+
+#[test]
+fn cc_adds_plugin_runtime_and_line_tables() {
+    let d = fresh_dir("cli-cmdline");
+    let src = write(&d, "m.c", "#include \"dao.h\"\nint main(void) { dao_potential_checkpoint(); return 0; }\n");
+    // Compile only: plugin, includes, line tables; no link arguments.
+    let mut c = dao(&["cc", "-O2", "-c"]);
+    c.arg(&src).arg("-o").arg(d.join("m.o")).env("DAO_VERBOSE", "1");
+    let o = out(c);
+    let e = command_line(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("-fpass-plugin=") && e.contains("libdao.so"), "{e}");
+    assert!(e.contains("-gline-tables-only"), "{e}");
+    assert!(!e.contains("-no-pie") && !e.contains("libdao_rt.a"), "compile-only must not link: {e}");
+    // Link: -no-pie and the runtime.
+    let mut c = dao(&["cc", "-g"]);
+    c.arg(d.join("m.o")).arg("-o").arg(d.join("m")).env("DAO_VERBOSE", "1");
+    let o = out(c);
+    let e = command_line(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("-no-pie") && e.contains("libdao_rt.a") && e.contains("-lpthread"), "{e}");
+    assert!(!e.contains("-gline-tables-only"), "user gave -g: {e}");
+}
+
+#[test]
+fn cc_rdao_prints_remarks_only_when_asked() {
+    let d = fresh_dir("cli-remarks");
+    let src = tools().repo.join("test-programs/c/deep_chain.c");
+    let mut c = dao(&["cc", "-O2", "-c", "-Rdao"]);
+    c.arg(&src).arg("-o").arg(d.join("a.o"));
+    let with = out(c);
+    assert!(with.status.success(), "{}", stderr(&with));
+    assert!(
+        stderr(&with).contains("deep_chain.c:") && stderr(&with).contains("dao"),
+        "-Rdao must make the pass print remarks naming deep_chain.c:LINE; got:\n{}",
+        stderr(&with)
+    );
+    let mut c = dao(&["cc", "-O2", "-c"]);
+    c.arg(&src).arg("-o").arg(d.join("b.o"));
+    let without = out(c);
+    assert!(without.status.success());
+    assert!(stderr(&without).is_empty(), "no remarks without -Rdao; got:\n{}", stderr(&without));
+}
+
+#[test]
+fn fc_builds_module_once_into_cache() {
+    let d = fresh_dir("cli-fc");
+    let cache = d.join("cache");
+    let src = write(&d, "p.f90", "program p\n  use dao\n  call dao_potential_checkpoint()\n  print *, 'ok'\nend program p\n");
+    for round in 0..2 {
+        let mut c = dao(&["fc", "-O2"]);
+        c.arg(&src).arg("-o").arg(d.join("p")).env("DAO_CACHE_DIR", &cache).current_dir(&d);
+        let o = out(c);
+        assert!(o.status.success(), "round {round}: {}", stderr(&o));
+        let entries: Vec<_> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let fmods: Vec<_> = entries.iter().filter(|n| n.to_string_lossy().starts_with("fmod-")).collect();
+        assert_eq!(fmods.len(), 1, "one cached module build: {entries:?}");
+    }
+    let r = Command::new(d.join("p")).output().unwrap();
+    assert!(r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("ok"));
+}
+
+#[test]
+fn shared_library_is_refused() {
+    let o = out(dao(&["cc", "-shared", "x.o", "-o", "libx.so"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-shared"), "{}", stderr(&o));
+}
+
+#[test]
+fn dao_home_incomplete_is_an_error() {
+    let d = fresh_dir("cli-daohome");
+    let mut c = dao(&["cc", "-c", "x.c"]);
+    c.env("DAO_HOME", &d);
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("DAO_HOME") && e.contains(&d.display().to_string()), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+}
+
+#[test]
+fn missing_plugin_says_cargo_build() {
+    // A copy of dao in a directory without libdao.so next to it.
+    let d = fresh_dir("cli-noplugin/target/release");
+    let exe = d.join("dao");
+    std::fs::copy(&tools().dao, &exe).unwrap();
+    let mut c = Command::new(&exe);
+    c.args(["cc", "-c", "x.c"]).env_remove("DAO_HOME");
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("libdao.so") && e.contains("cargo build --release"), "{e}");
+}
+
+#[test]
+fn run_restarts_after_sigkill_and_passes_final_status() {
+    let d = fresh_dir("cli-run");
+    // Killed by SIGKILL on its first two runs, then exits with status 3.
+    let script = write(
+        &d,
+        "flaky.sh",
+        "n=$(cat \"$1\" 2>/dev/null || echo 0); echo $((n+1)) > \"$1\"; \
+         [ \"$DAO_DIR\" = \"$2\" ] || exit 9; [ $n -lt 2 ] && kill -9 $$; exit 3\n",
+    );
+    let counter = d.join("count");
+    let ck = d.join("ckpt");
+    let mut c = dao(&["run", "--retries", "5", "--dir"]);
+    c.arg(&ck).arg("--").arg("sh").arg(&script).arg(&counter).arg(&ck);
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().filter(|l| l.contains("restarting")).count(), 2, "{e}");
+    assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "3");
+}
+
+#[test]
+fn run_gives_up_after_retries() {
+    let d = fresh_dir("cli-run-giveup");
+    let mut c = dao(&["run", "--retries", "1", "--dir"]);
+    c.arg(d.join("ck")).args(["--", "sh", "-c", "kill -9 $$"]);
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(137), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().filter(|l| l.contains("restarting")).count(), 1, "{e}");
+    assert!(e.contains("giving up"), "{e}");
+}
+
+#[test]
+fn run_does_not_restart_an_ordinary_failure() {
+    let d = fresh_dir("cli-run-fail");
+    let mut c = dao(&["run", "--dir"]);
+    c.arg(d.join("ck")).args(["--", "sh", "-c", "exit 5"]);
+    let o = out(c);
+    assert_eq!(o.status.code(), Some(5));
+    assert!(!stderr(&o).contains("restarting"), "{}", stderr(&o));
+}
+
+#[test]
+fn run_missing_program_is_a_clear_error() {
+    let o = out(dao(&["run", "--", "/nonexistent/prog"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/prog"), "{}", stderr(&o));
+}
+
+#[test]
+fn inspect_garbage_file_is_a_clear_error() {
+    let d = fresh_dir("cli-inspect-garbage");
+    let f = write(&d, "ckpt.000001.dao", "this is not a checkpoint, just some text that is long enough\n");
+    let o = out(dao(&["inspect", f.to_str().unwrap()]));
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("ckpt.000001.dao"), "the message names the file: {e}");
+    assert!(!e.contains("not implemented") && !e.contains("panicked"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+}
+
+#[test]
+fn inspect_missing_path_is_a_clear_error() {
+    let o = out(dao(&["inspect", "/nonexistent/ckpt"]));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("/nonexistent/ckpt"), "{e}");
+}
+
+#[test]
+fn inspect_directory_with_a_torn_file_reports_it() {
+    let d = fresh_dir("cli-inspect-dir");
+    write(&d, "ckpt.000007.dao", "garbage");
+    let o = out(dao(&["inspect", d.to_str().unwrap()]));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "a directory listing succeeds even with bad files: {}", stderr(&o));
+    assert!(s.contains("ckpt.000007.dao") && s.contains("invalid"), "{s}");
+}
+
+/// `dao run` end to end: an instrumented program that the runtime kills
+/// after every 3rd checkpoint of each process (DAO_CRASH_AFTER=3) is
+/// restarted by `dao run` until it completes; the appended output equals the
+/// clean run's and there is one "restarting" line per kill.
+#[test]
+fn run_resumes_an_instrumented_program_until_done() {
+    use dao_tests::build::{build, Lang, Opt, Variant};
+    let d = fresh_dir("cli-run-e2e");
+    let src = tools().repo.join("test-programs/c/grid3d.c");
+    let clean = build(Lang::C, &src, Opt::O2, Variant::Clean, &d).unwrap_or_else(|e| panic!("{e}"));
+    let inst = build(Lang::C, &src, Opt::O2, Variant::Instrumented, &d).unwrap_or_else(|e| panic!("{e}"));
+    let expected = Command::new(&clean).arg("80").output().unwrap();
+    assert!(expected.status.success());
+    // 720 candidates / DAO_EVERY=60: 12 checkpoints, a kill after every 3rd.
+    let outfile = d.join("out.txt");
+    let f = std::fs::OpenOptions::new().create(true).append(true).open(&outfile).unwrap();
+    let mut c = dao(&["run", "--retries", "10", "--dir"]);
+    c.arg(d.join("ckpt")).arg("--").arg(&inst).arg("80");
+    c.env("DAO_EVERY", "60").env("DAO_CRASH_AFTER", "3").stdout(f);
+    let o = out(c);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let restarts = e.lines().filter(|l| l.starts_with("dao run:") && l.contains("restarting")).count();
+    let resumes = e.lines().filter(|l| l.starts_with("dao: resuming")).count();
+    assert_eq!(restarts, 4, "12 checkpoints, killed after checkpoints 3, 6, 9, 12: {e}");
+    assert_eq!(resumes, 4, "{e}");
+    assert_eq!(std::fs::read(&outfile).unwrap(), expected.stdout, "output after 4 kills differs from the clean run");
+}
