@@ -28,7 +28,7 @@ RT = [str(TARGET / "libdao_rt.a"), "-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"
 
 C_PROGRAMS = ["call_result", "deep_chain", "early_exit", "fp_accum", "globals_statics", "grid3d", "hash_table",
               "linked_list", "nbody", "realloc_buffer", "recursion", "ssa_accumulators", "stack_arrays",
-              "struct_chain", "two_loops", "checkpoint_now"]
+              "struct_chain", "two_loops"]
 NPB = [("cg", "W"), ("cg", "A"), ("mg", "W"), ("mg", "A"), ("ft", "W"), ("ft", "A")]
 
 
@@ -137,7 +137,8 @@ def main():
     for label, clean, instr, env in progs:
         print(f"[bench] {label}", file=sys.stderr)
         t = {"clean": [], "instr": [], "instr_policy": []}
-        pol = dict(env, DAO_DIR=str(OUT / "never"), DAO_INTERVAL="1000000")
+        never = OUT / "never" / label.split()[0]
+        pol = dict(env, DAO_DIR=str(never), DAO_INTERVAL="1000000")
         for _ in range(a.reps):
             t["clean"].append(run_time(clean, env))
             t["instr"].append(run_time(instr, env))

@@ -166,11 +166,18 @@ impl CheckpointDir {
 
     /// The newest valid checkpoint of an unfinished run, with the newer
     /// invalid ones it passed over. Scanning stops at the first checkpoint
-    /// of a finished run (it and everything older are stale).
+    /// of a finished run, and at any checkpoint at or below the sequence
+    /// number the `finished` marker covers (it and everything older are
+    /// stale: a run that started fresh past them and finished, even
+    /// without writing a checkpoint, must not bring them back).
     pub fn latest_valid(&self) -> Result<Latest, DirError> {
         let finished = self.finished_run();
+        let covered = self.finished_through();
         let mut out = Latest::default();
-        for (_, p) in self.list()?.into_iter().rev() {
+        for (seq, p) in self.list()?.into_iter().rev() {
+            if covered.is_some_and(|c| seq <= c) {
+                break;
+            }
             let name = p.display().to_string();
             let bytes = match fs::read(&p) {
                 Ok(b) => b,
@@ -191,13 +198,18 @@ impl CheckpointDir {
         Ok(out)
     }
 
-    /// Atomically records `run_id` as finished.
+    /// Atomically records `run_id` as finished, together with the highest
+    /// sequence number now in the directory (or already covered): every
+    /// checkpoint up to it is stale from now on.
     pub fn mark_finished(&self, run_id: u64) -> Result<(), DirError> {
         let tmp = self.path.join(format!(".{FINISHED}.tmp"));
         let dst = self.path.join(FINISHED);
+        let highest = self.list().ok().and_then(|l| l.last().map(|(s, _)| *s)).unwrap_or(0);
+        let through = highest.max(self.finished_through().unwrap_or(0));
         let r = (|| {
             let mut f = File::create(&tmp)?;
             writeln!(f, "run {run_id:016x}")?;
+            writeln!(f, "through {through}")?;
             f.sync_all()?;
             fs::rename(&tmp, &dst)?;
             fsync_dir(&self.path)
@@ -211,7 +223,14 @@ impl CheckpointDir {
     /// Run id recorded by the `finished` marker, if any.
     pub fn finished_run(&self) -> Option<u64> {
         let s = fs::read_to_string(self.path.join(FINISHED)).ok()?;
-        u64::from_str_radix(s.trim().strip_prefix("run ")?, 16).ok()
+        let line = s.lines().find_map(|l| l.strip_prefix("run "))?;
+        u64::from_str_radix(line.trim(), 16).ok()
+    }
+
+    /// Highest sequence number the `finished` marker covers, if recorded.
+    pub fn finished_through(&self) -> Option<u64> {
+        let s = fs::read_to_string(self.path.join(FINISHED)).ok()?;
+        s.lines().find_map(|l| l.strip_prefix("through ")).and_then(|v| v.trim().parse().ok())
     }
 }
 

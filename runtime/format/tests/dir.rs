@@ -101,3 +101,24 @@ fn unwritable_directory_is_an_open_error() {
     assert!(matches!(e, DirError::Open { .. }));
     std::fs::remove_dir_all(&p).unwrap();
 }
+
+/// A run that starts fresh past stale checkpoints and finishes without
+/// writing one must not make the stale ones resumable again (the marker
+/// covers every sequence number present when a run finishes).
+#[test]
+fn a_finished_run_without_checkpoints_keeps_older_ones_stale() {
+    let t = tmpdir("finished-empty-run");
+    let d = CheckpointDir::open(&t).unwrap();
+    commit(&d, 7, 1);
+    commit(&d, 7, 2);
+    d.mark_finished(7).unwrap();
+    assert!(d.latest_valid().unwrap().found.is_none());
+    // run 8 starts fresh, writes nothing, finishes
+    d.mark_finished(8).unwrap();
+    assert_eq!(d.finished_run(), Some(8));
+    assert!(d.latest_valid().unwrap().found.is_none(), "stale checkpoints of run 7 came back");
+    // run 9 writes checkpoint 3 and is killed: it must be found
+    commit(&d, 9, 3);
+    let l = d.latest_valid().unwrap();
+    assert!(l.found.as_ref().is_some_and(|(p, _)| p.ends_with("ckpt.000003.dao")));
+}
