@@ -22,7 +22,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 1
+#define DAO_ABI_VERSION 2
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -110,15 +110,53 @@ typedef struct dao_frame {
 /* From a global constructor of every instrumented module. */
 void dao_register_module(const dao_module_desc *m);
 
-/* At entry of every instrumented function, after frame->func/allocas/slots
- * are set. Pushes the frame on the calling thread's chain. Returns 0 normally;
+/* ---- the hot path, emitted inline by the pass ----
+ *
+ * Function entry (push) and every return (pop) touch only the calling
+ * thread's chain top and one flag:
+ *
+ *     frame.parent = dao_tls_top; dao_tls_top = &frame;
+ *     if (atomic_load_relaxed(&dao_restart_pending))
+ *         if ((site = dao_frame_restore(&frame)) != 0) goto restore[site];
+ *     ...
+ *     dao_tls_top = frame.parent; return;
+ *
+ * `dao_tls_top` is defined by every instrumented module (linkonce_odr,
+ * hidden, initial-exec TLS; the linker keeps one); the runtime never needs
+ * it: dao_candidate and dao_frame_restore get the frame explicitly.
+ *
+ * A marker (dao_potential_checkpoint) becomes a countdown:
+ *
+ *     if (--dao_poll <= 0) { frame.site = k; spill live values; dao_candidate(&frame); }
+ *
+ * The runtime arms dao_poll with the number of candidates until it wants
+ * to look again (INT64_MAX when checkpointing is off); see
+ * runtime/src/policy.rs. Forced markers (dao_checkpoint_now) always call
+ * dao_forced. */
+extern _Atomic unsigned char dao_restart_pending;
+extern _Atomic long long dao_poll;
+
+/* During a restart: if `frame` (already pushed) is the next frame of the
+ * recorded chain, copy its saved slots and stack objects in and return the
+ * 1-based site to resume at: for a call site, the call is executed again;
+ * for a marker or forced site, execution continues right after the runtime
+ * call. Returns 0 when not restarting. A frame that does not match the
+ * recorded chain is a fatal error ("restart diverged"). "Frame address"
+ * everywhere means the address of the dao_frame record. */
+uint32_t dao_frame_restore(dao_frame *frame);
+
+/* Out-of-line equivalent of the inline push + restore above (used by
+ * hand-written callers such as runtime/tests/abi/manual.c; the pass emits
+ * the inline form). At entry of an instrumented function, after
+ * frame->func/allocas/slots are set. Pushes the frame on the calling
+ * thread's chain (the runtime's own thread-local top). Returns 0 normally;
  * during a restart, when this frame is the next one on the recorded chain,
  * the runtime has copied the saved slot area and stack-object contents into
  * the frame and returns the 1-based site to resume at. A frame that does not
  * match the recorded chain during a restart is a fatal error. */
 uint32_t dao_frame_enter(dao_frame *frame);
 
-/* Before every return of an instrumented function: pops the frame. */
+/* Out-of-line pop, pairing with dao_frame_enter. */
 void dao_frame_leave(dao_frame *frame);
 
 /* At a marker: frame->site is set and the live slots are spilled. May write a

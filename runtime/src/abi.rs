@@ -6,7 +6,7 @@
 use std::os::raw::c_char;
 
 /// Must equal `DAO_ABI_VERSION` in dao_abi.h.
-pub const DAO_ABI_VERSION: u32 = 1;
+pub const DAO_ABI_VERSION: u32 = 2;
 
 pub const DAO_SITE_CALL: u32 = 1;
 pub const DAO_SITE_MARKER: u32 = 2;

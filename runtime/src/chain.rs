@@ -28,6 +28,17 @@ thread_local! {
 
 static RESTARTING: AtomicBool = AtomicBool::new(false);
 
+/// Read by the instrumented code at every function entry (one relaxed
+/// byte load): non-zero while a restart is rebuilding the chain, and only
+/// then does the entry call dao_frame_restore.
+#[no_mangle]
+pub static dao_restart_pending: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+fn set_restarting(on: bool) {
+    RESTARTING.store(on, Ordering::Release);
+    dao_restart_pending.store(on as u8, Ordering::Release);
+}
+
 struct Pending {
     frames: Vec<Frame<'static>>,
     next: usize,
@@ -55,7 +66,7 @@ pub fn begin_restart(frames: Vec<Frame<'static>>, file: String) {
         return;
     }
     *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Pending { frames, next: 0, file });
-    RESTARTING.store(true, Ordering::Release);
+    set_restarting(true);
 }
 
 /// Whether a restart has been armed and not yet completed.
@@ -88,6 +99,14 @@ pub unsafe fn leave(frame: *mut DaoFrame) {
     // SAFETY: per the contract above.
     let parent = unsafe { (*frame).parent };
     TOP.with(|t| t.set(parent));
+}
+
+/// dao_frame_restore: the frame was pushed by the instrumented code.
+pub fn restore(frame: *mut DaoFrame) -> u32 {
+    if !RESTARTING.load(Ordering::Acquire) {
+        return 0;
+    }
+    enter_restarting(frame)
 }
 
 #[cold]
@@ -146,7 +165,7 @@ fn enter_restarting(frame: *mut DaoFrame) -> u32 {
     fv.set_site(site);
     p.next += 1;
     if p.next == p.frames.len() {
-        RESTARTING.store(false, Ordering::Release);
+        set_restarting(false);
         *g = None;
         if crate::session::verbose() {
             diag::info("restart complete: resumed at the checkpointed position");

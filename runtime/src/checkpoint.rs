@@ -85,7 +85,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
     let t0 = Instant::now();
     stdio::flush_all();
     let rt = RuntimeState {
-        candidates: crate::policy::CANDIDATES.load(std::sync::atomic::Ordering::Relaxed),
+        candidates: crate::policy::candidates(),
         checkpoints: s.checkpoints + 1,
         stdout_offset: stdio::offset(1),
         stderr_offset: stdio::offset(2),

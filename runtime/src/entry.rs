@@ -60,6 +60,17 @@ pub unsafe extern "C" fn dao_frame_enter(frame: *mut DaoFrame) -> u32 {
     guard("dao_frame_enter", || unsafe { chain::enter(frame) })
 }
 
+/// The restart half of dao_frame_enter, for code that pushes the frame
+/// inline (what the pass emits): called only while dao_restart_pending is
+/// set. Returns the saved site to resume at, or 0.
+///
+/// # Safety
+/// `frame` must point to a live frame record, already linked to its parent.
+#[no_mangle]
+pub unsafe extern "C" fn dao_frame_restore(frame: *mut DaoFrame) -> u32 {
+    guard("dao_frame_restore", || chain::restore(frame))
+}
+
 /// # Safety
 /// `frame` must be the live frame record entered last on this thread.
 #[no_mangle]
@@ -72,6 +83,9 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     if !policy::ACTIVE.load(Relaxed) {
         return;
     }
+    // Counting re-arms the countdown, so it happens even when no checkpoint
+    // can be taken here. Forced checkpoints are not candidates.
+    let due = forced || policy::candidate_due();
     if !chain::is_main_thread() {
         diag::warn_once(
             "thread",
@@ -79,7 +93,7 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
         );
         return;
     }
-    if forced || policy::candidate_due() {
+    if due {
         checkpoint::take(frame);
     }
 }

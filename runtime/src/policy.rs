@@ -1,20 +1,43 @@
-//! When a candidate becomes a checkpoint: the fast path of dao_candidate.
+//! When a candidate becomes a checkpoint.
 //!
-//! Everything is in atomics read with Relaxed ordering: the decision is made
-//! on the thread reaching the candidate, and only the main thread takes
-//! checkpoints for now. With DAO_EVERY the cost is an increment and a
-//! modulo; with an interval, one vDSO clock read.
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+//! The hot path is in the instrumented code, not here: at every marker the
+//! pass emits `if (--dao_poll <= 0) dao_candidate(frame)` (a relaxed atomic
+//! load/store pair, one compare; the spills of live values sit on the taken
+//! branch). The runtime *arms* `dao_poll` with the number of candidates
+//! until it wants to look again:
+//! - checkpointing off (DAO_DIR unset or unusable): `i64::MAX`, never;
+//! - DAO_EVERY=n: exactly the candidates left until the next multiple of n;
+//! - an interval (DAO_INTERVAL, DAO_MTBF): a count calibrated from the last
+//!   period so that the clock is read about every `CHECK_PERIOD` (so a
+//!   checkpoint is at most that late), never more than 16x the last count.
+//!
+//! The number of candidates reached is exact at any moment:
+//! `COUNTED + (ARMED - dao_poll)`; it is saved in every checkpoint, so a
+//! restarted run with DAO_EVERY=n checkpoints at the same candidates as an
+//! uninterrupted one. Markers run on one thread (the main thread) for now;
+//! the counters are atomics only so that the accesses are well defined.
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use crate::config::Policy;
 
+/// The countdown the instrumented code decrements at every marker.
+#[no_mangle]
+pub static dao_poll: AtomicI64 = AtomicI64::new(i64::MAX);
+
 /// Checkpointing is enabled (DAO_DIR set and usable).
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// Candidates reached by the run (carried across restarts).
-pub static CANDIDATES: AtomicU64 = AtomicU64::new(0);
+/// Candidates counted up to the last arming.
+static COUNTED: AtomicU64 = AtomicU64::new(0);
+/// What dao_poll was last armed with.
+static ARMED: AtomicI64 = AtomicI64::new(i64::MAX);
 static EVERY: AtomicU64 = AtomicU64::new(0);
 static INTERVAL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 static NEXT_DUE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Interval policy: candidates per clock read, and when the clock was read.
+static BATCH: AtomicI64 = AtomicI64::new(1);
+static LAST_LOOK_NS: AtomicU64 = AtomicU64::new(0);
+/// How often an interval policy reads the clock (at most), in ns.
+const CHECK_PERIOD_NS: u64 = 1_000_000;
 
 /// Monotonic time in nanoseconds.
 pub fn now_ns() -> u64 {
@@ -35,18 +58,69 @@ pub fn install(p: Policy) {
     rearm();
 }
 
+/// Turns checkpointing on (after the session is set up) and arms the countdown.
+pub fn activate() {
+    ACTIVE.store(true, Relaxed);
+    LAST_LOOK_NS.store(now_ns(), Relaxed);
+    arm();
+}
+
+/// Candidates reached so far (exact).
+pub fn candidates() -> u64 {
+    let armed = ARMED.load(Relaxed);
+    if armed == i64::MAX {
+        return COUNTED.load(Relaxed);
+    }
+    COUNTED.load(Relaxed) + (armed - dao_poll.load(Relaxed)).max(0) as u64
+}
+
+/// Sets the count (at restart, from the checkpoint) and re-arms.
+pub fn set_candidates(n: u64) {
+    COUNTED.store(n, Relaxed);
+    arm();
+}
+
+fn set_poll(n: i64) {
+    ARMED.store(n, Relaxed);
+    dao_poll.store(n, Relaxed);
+}
+
+/// Arms dao_poll for the next look.
+fn arm() {
+    if !ACTIVE.load(Relaxed) {
+        set_poll(i64::MAX);
+        return;
+    }
+    let n = match EVERY.load(Relaxed) {
+        0 => BATCH.load(Relaxed),
+        e => (e - COUNTED.load(Relaxed) % e) as i64,
+    };
+    set_poll(n.max(1));
+}
+
 /// Starts a new interval (after a checkpoint, at start and at restart).
 pub fn rearm() {
     let i = INTERVAL_NS.load(Relaxed);
     NEXT_DUE_NS.store(now_ns().saturating_add(i), Relaxed);
 }
 
-/// Counts a candidate and says whether it is due.
-#[inline]
+/// Called from dao_candidate when dao_poll ran out: counts the candidates
+/// since the last arming, says whether a checkpoint is due, and re-arms.
 pub fn candidate_due() -> bool {
-    let n = CANDIDATES.fetch_add(1, Relaxed) + 1;
-    match EVERY.load(Relaxed) {
-        0 => now_ns() >= NEXT_DUE_NS.load(Relaxed),
+    let n = candidates();
+    COUNTED.store(n, Relaxed);
+    let due = match EVERY.load(Relaxed) {
+        0 => {
+            let now = now_ns();
+            let last = LAST_LOOK_NS.swap(now, Relaxed);
+            let elapsed = now.saturating_sub(last).max(1);
+            let b = BATCH.load(Relaxed);
+            let scaled = (b as u128 * CHECK_PERIOD_NS as u128 / elapsed as u128) as i64;
+            BATCH.store(scaled.clamp(1, b.saturating_mul(16).max(1)), Relaxed);
+            now >= NEXT_DUE_NS.load(Relaxed)
+        }
         e => n % e == 0,
-    }
+    };
+    arm();
+    due
 }

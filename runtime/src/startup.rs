@@ -53,7 +53,7 @@ pub fn start(cfg: Config) {
         s.next_seq = dir.max_seq() + 1;
     }
     s.dir = Some(dir);
-    policy::ACTIVE.store(true, std::sync::atomic::Ordering::Relaxed);
+    policy::activate();
     session::install(s);
 }
 
@@ -126,7 +126,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
 
-    policy::CANDIDATES.store(c.runtime.candidates, std::sync::atomic::Ordering::Relaxed);
+    policy::set_candidates(c.runtime.candidates);
     s.checkpoints = c.runtime.checkpoints;
     s.run_id = h.run_id;
     s.next_seq = h.seq + 1;

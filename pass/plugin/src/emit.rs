@@ -23,7 +23,7 @@ use crate::plan::{FuncPlan, ModulePlan, SiteKind};
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 struct Types {
     var: Type,
@@ -147,10 +147,14 @@ pub fn emit(m: Module, plan: &ModulePlan) {
     let funcs_arr_ty = m.array(t.func, nfun as u64);
     let funcs_g = if nfun == 0 { m.const_null() } else { m.add_global_decl(funcs_arr_ty, "dao.funcs") };
     let module_g = m.add_global_decl(t.module, "dao.module");
-    let enter = m.get_or_declare("dao_frame_enter", m.fn_ty(m.i32(), &[m.ptr()]));
-    let leave = m.get_or_declare("dao_frame_leave", m.fn_ty(m.void(), &[m.ptr()]));
-    let cand = m.get_or_declare("dao_candidate", m.fn_ty(m.void(), &[m.ptr()]));
-    let forced = m.get_or_declare("dao_forced", m.fn_ty(m.void(), &[m.ptr()]));
+    let rt = Runtime {
+        restore: m.get_or_declare("dao_frame_restore", m.fn_ty(m.i32(), &[m.ptr()])),
+        top: m.tls_pointer("dao_tls_top"),
+        pending: m.extern_global(m.i8(), "dao_restart_pending"),
+        poll: m.extern_global(m.i64(), "dao_poll"),
+        cand: m.get_or_declare("dao_candidate", m.fn_ty(m.void(), &[m.ptr()])),
+        forced: m.get_or_declare("dao_forced", m.fn_ty(m.void(), &[m.ptr()])),
+    };
 
     let mut func_descs = Vec::new();
     for (fi, fp) in plan.funcs.iter().enumerate() {
@@ -234,7 +238,7 @@ pub fn emit(m: Module, plan: &ModulePlan) {
                 m.const_i64(layout.total),
             ],
         ));
-        instrument_function(m, &t, fp, &layout, fdesc_ptr, enter, leave, cand, forced);
+        instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt);
     }
     if nfun > 0 {
         funcs_g.set_initializer(m.const_array(t.func, &func_descs));
@@ -287,8 +291,21 @@ pub fn emit(m: Module, plan: &ModulePlan) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, enter: Value, leave: Value, cand: Value, forced: Value) {
+/// What the instrumentation refers to in the runtime.
+struct Runtime {
+    /// `dao_frame_restore(frame) -> site`, called only during a restart.
+    restore: Value,
+    /// The calling thread's innermost frame (`dao_tls_top`).
+    top: Value,
+    /// Non-zero while a restart rebuilds the chain.
+    pending: Value,
+    /// The candidate countdown (runtime/src/policy.rs).
+    poll: Value,
+    cand: Value,
+    forced: Value,
+}
+
+fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime) {
     let f = fp.f;
     let b = m.builder();
     let entry = f.entry_block();
@@ -328,7 +345,6 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     // 2. frame setup and dao_frame_enter after the allocas
     let setup_at = entry.instructions().into_iter().find(|i| !i.is_alloca()).unwrap();
     b.before(setup_at);
-    b.store(m.const_null(), b.struct_gep(t.frame, frame, 0, ""));
     b.store(fdesc, b.struct_gep(t.frame, frame, 1, ""));
     b.store(m.const_i32(0), b.struct_gep(t.frame, frame, 2, ""));
     b.store(atab.unwrap_or(m.const_null()), b.struct_gep(t.frame, frame, 4, ""));
@@ -338,38 +354,71 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
             b.store(*a, b.byte_gep(atab, 8 * i as u64, ""));
         }
     }
-    let site_v = b.call(m.fn_ty(m.i32(), &[m.ptr()]), enter, &[frame], "dao.site");
+    // push: frame.parent = top; top = &frame (inline, thread-local)
+    let parent = b.load_aligned(m.ptr(), rt.top, "dao.parent", 8);
+    b.store(parent, b.struct_gep(t.frame, frame, 0, ""));
+    b.store_aligned(frame, rt.top, 8);
+    let pending = b.load_relaxed(m.i8(), rt.pending, "dao.pending", 1);
     let cont = Block::split_before(setup_at, "entry.cont");
     entry.terminator().unwrap().erase();
+    let restart = m.append_block(f, "dao.restart");
     let dispatch = m.append_block(f, "dao.dispatch");
     b.at_end(entry);
-    let is_restart = b.icmp_ne(site_v, m.const_i32(0), "dao.restarting");
-    let br = b.cond_br(is_restart, dispatch, cont);
+    let is_restart = b.icmp_ne(pending, m.const_int(m.i8(), 0), "dao.restarting");
+    let br = b.cond_br(is_restart, restart, cont);
     set_unlikely_first(m, br);
+    b.at_end(restart);
+    let site_v = b.call(m.fn_ty(m.i32(), &[m.ptr()]), rt.restore, &[frame], "dao.site");
+    let resumes = b.icmp_ne(site_v, m.const_i32(0), "dao.resumes");
+    b.cond_br(resumes, dispatch, cont);
 
     // 3. sites: label store, spills, the call or the runtime entry
     let site_ptr = |b: &Builder| b.struct_gep(t.frame, frame, 2, "");
     let mut targets = Vec::new();
     for (k, s) in fp.sites.iter().enumerate() {
-        b.before(s.inst);
-        b.store(m.const_i32(k as u32 + 1), site_ptr(&b));
-        for v in &s.slots {
-            let ix = layout.ix[v];
-            let align = m.abi_align(v.ty()).clamp(1, 16) as u32;
-            b.store_aligned(*v, b.byte_gep(slots, layout.offset[ix], ""), align);
-        }
+        let spill = |b: &Builder| {
+            b.store(m.const_i32(k as u32 + 1), site_ptr(b));
+            for v in &s.slots {
+                let ix = layout.ix[v];
+                let align = m.abi_align(v.ty()).clamp(1, 16) as u32;
+                b.store_aligned(*v, b.byte_gep(slots, layout.offset[ix], ""), align);
+            }
+        };
         let target = match s.kind {
-            SiteKind::Call => Block::split_before(s.inst, &format!("dao.site.{}", k + 1)),
-            SiteKind::Marker | SiteKind::Forced => {
-                let rt = if s.kind == SiteKind::Marker { cand } else { forced };
-                let c = b.call(ptr_fn, rt, &[frame], "");
-                if let Some(l) = s.inst.debug_loc() {
-                    let _ = l; // the runtime reports sites by descriptor
-                }
-                let _ = c;
+            SiteKind::Call => {
+                b.before(s.inst);
+                spill(&b);
+                Block::split_before(s.inst, &format!("dao.site.{}", k + 1))
+            }
+            SiteKind::Forced => {
+                b.before(s.inst);
+                spill(&b);
+                b.call(ptr_fn, rt.forced, &[frame], "");
                 let next = s.inst.next_instruction().expect("marker call is not a terminator");
                 s.inst.erase();
                 Block::split_before(next, &format!("dao.resume.{}", k + 1))
+            }
+            SiteKind::Marker => {
+                // if (--dao_poll <= 0) { label, spills, dao_candidate }
+                b.before(s.inst);
+                let p = b.load_relaxed(m.i64(), rt.poll, "dao.poll", 8);
+                let p1 = b.sub(p, m.const_i64(1), "dao.poll.next");
+                b.store_relaxed(p1, rt.poll, 8);
+                let due = b.icmp_sle(p1, m.const_i64(0), "dao.due");
+                let pre = s.inst.parent_block();
+                let next = s.inst.next_instruction().expect("marker call is not a terminator");
+                s.inst.erase();
+                let resume = Block::split_before(next, &format!("dao.resume.{}", k + 1));
+                pre.terminator().unwrap().erase();
+                let slow = m.append_block(f, &format!("dao.candidate.{}", k + 1));
+                b.at_end(pre);
+                let br = b.cond_br(due, slow, resume);
+                set_unlikely_first(m, br);
+                b.at_end(slow);
+                spill(&b);
+                b.call(ptr_fn, rt.cand, &[frame], "");
+                b.br(resume);
+                resume
             }
         };
         targets.push(target);
@@ -404,12 +453,13 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     for (ix, v) in layout.vals.iter().enumerate() {
         demote(m, &b, *v, demoted[ix]);
     }
-    // 6. pop the frame on every return
+    // 6. pop the frame on every return: top = frame.parent
     for blk in f.blocks() {
         if let Some(term) = blk.terminator() {
             if term.opcode() == Opcode::LLVMRet {
                 b.before(term);
-                b.call(ptr_fn, leave, &[frame], "");
+                let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame, frame, 0, ""), "dao.parent", 8);
+                b.store_aligned(parent, rt.top, 8);
             }
         }
     }

@@ -125,6 +125,9 @@ impl Module {
         Type(unsafe { LLVMFunctionType(ret.0, p.as_mut_ptr(), p.len() as u32, 0) })
     }
     // ---- constants ----
+    pub fn const_int(self, ty: Type, v: u64) -> Value {
+        Value(unsafe { LLVMConstInt(ty.0, v, 0) })
+    }
     pub fn const_i32(self, v: u32) -> Value {
         Value(unsafe { LLVMConstInt(self.i32().0, v as u64, 0) })
     }
@@ -167,6 +170,33 @@ impl Module {
             LLVMSetLinkage(g, LLVMLinkage::LLVMPrivateLinkage);
         }
         Value(g)
+    }
+    /// An external global variable declaration (defined by the runtime).
+    pub fn extern_global(self, ty: Type, name: &str) -> Value {
+        if let Some(g) = self.global(name) {
+            return g;
+        }
+        let c = cstr(name);
+        Value(unsafe { LLVMAddGlobal(self.0, ty.0, c.as_ptr()) })
+    }
+    /// A thread-local pointer, initially null, defined once per program
+    /// (linkonce_odr: every instrumented module carries a copy, the linker
+    /// keeps one), accessed with the initial-exec model.
+    pub fn tls_pointer(self, name: &str) -> Value {
+        if let Some(g) = self.global(name) {
+            return g;
+        }
+        let c = cstr(name);
+        unsafe {
+            let g = LLVMAddGlobal(self.0, self.ptr().0, c.as_ptr());
+            LLVMSetInitializer(g, self.const_null().0);
+            LLVMSetLinkage(g, LLVMLinkage::LLVMLinkOnceODRLinkage);
+            LLVMSetVisibility(g, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
+            LLVMSetThreadLocal(g, 1);
+            LLVMSetThreadLocalMode(g, llvm_sys::LLVMThreadLocalMode::LLVMInitialExecTLSModel);
+            LLVMSetAlignment(g, 8);
+            Value(g)
+        }
     }
     /// A private constant NUL-terminated string; returns a pointer to it.
     pub fn const_string(self, name: &str, s: &str) -> Value {
@@ -608,6 +638,25 @@ impl Builder {
         let c = cstr(name);
         let mut a: Vec<LLVMValueRef> = args.iter().map(|v| v.0).collect();
         Value(unsafe { LLVMBuildCall2(self.b, fty.0, f.0, a.as_mut_ptr(), a.len() as u32, c.as_ptr()) })
+    }
+    /// A relaxed ("monotonic") atomic load: the runtime's flags and counters.
+    pub fn load_relaxed(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
+        let l = self.load_aligned(ty, ptr, name, align);
+        unsafe { LLVMSetOrdering(l.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
+        l
+    }
+    pub fn store_relaxed(&self, val: Value, ptr: Value, align: u32) -> Value {
+        let s = self.store_aligned(val, ptr, align);
+        unsafe { LLVMSetOrdering(s.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
+        s
+    }
+    pub fn sub(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildSub(self.b, a.0, b.0, c.as_ptr()) })
+    }
+    pub fn icmp_sle(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLE, a.0, b.0, c.as_ptr()) })
     }
     pub fn br(&self, dest: Block) -> Value {
         Value(unsafe { LLVMBuildBr(self.b, dest.0) })
