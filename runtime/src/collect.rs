@@ -161,9 +161,20 @@ pub fn reachable(blocks: &[Block], roots: &[(usize, &[u8])]) -> Vec<bool> {
     for &(addr, b) in roots {
         scan(addr, b, blocks, &mut marked, &mut work);
     }
-    while let Some(i) = work.pop() {
+    // Every block found is scanned once, smallest first: pointer tables are
+    // small and numeric arrays large, so when every block has been found
+    // (all are then marked) the big arrays need not be scanned at all.
+    let mut found = work.len();
+    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
+        work.drain(..).map(|i| std::cmp::Reverse((blocks[i].size, i))).collect();
+    while let Some(std::cmp::Reverse((_, i))) = queue.pop() {
+        if found == blocks.len() {
+            break;
+        }
         let b = &blocks[i];
         scan(b.addr, memory(b.addr, b.size), blocks, &mut marked, &mut work);
+        found += work.len();
+        queue.extend(work.drain(..).map(|j| std::cmp::Reverse((blocks[j].size, j))));
     }
     marked
 }

@@ -37,7 +37,9 @@ pub struct Skipped {
 pub struct Latest {
     /// The newest valid checkpoint of an unfinished run: its path and bytes
     /// (already validated; decode them with [`crate::decode`]).
-    pub found: Option<(PathBuf, Vec<u8>)>,
+    /// The file and its bytes, mapped read-only (a restart of a large
+    /// checkpoint then costs no copy into fresh, zeroed pages).
+    pub found: Option<(PathBuf, Blob)>,
     /// Newer checkpoints that were invalid, newest first.
     pub skipped: Vec<Skipped>,
 }
@@ -179,7 +181,7 @@ impl CheckpointDir {
                 break;
             }
             let name = p.display().to_string();
-            let bytes = match fs::read(&p) {
+            let bytes = match Blob::open(&p) {
                 Ok(b) => b,
                 Err(source) => {
                     out.skipped.push(Skipped { error: FormatError::Io { file: name, source }, path: p });
@@ -240,4 +242,38 @@ fn file_run_id(p: &Path) -> Option<u64> {
     let mut b = [0u8; crate::wire::HEADER_LEN];
     File::open(p).ok()?.read_exact(&mut b).ok()?;
     crate::read::read_header(&b).ok().map(|h| h.run_id)
+}
+
+/// A checkpoint file's bytes: a read-only memory map (an empty file, which
+/// cannot be mapped, is an empty vector).
+#[derive(Debug)]
+pub enum Blob {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Blob {
+    #[allow(unsafe_code)]
+    pub fn open(p: &Path) -> std::io::Result<Blob> {
+        let f = File::open(p)?;
+        if f.metadata()?.len() == 0 {
+            return Ok(Blob::Owned(Vec::new()));
+        }
+        // SAFETY: the file is a committed checkpoint, never modified in
+        // place (commits write a new file and rename it); a concurrent
+        // truncation by another process would make reads fault, which the
+        // checksums cannot prevent, but nothing in dao truncates committed
+        // files.
+        Ok(Blob::Mapped(unsafe { memmap2::Mmap::map(&f)? }))
+    }
+}
+
+impl std::ops::Deref for Blob {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Blob::Mapped(m) => m,
+            Blob::Owned(v) => v,
+        }
+    }
 }

@@ -10,7 +10,7 @@
 //! The runtime writes checkpoints with [`Writer`] straight from program
 //! memory (byte fields are `Cow::Borrowed`); the driver (`dao inspect`) and the
 //! runtime read them with [`decode`] / [`read_file`].
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)] // one exception: the memory map in dir::Blob::open
 
 pub mod dir;
 pub mod error;
@@ -19,7 +19,7 @@ pub mod read;
 pub mod wire;
 pub mod write;
 
-pub use dir::{CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
+pub use dir::{Blob, CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
     Checkpoint, Frame, Global, Header, Heap, HeapBlock, RuntimeState, Slot, StackObject,
