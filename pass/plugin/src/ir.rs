@@ -17,7 +17,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 use llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMTypeKind};
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct Value(pub LLVMValueRef);
@@ -157,7 +157,7 @@ impl Module {
             LLVMSetInitializer(g, init.0);
             LLVMSetGlobalConstant(g, 1);
             LLVMSetLinkage(g, LLVMLinkage::LLVMPrivateLinkage);
-            LLVMSetUnnamedAddr(g, 1);
+            LLVMSetUnnamedAddress(g, llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
         }
         Value(g)
     }
@@ -302,18 +302,12 @@ impl Type {
         unsafe { LLVMGetParamTypes(self.0, v.as_mut_ptr()) };
         v.into_iter().map(Type).collect()
     }
-    pub fn is_vararg(self) -> bool {
-        unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
-    }
     pub fn int_width(self) -> Option<u32> {
         (self.kind() == LLVMTypeKind::LLVMIntegerTypeKind).then(|| unsafe { LLVMGetIntTypeWidth(self.0) })
     }
 }
 
 impl Value {
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
     pub fn name(self) -> String {
         let mut len = 0usize;
         let p = unsafe { LLVMGetValueName2(self.0, &mut len) };
@@ -336,9 +330,6 @@ impl Value {
     }
     pub fn is_global_var(self) -> bool {
         unsafe { !LLVMIsAGlobalVariable(self.0).is_null() }
-    }
-    pub fn is_global_alias(self) -> bool {
-        unsafe { !LLVMIsAGlobalAlias(self.0).is_null() }
     }
     pub fn is_constant(self) -> bool {
         unsafe { LLVMIsConstant(self.0) != 0 }
@@ -436,9 +427,6 @@ impl Value {
     pub fn is_declaration(self) -> bool {
         unsafe { LLVMIsDeclaration(self.0) != 0 }
     }
-    pub fn intrinsic_id(self) -> u32 {
-        unsafe { LLVMGetIntrinsicID(self.0) }
-    }
     pub fn function_type(self) -> Type {
         Type(unsafe { LLVMGlobalGetValueType(self.0) })
     }
@@ -498,14 +486,6 @@ impl Value {
     pub fn allocated_type(self) -> Type {
         Type(unsafe { LLVMGetAllocatedType(self.0) })
     }
-    pub fn load_store_type(self) -> Type {
-        // for loads the result type; for stores the value operand's type
-        if self.opcode() == LLVMOpcode::LLVMStore {
-            self.operand(0).ty()
-        } else {
-            self.ty()
-        }
-    }
     pub fn incoming_count(self) -> u32 {
         unsafe { LLVMCountIncoming(self.0) }
     }
@@ -525,13 +505,6 @@ impl Value {
         let p = unsafe { LLVMGetDebugLocFilename(self.0, &mut len) };
         let file = string_from(p, len as usize);
         Some(format!("{file}:{line}"))
-    }
-    /// A short printable form of the instruction (for diagnostics).
-    pub fn print(self) -> String {
-        let p = unsafe { LLVMPrintValueToString(self.0) };
-        let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-        unsafe { LLVMDisposeMessage(p) };
-        s.trim().to_string()
     }
 }
 
@@ -565,9 +538,6 @@ impl Block {
     /// The first instruction that is not a phi (where stores of phis go).
     pub fn first_non_phi(self) -> Option<Value> {
         self.instructions().into_iter().find(|i| !i.is_phi())
-    }
-    pub fn as_value(self) -> Value {
-        Value(unsafe { LLVMBasicBlockAsValue(self.0) })
     }
     /// Split before `inst` (which must be in this block); the new block
     /// starts at `inst`, the old one ends with a branch to it.

@@ -39,7 +39,6 @@ pub enum MarkerKind {
 
 /// Operand positions of `__kmpc_fork_call(ident, argc, microtask, args...)`.
 pub const FORK_MICROTASK_OPERAND: u32 = 2;
-pub const FORK_FIRST_SHARED_OPERAND: u32 = 3;
 
 pub const MARKER_POTENTIAL: &str = "dao_potential_checkpoint";
 pub const MARKER_FORCED: &str = "dao_checkpoint_now";
