@@ -28,8 +28,29 @@ pub fn print(m: Module, plan: &ModulePlan) {
             let vnames: Vec<String> = s.slots.iter().enumerate().map(|(i, v)| name_of(*v, format!("tmp{i}"))).collect();
             let abytes: u64 = s.allocas.iter().map(|a| fp.alloca_size[*a]).sum();
             let anames: Vec<String> = s.allocas.iter().map(|a| name_of(fp.allocas[*a], format!("local{a}"))).collect();
-            let gbytes: u64 = s.globals.iter().map(|g| plan.facts.global_size[*g]).sum();
-            let gnames: Vec<String> = s.globals.iter().map(|g| plan.facts.globals[*g].name()).collect();
+            // Declared globals are saved only if the program defines them
+            // in a module compiled with dao (never libc's stdout); escaped
+            // globals are added when the continuation reads unknown memory.
+            let mut gl: Vec<usize> = s.globals.clone();
+            if s.unknown_reads {
+                for (i, e) in plan.facts.global_escaped.iter().enumerate() {
+                    if *e && !gl.contains(&i) {
+                        gl.push(i);
+                    }
+                }
+            }
+            let gbytes: u64 = gl.iter().filter(|g| !plan.facts.global_declared[**g]).map(|g| plan.facts.global_size[*g]).sum();
+            let gnames: Vec<String> = gl
+                .iter()
+                .map(|g| {
+                    let n = plan.facts.globals[*g].name();
+                    if plan.facts.global_declared[*g] {
+                        format!("{n} (declared here: saved only if the program defines it)")
+                    } else {
+                        n
+                    }
+                })
+                .collect();
             eprintln!(
                 "remark: dao: {}: {what}: live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}], {} globals ({gbytes} B) [{}]{}",
                 s.loc.clone().unwrap_or_else(|| source.clone()),
@@ -37,9 +58,9 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 vnames.join(", "),
                 s.allocas.len(),
                 anames.join(", "),
-                s.globals.len(),
+                gl.len(),
                 gnames.join(", "),
-                if s.unknown_reads { "; reads unknown memory after this point: all escaped globals are kept, heap by reachability" } else { "" }
+                if s.unknown_reads { "; reads unknown memory after this point, so the escaped globals are included (plus those of other modules); heap blocks by reachability" } else { "" }
             );
         }
     }

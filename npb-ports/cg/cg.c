@@ -1,0 +1,442 @@
+/* cg.c -- NAS Parallel Benchmark CG (conjugate gradient), OpenMP C port for
+ * the dao checkpoint/restart test suite.
+ *
+ * Estimates the smallest eigenvalue of a large sparse symmetric positive
+ * definite matrix with inverse power iteration; each outer iteration solves
+ * A z = x approximately with CGITMAX unpreconditioned conjugate-gradient
+ * steps.  The matrix is a sum of NA scaled outer products of random sparse
+ * vectors, plus a shifted diagonal (NPB 3.x specification).
+ *
+ * Parallel reductions are computed as per-thread partial sums (static
+ * schedule) and added in thread order, so the printed results are bitwise
+ * reproducible for a fixed thread count.
+ *
+ * Eight candidate checkpoint markers (dao_potential_checkpoint) are placed at
+ * serial points; see README.md for the table.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+
+#include "dao.h"
+#include "npb_common.h"
+#include "cg_params.h"
+
+/* ---------------------------------------------------------------------- */
+/* Global problem data (statically sized, as in the classic NPB codes).    */
+
+static int    rowstr[NA + 1];
+static int    colidx[NZ_MAX];
+static double a[NZ_MAX];
+
+static int    nzloc[NA];             /* duplicate counters during assembly */
+static int    arow[NA];              /* nonzeros of each generating vector */
+static int    acol[NA][NONZER + 1];  /* their positions (0-based)          */
+static double aelt[NA][NONZER + 1];  /* their values                       */
+
+static double x[NA + 2], z[NA + 2], p[NA + 2], q[NA + 2], r[NA + 2];
+
+/* Random-number state shared by the matrix generator. */
+static double tran, amult;
+
+/* Per-thread partial sums, padded to a cache line each. */
+#define MAX_THREADS 256
+static double partial[MAX_THREADS][8];
+static int    team_size;
+
+static int    naa, nzz;
+
+/* ---------------------------------------------------------------------- */
+/* Matrix generation                                                      */
+
+/* Random sparse vector of length n with nz distinct nonzero positions.
+ * Positions (1-based, as the specification numbers them) go to pos[],
+ * values to val[]. */
+static void random_sparse_vector(int n, int nz, int pow2, double *val, int *pos)
+{
+    int count = 0;
+    while (count < nz) {
+        double v   = randlc(&tran, amult);
+        double loc = randlc(&tran, amult);
+        int idx = (int)(pow2 * loc) + 1;
+        int seen = 0;
+        if (idx > n)
+            continue;
+        for (int t = 0; t < count; t++)
+            if (pos[t] == idx) { seen = 1; break; }
+        if (seen)
+            continue;
+        val[count] = v;
+        pos[count] = idx;
+        count++;
+    }
+}
+
+/* Force element `which` (1-based) of the sparse vector to `value`,
+ * appending it when not present. */
+static void set_sparse_element(double *val, int *pos, int *count, int which, double value)
+{
+    int found = 0;
+    for (int t = 0; t < *count; t++) {
+        if (pos[t] == which) {
+            val[t] = value;
+            found = 1;
+        }
+    }
+    if (!found) {
+        val[*count] = value;
+        pos[*count] = which;
+        (*count)++;
+    }
+}
+
+/* Assemble the CSR matrix from the NA generating vectors:
+ *   A = sum_i  size_i * v_i v_i^T  + (rcond - shift) I,
+ * with size_i = ratio^i, ratio = rcond^(1/n); duplicates are summed. */
+static void assemble_csr(int n)
+{
+    int nrows = n;
+
+    for (int j = 0; j <= nrows; j++)
+        rowstr[j] = 0;
+    for (int i = 0; i < n; i++)
+        for (int e = 0; e < arow[i]; e++)
+            rowstr[acol[i][e] + 1] += arow[i];
+    for (int j = 1; j <= nrows; j++)
+        rowstr[j] += rowstr[j - 1];
+    if ((long)rowstr[nrows] > NZ_MAX) {
+        fprintf(stderr, "cg: matrix needs %d entries, room for %ld\n",
+                rowstr[nrows], (long)NZ_MAX);
+        exit(1);
+    }
+
+    for (int j = 0; j < nrows; j++) {
+        for (int k = rowstr[j]; k < rowstr[j + 1]; k++) {
+            a[k] = 0.0;
+            colidx[k] = -1;          /* empty slot */
+        }
+        nzloc[j] = 0;
+    }
+
+    double size  = 1.0;
+    double ratio = pow(RCOND, 1.0 / (double)n);
+
+    for (int i = 0; i < n; i++) {
+        for (int e = 0; e < arow[i]; e++) {
+            int row = acol[i][e];
+            double scale = size * aelt[i][e];
+            for (int f = 0; f < arow[i]; f++) {
+                int col = acol[i][f];
+                double va = aelt[i][f] * scale;
+                int k, placed = 0;
+                if (col == row && row == i)
+                    va = va + RCOND - SHIFT;
+                /* keep each row's column indices sorted; empty slots trail */
+                for (k = rowstr[row]; k < rowstr[row + 1]; k++) {
+                    if (colidx[k] > col) {
+                        for (int kk = rowstr[row + 1] - 2; kk >= k; kk--) {
+                            if (colidx[kk] >= 0) {
+                                a[kk + 1] = a[kk];
+                                colidx[kk + 1] = colidx[kk];
+                            }
+                        }
+                        colidx[k] = col;
+                        a[k] = 0.0;
+                        placed = 1;
+                        break;
+                    } else if (colidx[k] == -1) {
+                        colidx[k] = col;
+                        placed = 1;
+                        break;
+                    } else if (colidx[k] == col) {
+                        nzloc[row]++;   /* duplicate: one slot left unused */
+                        placed = 1;
+                        break;
+                    }
+                }
+                if (!placed) {
+                    fprintf(stderr, "cg: internal error in assembly, i=%d\n", i);
+                    exit(1);
+                }
+                a[k] += va;
+            }
+        }
+        size *= ratio;
+    }
+
+    /* squeeze out the unused slots */
+    for (int j = 1; j < nrows; j++)
+        nzloc[j] += nzloc[j - 1];
+    for (int j = 0; j < nrows; j++) {
+        int dst = (j > 0) ? rowstr[j] - nzloc[j - 1] : 0;
+        int end = rowstr[j + 1] - nzloc[j];
+        int src = rowstr[j];
+        for (; dst < end; dst++, src++) {
+            a[dst] = a[src];
+            colidx[dst] = colidx[src];
+        }
+    }
+    for (int j = 1; j <= nrows; j++)
+        rowstr[j] -= nzloc[j - 1];
+}
+
+static void generate_matrix(int n)
+{
+    int    pow2 = 1;
+    double vals[NONZER + 1];
+    int    poss[NONZER + 1];
+
+    do {
+        pow2 *= 2;
+    } while (pow2 < n);
+
+    for (int i = 0; i < n; i++) {
+        int cnt = NONZER;
+        random_sparse_vector(n, NONZER, pow2, vals, poss);
+        set_sparse_element(vals, poss, &cnt, i + 1, 0.5);
+        arow[i] = cnt;
+        for (int e = 0; e < cnt; e++) {
+            acol[i][e] = poss[e] - 1;
+            aelt[i][e] = vals[e];
+        }
+    }
+
+    /* marker 2: generating vectors done, CSR assembly not started */
+    dao_potential_checkpoint();
+
+    assemble_csr(n);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reduction helper: sum of per-thread partials, in thread order.          */
+
+static double sum_partials(int slot)
+{
+    double s = 0.0;
+    for (int t = 0; t < team_size; t++)
+        s += partial[t][slot];
+    return s;
+}
+
+/* ---------------------------------------------------------------------- */
+/* CGITMAX conjugate-gradient steps on A z = x from z = 0; returns in *rnorm
+ * the norm of the true residual ||x - A z||.                              */
+
+static void conj_grad(double *rnorm)
+{
+    const int n = naa;
+    double rho, rho0, alpha, beta, d;
+
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        double s = 0.0;
+        if (tid == 0)
+            team_size = omp_get_num_threads();
+        #pragma omp for schedule(static)
+        for (int j = 0; j < n + 1; j++) {
+            q[j] = 0.0;
+            z[j] = 0.0;
+            r[j] = x[j];
+            p[j] = x[j];
+        }
+        #pragma omp for schedule(static)
+        for (int j = 0; j < n; j++)
+            s += r[j] * r[j];
+        partial[tid][0] = s;
+    }
+    rho = sum_partials(0);
+    beta = 0.0;
+
+    for (int cgit = 1; cgit <= CGITMAX; cgit++) {
+        /* p = r + beta p (not on the first step), then q = A p, d = p.q */
+        #pragma omp parallel
+        {
+            int tid = omp_get_thread_num();
+            double s = 0.0;
+            if (cgit > 1) {
+                #pragma omp for schedule(static)
+                for (int j = 0; j < n; j++)
+                    p[j] = r[j] + beta * p[j];
+            }
+            #pragma omp for schedule(static)
+            for (int j = 0; j < n; j++) {
+                double acc = 0.0;
+                for (int k = rowstr[j]; k < rowstr[j + 1]; k++)
+                    acc += a[k] * p[colidx[k]];
+                q[j] = acc;
+                s += p[j] * acc;
+            }
+            partial[tid][0] = s;
+        }
+        d = sum_partials(0);
+        alpha = rho / d;
+        rho0 = rho;
+
+        /* marker 6: inside the CG iteration, between parallel regions */
+        dao_potential_checkpoint();
+
+        /* z += alpha p, r -= alpha q, rho = r.r */
+        #pragma omp parallel
+        {
+            int tid = omp_get_thread_num();
+            double s = 0.0;
+            #pragma omp for schedule(static)
+            for (int j = 0; j < n; j++) {
+                z[j] += alpha * p[j];
+                r[j] -= alpha * q[j];
+                s += r[j] * r[j];
+            }
+            partial[tid][1] = s;
+        }
+        rho = sum_partials(1);
+        beta = rho / rho0;
+    }
+
+    /* marker 7: CG steps done, residual check pending */
+    dao_potential_checkpoint();
+
+    /* r = A z, then ||x - r|| */
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        double s = 0.0;
+        #pragma omp for schedule(static)
+        for (int j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (int k = rowstr[j]; k < rowstr[j + 1]; k++)
+                acc += a[k] * z[colidx[k]];
+            r[j] = acc;
+            double dlt = x[j] - acc;
+            s += dlt * dlt;
+        }
+        partial[tid][2] = s;
+    }
+    *rnorm = sqrt(sum_partials(2));
+}
+
+/* One outer (inverse power) step: solve, then x = z / ||z||.
+ * Returns x.z (before normalisation) through *xz. */
+static void power_step(double *rnorm, double *xz)
+{
+    double zz, scale;
+    const int n = naa;
+
+    conj_grad(rnorm);
+
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        double s1 = 0.0, s2 = 0.0;
+        #pragma omp for schedule(static)
+        for (int j = 0; j < n; j++) {
+            s1 += x[j] * z[j];
+            s2 += z[j] * z[j];
+        }
+        partial[tid][3] = s1;
+        partial[tid][4] = s2;
+    }
+    *xz = sum_partials(3);
+    zz  = sum_partials(4);
+    scale = 1.0 / sqrt(zz);
+
+    #pragma omp parallel for schedule(static)
+    for (int j = 0; j < n; j++)
+        x[j] = scale * z[j];
+}
+
+static void set_x_ones(void)
+{
+    #pragma omp parallel for schedule(static)
+    for (int j = 0; j < naa + 1; j++)
+        x[j] = 1.0;
+}
+
+int main(void)
+{
+    double zeta, rnorm = 0.0, xz, t0, tbench, tinit, err, mops;
+    int verified, nthreads;
+
+    naa = NA;
+    nzz = (int)NZ_MAX;
+
+    printf("\n\n NAS Parallel Benchmarks (NPB 3.x semantics, dao port) - CG Benchmark\n\n");
+    printf(" Size: %11d\n", NA);
+    printf(" Iterations: %5d\n", NITER);
+    nthreads = omp_get_max_threads();
+    printf(" Number of available threads: %5d\n\n", nthreads);
+    if (nthreads > MAX_THREADS) {
+        fprintf(stderr, "cg: at most %d threads supported\n", MAX_THREADS);
+        return 2;
+    }
+
+    tran  = 314159265.0;
+    amult = NPB_A5_13;
+    zeta  = randlc(&tran, amult);
+
+    /* marker 1: start of initialisation, tiny live set */
+    dao_potential_checkpoint();
+
+    t0 = npb_wtime();
+    generate_matrix(naa);
+
+    /* zero the work vectors (first touch in parallel) and set x = 1 */
+    #pragma omp parallel for schedule(static)
+    for (int j = 0; j < naa + 2; j++) {
+        z[j] = 0.0; p[j] = 0.0; q[j] = 0.0; r[j] = 0.0;
+    }
+    set_x_ones();
+    zeta = 0.0;
+    printf(" Nonzeros of A: %d\n", rowstr[naa]);
+
+    /* marker 3: matrix assembled, vectors initialised */
+    dao_potential_checkpoint();
+
+    /* one untimed step to touch all code and data */
+    power_step(&rnorm, &xz);
+
+    /* marker 4: after the warm-up step, before the reset */
+    dao_potential_checkpoint();
+
+    set_x_ones();
+    zeta = 0.0;
+    tinit = npb_wtime() - t0;
+    printf(" Time initialisation = %15.3f seconds\n\n", tinit);
+
+    t0 = npb_wtime();
+    printf("   iteration           ||r||                     zeta\n");
+    for (int it = 1; it <= NITER; it++) {
+        /* marker 5: top of the main iteration */
+        dao_potential_checkpoint();
+
+        power_step(&rnorm, &xz);
+        zeta = SHIFT + 1.0 / xz;
+        printf("    %5d    %.17g    %.17g\n", it, rnorm, zeta);
+    }
+    tbench = npb_wtime() - t0;
+
+    /* marker 8: timed section done, before verification */
+    dao_potential_checkpoint();
+
+    err = fabs(zeta - ZETA_VERIFY) / ZETA_VERIFY;
+    verified = err <= EPSILON_CG;
+    printf(" Verification quantities:\n");
+    printf("  zeta             = %.17g\n", zeta);
+    printf("  zeta (hex)       = %a\n", zeta);
+    printf("  reference zeta   = %.17g\n", ZETA_VERIFY);
+    printf("  relative error   = %.17g\n", err);
+    printf("  final ||r||      = %.17g\n", rnorm);
+
+    if (tbench > 0.0)
+        mops = 2.0 * NITER * (double)NA
+             * (3.0 + (double)(NONZER * (NONZER + 1))
+                + 25.0 * (5.0 + (double)(NONZER * (NONZER + 1))) + 3.0)
+             / tbench / 1.0e6;
+    else
+        mops = 0.0;
+
+    npb_report("CG", CLASS_CHAR, NA, 0, 0, NITER, tbench, mops,
+               "floating point", verified, team_size);
+    return verified ? 0 : 1;
+}
