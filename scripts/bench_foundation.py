@@ -12,7 +12,12 @@
 3. Checkpoint write and restart read time vs plain write+fsync / read of
    the same number of bytes in the same directory, measured in the same run.
 
-Usage: python3 scripts/bench_foundation.py [--reps N] [--quick]
+With --instructions, also counts executed instructions of the clean and the
+instrumented build under callgrind (valgrind): reproducible whatever the
+machine's load (OpenMP programs with OMP_NUM_THREADS=1 there, so that spin
+waiting does not count).
+
+Usage: python3 scripts/bench_foundation.py [--reps N] [--quick] [--instructions]
 Needs `cargo build --release` first (libdao.so, libdao_rt.a). Writes
 docs/bench/foundation.json and prints markdown tables for docs/results.md.
 """
@@ -62,6 +67,26 @@ def run_time(binary, env, args=()):
     return dt
 
 
+def instructions(binary, env):
+    """Executed instructions under callgrind, on a copy without debug info
+    (valgrind 3.19 cannot read clang-19's DWARF 5 in every binary); None if
+    callgrind fails."""
+    stripped = Path(str(binary) + ".nodebug")
+    subprocess.run(["objcopy", "--strip-debug", str(binary), str(stripped)], check=True)
+    binary = stripped
+    e = dict(os.environ)
+    e.update(env)
+    if "OMP_NUM_THREADS" in e:
+        e["OMP_NUM_THREADS"] = "1"
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(binary)], env=e,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in r.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    print(f"callgrind on {binary} failed: {r.stderr[-300:]}", file=sys.stderr)
+    return None
+
+
 def stats_run(binary, env, tmp):
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -109,6 +134,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="C programs and CG/MG class W only")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions with callgrind")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     progs = []  # (label, clean, instr, env)
@@ -144,6 +170,11 @@ def main():
             t["instr"].append(run_time(instr, env))
             t["instr_policy"].append(run_time(instr, pol))
         med = {k: statistics.median(v) for k, v in t.items()}
+        ins = None
+        if a.instructions and not label.split()[0].endswith(".A"):
+            ins = {"clean": instructions(clean, env), "instr": instructions(instr, env)}
+            if None in ins.values():
+                ins = None
         # sizes: a checkpoint every 50 ms, live mode and save-everything mode
         rc1, live = stats_run(instr, dict(env, DAO_INTERVAL="0.05"), OUT / "s-live")
         rc2, allm = stats_run(instr, dict(env, DAO_INTERVAL="0.05", DAO_SAVE="all"), OUT / "s-all")
@@ -180,12 +211,12 @@ def main():
                 rw, rr = raw_write_read(nb, d / "raw")
                 io = {"file_bytes": nb, "ckpt_write_s": statistics.median([x["write_s"] for x in ck[:2]]),
                       "restart_read_restore_s": rs[0]["restore_s"], "raw_write_fsync_s": rw, "raw_read_s": rr}
-        results.append({"program": label, "times_s": t, "median_s": med,
+        results.append({"program": label, "times_s": t, "median_s": med, "instructions": ins,
                         "overhead_instr": med["instr"] / med["clean"] - 1,
                         "overhead_policy": med["instr_policy"] / med["clean"] - 1,
                         "candidates": cands, "io": io, "rc": [rc1, rc2]})
     (REPO / "docs" / "bench").mkdir(parents=True, exist_ok=True)
-    out = {"command": "python3 scripts/bench_foundation.py" + (" --quick" if a.quick else "") + f" --reps {a.reps}",
+    out = {"command": "python3 scripts/bench_foundation.py" + (" --quick" if a.quick else "") + (" --instructions" if a.instructions else "") + f" --reps {a.reps}",
            "machine": os.uname().nodename, "nproc": os.cpu_count(), "results": results}
     (REPO / "docs" / "bench" / "foundation.json").write_text(json.dumps(out, indent=1))
 
@@ -202,6 +233,17 @@ def main():
     geo = statistics.geometric_mean([1 + r["overhead_instr"] for r in results]) - 1
     geo2 = statistics.geometric_mean([1 + r["overhead_policy"] for r in results]) - 1
     print(f"| **geometric mean** | | | **{100 * geo:+.2f}%** | | **{100 * geo2:+.2f}%** |")
+    if a.instructions:
+        print("\n### Failure-free overhead in executed instructions (callgrind; 1 thread)\n")
+        print("| program | clean | instrumented | overhead |")
+        print("|---|---:|---:|---:|")
+        rows = [r for r in results if r["instructions"]]
+        for r in rows:
+            i = r["instructions"]
+            print(f"| {r['program'].split()[0]} | {i['clean']:,} | {i['instr']:,} | {100 * (i['instr'] / i['clean'] - 1):+.2f}% |")
+        if rows:
+            g = statistics.geometric_mean([r["instructions"]["instr"] / r["instructions"]["clean"] for r in rows]) - 1
+            print(f"| **geometric mean** | | | **{100 * g:+.2f}%** |")
     print("\n### Per candidate: bytes saved (KiB), DAO live set vs save-everything vs resident memory\n")
     print("| program | candidate | checkpoints | DAO live | save-all | live/save-all | RSS | live/RSS |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")

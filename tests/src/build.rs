@@ -1,7 +1,12 @@
-//! Compiling a test program with `dao cc` / `dao fc`, clean or instrumented.
+//! Compiling a test program with `dao cc` / `dao fc`, clean or instrumented:
+//! one source file ([`build`]) or several with extra compiler flags
+//! ([`build_sources`]), and a per-process cache so that a binary several
+//! tests share is built once ([`build_once`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::paths::tools;
 
@@ -15,6 +20,7 @@ pub enum Lang {
 pub enum Opt {
     O0,
     O2,
+    O3,
 }
 
 impl Opt {
@@ -22,12 +28,14 @@ impl Opt {
         match self {
             Opt::O0 => "-O0",
             Opt::O2 => "-O2",
+            Opt::O3 => "-O3",
         }
     }
     pub fn name(self) -> &'static str {
         match self {
             Opt::O0 => "O0",
             Opt::O2 => "O2",
+            Opt::O3 => "O3",
         }
     }
 }
@@ -66,18 +74,28 @@ pub fn dao_env(cmd: &mut Command) {
 /// compiler's diagnostics. The working directory is the variant's own
 /// directory (Fortran writes `.mod` files there).
 pub fn build(lang: Lang, src: &Path, opt: Opt, variant: Variant, dir: &Path) -> Result<PathBuf, String> {
+    build_sources(lang, &[src.to_path_buf()], &[], opt, variant, dir)
+}
+
+/// Compile and link `sources` (in this order: Fortran modules before their
+/// users) with the extra compiler `flags` (e.g. `-fopenmp`, `-DCLASS_S`,
+/// `-I...`) into `dir/<variant>/prog`; C programs are linked with `-lm`.
+/// The working directory is the variant's own directory (Fortran writes its
+/// `.mod` files there, so variants never share module files).
+pub fn build_sources(lang: Lang, sources: &[PathBuf], flags: &[String], opt: Opt, variant: Variant, dir: &Path) -> Result<PathBuf, String> {
     let vdir = dir.join(match variant {
         Variant::Clean => "clean",
         Variant::Instrumented => "inst",
     });
     std::fs::create_dir_all(&vdir).map_err(|e| format!("{}: {e}", vdir.display()))?;
     let exe = vdir.join("prog");
+    let _ = std::fs::remove_file(&exe);
     let mut cmd = Command::new(&tools().dao);
     cmd.arg(lang.subcommand()).arg(opt.flag());
     if variant == Variant::Clean {
         cmd.arg("--dao-no-pass");
     }
-    cmd.arg(src).arg("-o").arg(&exe);
+    cmd.args(flags).args(sources).arg("-o").arg(&exe);
     if lang == Lang::C {
         cmd.arg("-lm");
     }
@@ -94,4 +112,19 @@ pub fn build(lang: Lang, src: &Path, opt: Opt, variant: Variant, dir: &Path) -> 
         ));
     }
     Ok(exe)
+}
+
+/// Build at most once per test process for each `key`: the first caller
+/// runs `f`, concurrent callers with the same key wait for it, later ones get
+/// its result (the executable, or the same build error). Lets several tests
+/// (e.g. one per thread count) share a binary that is slow to build.
+pub fn build_once(key: &str, f: impl FnOnce() -> Result<PathBuf, String>) -> Result<PathBuf, String> {
+    type Cell = Arc<OnceLock<Result<PathBuf, String>>>;
+    static CACHE: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
+    let cell: Cell = {
+        // A panic while holding the lock cannot leave the map inconsistent.
+        let mut map = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(key.to_string()).or_default().clone()
+    };
+    cell.get_or_init(f).clone()
 }

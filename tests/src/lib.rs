@@ -13,7 +13,9 @@
 //!
 //! Modules: [`paths`] finds the tools, [`build`] compiles, [`process`] runs
 //! with timeouts and append-mode stdout, [`scenario`] is the crash/restart
-//! procedure driven by a [`scenario::Case`] table, [`rng`] the seeded RNG.
+//! procedure driven by a [`scenario::Case`] table (or, for programs built
+//! otherwise such as the NPB ports, a [`scenario::Plan`]), [`rng`] the
+//! seeded RNG.
 
 pub mod build;
 pub mod paths;
@@ -22,4 +24,4 @@ pub mod rng;
 pub mod scenario;
 
 pub use build::{Lang, Opt, Variant};
-pub use scenario::{check, Case};
+pub use scenario::{check, check_plan, Case, Plan};

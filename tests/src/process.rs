@@ -96,17 +96,34 @@ pub fn run(spec: &RunSpec, limit: Duration) -> Result<Finished, String> {
 
 /// Compare two output files; on a difference, say where.
 pub fn compare_outputs(expected: &Path, actual: &Path) -> Result<(), String> {
+    compare_outputs_filtered(expected, actual, &[])
+}
+
+/// Lines of `text` (split at `\n`) without those starting with one of `drop`.
+pub fn filter_lines<'t>(text: &'t [u8], drop: &[&str]) -> Vec<&'t [u8]> {
+    text.split(|&b| b == b'\n').filter(|l| !drop.iter().any(|d| l.starts_with(d.as_bytes()))).collect()
+}
+
+/// Compare two output files after dropping, in both, every line that starts
+/// with one of `drop` (lines that legitimately differ from run to run, e.g.
+/// timings); with an empty `drop` the files must be byte-identical. On a
+/// difference, say where (line numbers count the kept lines).
+pub fn compare_outputs_filtered(expected: &Path, actual: &Path, drop: &[&str]) -> Result<(), String> {
     let e = std::fs::read(expected).map_err(|err| format!("{}: {err}", expected.display()))?;
     let a = std::fs::read(actual).map_err(|err| format!("{}: {err}", actual.display()))?;
     if e == a {
         return Ok(());
     }
-    let el: Vec<&[u8]> = e.split(|&b| b == b'\n').collect();
-    let al: Vec<&[u8]> = a.split(|&b| b == b'\n').collect();
+    let el = filter_lines(&e, drop);
+    let al = filter_lines(&a, drop);
+    if el == al {
+        return Ok(());
+    }
     let i = el.iter().zip(&al).position(|(x, y)| x != y).unwrap_or(el.len().min(al.len()));
     let show = |v: &Vec<&[u8]>| v.get(i).map(|l| String::from_utf8_lossy(l).into_owned()).unwrap_or_else(|| "<end of file>".into());
+    let what = if drop.is_empty() { String::new() } else { format!(", lines starting with {drop:?} left out") };
     Err(format!(
-        "output differs from the clean run at line {} ({} vs {} bytes):\n    expected: {}\n    actual:   {}\n    files: {} {}",
+        "output differs from the clean run at line {} ({} vs {} bytes{what}):\n    expected: {}\n    actual:   {}\n    files: {} {}",
         i + 1,
         e.len(),
         a.len(),

@@ -14,13 +14,19 @@
 //!   after the first checkpoint file exists, with frequent checkpoints;
 //! - (d) DAO_CRASH_AFTER=1, restart with DAO_CRASH_AFTER=1 again, restart:
 //!   same comparison.
+//!
+//! [`check`] runs a row of the test-programs table ([`Case`]); [`check_plan`]
+//! runs the same scenarios for any program already built, with an
+//! environment for every run (e.g. `OMP_NUM_THREADS`), lines the comparison
+//! leaves out (timings) and lines the clean output must contain (e.g. a
+//! verification verdict) -- the NPB tests use it.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::build::{build, Lang, Opt, Variant};
 use crate::paths::fresh_dir;
-use crate::process::{self, compare_outputs, Finished, RunSpec};
+use crate::process::{self, compare_outputs_filtered, Finished, RunSpec};
 use crate::rng::{self, Rng};
 
 /// One row of the table.
@@ -40,13 +46,41 @@ pub struct Case {
     pub crash_in: &'static [u64],
 }
 
+/// A built program (clean and instrumented) and how to run and judge it:
+/// what [`check_plan`] needs. [`check`] makes one from a [`Case`].
+#[derive(Debug, Clone)]
+pub struct Plan<'a> {
+    /// Names the program in messages (e.g. `grid3d O2`, `cg.S O3 t=2`) and
+    /// salts the random-kill seed.
+    pub label: String,
+    /// Where the run outputs go (a fresh directory: each run's files are
+    /// replaced, nothing else is removed; it may hold the builds).
+    pub dir: PathBuf,
+    /// The clean build (`--dao-no-pass`): the reference.
+    pub clean: PathBuf,
+    /// The instrumented build.
+    pub inst: PathBuf,
+    pub args: &'a [&'a str],
+    /// Set for every run, the clean one included (e.g. `OMP_NUM_THREADS`).
+    pub env: Vec<(&'static str, String)>,
+    /// As in [`Case`].
+    pub every: u64,
+    pub crash_after: &'a [u64],
+    pub crash_in: &'a [u64],
+    /// Lines starting with one of these are left out of every comparison
+    /// (in the reference and in the output), e.g. timings.
+    pub drop_lines: &'a [&'a str],
+    /// Whole lines the clean output must contain (e.g. a verification
+    /// verdict), so a reference that is itself wrong fails the test.
+    pub reference_lines: Vec<String>,
+}
+
 const SIGKILL: i32 = 9;
 /// Independent random kills per case and optimisation level.
 const RANDOM_KILLS: usize = 3;
 
 struct Ctx<'a> {
-    case: &'a Case,
-    opt: Opt,
+    plan: &'a Plan<'a>,
     dir: PathBuf,
     inst: PathBuf,
     reference: PathBuf,
@@ -60,10 +94,11 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn spec(&self, tag: &str, run: usize, ckdir: &Path, out: &Path, extra: &[(&'static str, String)]) -> RunSpec<'_> {
         let mut env = vec![("DAO_DIR", ckdir.display().to_string())];
+        env.extend(self.plan.env.iter().cloned());
         env.extend(extra.iter().cloned());
         RunSpec {
             exe: &self.inst,
-            args: self.case.args,
+            args: self.plan.args,
             env,
             stdout_append: out.to_path_buf(),
             stderr: self.dir.join(format!("{tag}.run{run}.stderr")),
@@ -71,7 +106,12 @@ impl Ctx<'_> {
     }
 
     fn fail(&mut self, scenario: &str, msg: impl std::fmt::Display) {
-        self.failures.push(format!("[{} {}] {scenario}: {msg}", self.case.name, self.opt.name()));
+        self.failures.push(format!("[{}] {scenario}: {msg}", self.plan.label));
+    }
+
+    /// `out` against the reference, leaving out the plan's `drop_lines`.
+    fn compare(&self, out: &Path) -> Result<(), String> {
+        compare_outputs_filtered(&self.reference, out, self.plan.drop_lines)
     }
 
     /// Runs that must be killed by SIGKILL, then a final run that must end
@@ -89,7 +129,7 @@ impl Ctx<'_> {
         let out = self.dir.join(format!("{tag}.stdout"));
         let _ = std::fs::remove_dir_all(&ck);
         let _ = std::fs::remove_file(&out);
-        let every = ("DAO_EVERY", self.case.every.to_string());
+        let every = ("DAO_EVERY", self.plan.every.to_string());
         let n = crash_envs.len() + 1;
         for run in 1..=n {
             let stats = self.dir.join(format!("{tag}.run{run}.stats"));
@@ -140,7 +180,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        if let Err(e) = compare_outputs(&self.reference, &out) {
+        if let Err(e) = self.compare(&out) {
             self.fail(tag, e)
         }
     }
@@ -148,8 +188,8 @@ impl Ctx<'_> {
     /// (c): kill from outside at a random time after the first checkpoint,
     /// `RANDOM_KILLS` times with delays drawn from one seeded RNG.
     fn random_kills(&mut self) {
-        let seed = rng::seed(&format!("{}-{}", self.case.name, self.opt.name()));
-        eprintln!("[{} {}] random kill: seed {seed} (replay with DAO_TEST_SEED={seed})", self.case.name, self.opt.name());
+        let seed = rng::seed(&self.plan.label);
+        eprintln!("[{}] random kill: seed {seed} (replay with DAO_TEST_SEED={seed})", self.plan.label);
         let mut rng = Rng::new(seed);
         for trial in 1..=RANDOM_KILLS {
             self.random_kill(seed, trial, &mut rng);
@@ -158,7 +198,7 @@ impl Ctx<'_> {
 
     fn random_kill(&mut self, seed: u64, trial: usize, rng: &mut Rng) {
         // Frequent checkpoints: four times as often as the other scenarios.
-        let every = (self.case.every / 4).max(1);
+        let every = (self.plan.every / 4).max(1);
         let mut budget = self.inst_elapsed.as_secs_f64() * 0.6;
         for attempt in 1..=4 {
             let tag = format!("random{trial}.{attempt}");
@@ -199,7 +239,7 @@ impl Ctx<'_> {
             if !r.killed_by(SIGKILL) {
                 if r.status.success() {
                     // Finished before the kill: try again, sooner.
-                    eprintln!("[{} {}] random kill: finished before the kill at +{delay:?}; retrying", self.case.name, self.opt.name());
+                    eprintln!("[{}] random kill: finished before the kill at +{delay:?}; retrying", self.plan.label);
                     budget /= 2.0;
                     continue;
                 }
@@ -214,7 +254,7 @@ impl Ctx<'_> {
                     format!("seed {seed}: a checkpoint file existed but the restart did not print `dao: resuming`: {}", r.describe()),
                 ),
                 Ok(_) => {
-                    if let Err(e) = compare_outputs(&self.reference, &out) {
+                    if let Err(e) = self.compare(&out) {
                         self.fail("random-kill", format!("seed {seed} trial {trial}, killed {delay:?} after the first checkpoint: {e}"))
                     }
                 }
@@ -261,57 +301,91 @@ pub fn check(case: &Case, opt: Opt) {
     let src = case.lang.source(case.name);
     let clean = build(case.lang, &src, opt, Variant::Clean, &dir).unwrap_or_else(|e| panic!("clean build: {e}"));
     let inst = build(case.lang, &src, opt, Variant::Instrumented, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    check_plan(&Plan {
+        label: format!("{} {}", case.name, opt.name()),
+        dir,
+        clean,
+        inst,
+        args: case.args,
+        env: vec![],
+        every: case.every,
+        crash_after: case.crash_after,
+        crash_in: case.crash_in,
+        drop_lines: &[],
+        reference_lines: vec![],
+    });
+}
+
+/// Run every scenario for a built program. Panics listing all failures.
+/// `plan.dir` may hold the builds (as `check`'s does): only run outputs are
+/// removed from it.
+pub fn check_plan(plan: &Plan) {
+    let dir = plan.dir.clone();
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    let label = &plan.label;
 
     // The reference.
     let reference = dir.join("clean.stdout");
+    let _ = std::fs::remove_file(&reference);
     let spec = RunSpec {
-        exe: &clean,
-        args: case.args,
-        env: vec![],
+        exe: &plan.clean,
+        args: plan.args,
+        env: plan.env.clone(),
         stdout_append: reference.clone(),
         stderr: dir.join("clean.stderr"),
     };
-    let r = process::run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("clean run: {e}"));
-    assert!(r.status.success(), "clean run of {} failed: {}", case.name, r.describe());
+    let r = process::run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("[{label}] clean run: {e}"));
+    assert!(r.status.success(), "[{label}] clean run failed: {}", r.describe());
+    let text = std::fs::read_to_string(&reference).unwrap_or_default();
+    for want in &plan.reference_lines {
+        assert!(
+            text.lines().any(|l| l == want),
+            "[{label}] the clean run's output ({}) has no line `{want}`",
+            reference.display()
+        );
+    }
     let limit = Duration::from_secs(60).max(r.elapsed * 40);
 
     // Uninterrupted instrumented run.
     let ck = dir.join("uninterrupted.ckpt");
     let out = dir.join("uninterrupted.stdout");
     let stats = dir.join("uninterrupted.stats");
+    let _ = std::fs::remove_dir_all(&ck);
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&stats);
+    let mut env = vec![
+        ("DAO_DIR", ck.display().to_string()),
+        ("DAO_EVERY", plan.every.to_string()),
+        ("DAO_STATS", stats.display().to_string()),
+    ];
+    env.extend(plan.env.iter().cloned());
     let spec = RunSpec {
-        exe: &inst,
-        args: case.args,
-        env: vec![
-            ("DAO_DIR", ck.display().to_string()),
-            ("DAO_EVERY", case.every.to_string()),
-            ("DAO_STATS", stats.display().to_string()),
-        ],
+        exe: &plan.inst,
+        args: plan.args,
+        env,
         stdout_append: out.clone(),
         stderr: dir.join("uninterrupted.stderr"),
     };
-    let r: Finished = process::run(&spec, limit).unwrap_or_else(|e| panic!("instrumented run: {e}"));
-    assert!(r.status.success(), "instrumented uninterrupted run of {} failed: {}", case.name, r.describe());
-    assert!(!r.stderr.contains("dao: resuming"), "a run with a fresh DAO_DIR resumed: {}", r.describe());
-    if let Err(e) = compare_outputs(&reference, &out) {
-        panic!("[{} {}] instrumented uninterrupted run: {e}", case.name, opt.name());
+    let r: Finished = process::run(&spec, limit).unwrap_or_else(|e| panic!("[{label}] instrumented run: {e}"));
+    assert!(r.status.success(), "[{label}] instrumented uninterrupted run failed: {}", r.describe());
+    assert!(!r.stderr.contains("dao: resuming"), "[{label}] a run with a fresh DAO_DIR resumed: {}", r.describe());
+    if let Err(e) = compare_outputs_filtered(&reference, &out, plan.drop_lines) {
+        panic!("[{label}] instrumented uninterrupted run: {e}");
     }
     let n_ckpt = count_events(&stats, "checkpoint") as u64;
-    let need = case.crash_after.iter().chain(case.crash_in).copied().max().unwrap_or(0).max(2);
+    let need = plan.crash_after.iter().chain(plan.crash_in).copied().max().unwrap_or(0).max(2);
     assert!(
         n_ckpt >= need,
-        "[{} {}] the uninterrupted run wrote {n_ckpt} checkpoints (DAO_STATS {}), the table needs at least {need}: \
+        "[{label}] the uninterrupted run wrote {n_ckpt} checkpoints (DAO_STATS {}), the table needs at least {need}: \
          lower DAO_EVERY or the crash points",
-        case.name,
-        opt.name(),
         stats.display()
     );
 
-    let mut cx = Ctx { case, opt, dir, inst, reference, limit, inst_elapsed: r.elapsed, n_ckpt, failures: vec![] };
-    for &k in case.crash_after {
+    let mut cx = Ctx { plan, dir, inst: plan.inst.clone(), reference, limit, inst_elapsed: r.elapsed, n_ckpt, failures: vec![] };
+    for &k in plan.crash_after {
         cx.crash_then_resume(&format!("crash-after-{k}"), &[vec![("DAO_CRASH_AFTER", k.to_string())]], &[Some(k)]);
     }
-    for &k in case.crash_in {
+    for &k in plan.crash_in {
         // Dies while writing checkpoint k: the restart falls back to k-1.
         let from = if k >= 2 { Some(k - 1) } else { None };
         cx.crash_then_resume(&format!("crash-in-{k}"), &[vec![("DAO_CRASH_IN", k.to_string())]], &[from]);
