@@ -162,6 +162,15 @@ def main():
     results = []
     for label, clean, instr, env in progs:
         print(f"[bench] {label}", file=sys.stderr)
+        try:
+            results.append(measure(a, label, clean, instr, env))
+        except Exception as e:  # one program's failure must not lose the others
+            print(f"[bench] {label}: FAILED: {e}", file=sys.stderr)
+    write_report(a, results)
+
+
+def measure(a, label, clean, instr, env):
+    if True:
         t = {"clean": [], "instr": [], "instr_policy": []}
         never = OUT / "never" / label.split()[0]
         pol = dict(env, DAO_DIR=str(never), DAO_INTERVAL="1000000")
@@ -203,7 +212,8 @@ def main():
             subprocess.run([str(instr)], env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             e.pop("DAO_CRASH_AFTER")
             subprocess.run([str(instr)], env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            evs = [json.loads(l) for l in (d / "st").read_text().splitlines()]
+            st = d / "st"
+            evs = [json.loads(l) for l in st.read_text().splitlines()] if st.exists() else []
             ck = [x for x in evs if x["event"] == "checkpoint"]
             rs = [x for x in evs if x["event"] == "restart"]
             if ck and rs:
@@ -211,10 +221,13 @@ def main():
                 rw, rr = raw_write_read(nb, d / "raw")
                 io = {"file_bytes": nb, "ckpt_write_s": statistics.median([x["write_s"] for x in ck[:2]]),
                       "restart_read_restore_s": rs[0]["restore_s"], "raw_write_fsync_s": rw, "raw_read_s": rr}
-        results.append({"program": label, "times_s": t, "median_s": med, "instructions": ins,
-                        "overhead_instr": med["instr"] / med["clean"] - 1,
-                        "overhead_policy": med["instr_policy"] / med["clean"] - 1,
-                        "candidates": cands, "io": io, "rc": [rc1, rc2]})
+        return {"program": label, "times_s": t, "median_s": med, "instructions": ins,
+                "overhead_instr": med["instr"] / med["clean"] - 1,
+                "overhead_policy": med["instr_policy"] / med["clean"] - 1,
+                "candidates": cands, "io": io, "rc": [rc1, rc2]}
+
+
+def write_report(a, results):
     (REPO / "docs" / "bench").mkdir(parents=True, exist_ok=True)
     out = {"command": "python3 scripts/bench_foundation.py" + (" --quick" if a.quick else "") + (" --instructions" if a.instructions else "") + f" --reps {a.reps}",
            "machine": os.uname().nodename, "nproc": os.cpu_count(), "results": results}
