@@ -110,4 +110,45 @@ and whether the run has finished.",
         #[arg(long)]
         json: bool,
     },
+    /// Run the NPB ports clean, instrumented, with one checkpoint and with a restart; compare with the DAO paper.
+    #[command(
+        long_about = "Benchmark the NPB ports (npb-ports/) for each benchmark x class x thread count: \
+the clean build and the instrumented build without checkpoints (failure-free overhead), one checkpoint \
+in the middle of the run (ALC(0): save time, file size), that checkpoint killed and restarted (ALC(1): \
+recovery overhead, restore time), and the save-everything size (DAO_SAVE=all) and RSS at the same \
+candidate. Writes JSON (all raw numbers) and markdown tables in the shape of the DAO paper's tables \
+2-4, with the paper's ALC and C3 figures beside ours. Exit status 0; 1 if a run did not verify \
+(the results are written anyway); 2 for any other error.",
+        after_help = "Example:\n  dao bench --bench cg,mg --class S,W --threads 1,2 --reps 3 --out bench-out\n  \
+dao bench --bench cg --class S --threads 1 --reps 1 --json cg.json --markdown cg.md"
+    )]
+    Bench {
+        /// Benchmarks, comma-separated.
+        #[arg(long = "bench", value_delimiter = ',', default_value = "cg,mg,ft,bt",
+              value_parser = ["cg", "mg", "ft", "bt"], value_name = "LIST")]
+        benches: Vec<String>,
+        /// NPB classes (fixed at compile time), comma-separated.
+        #[arg(long = "class", value_delimiter = ',', default_value = "S,W,A",
+              value_parser = ["S", "W", "A", "B", "C"], value_name = "LIST")]
+        classes: Vec<String>,
+        /// OpenMP thread counts, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1,2",
+              value_parser = clap::value_parser!(u32).range(1..), value_name = "LIST")]
+        threads: Vec<u32>,
+        /// Runs per measurement (medians are reported).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+        reps: u32,
+        /// Working directory: builds, run outputs, and the default JSON/markdown files.
+        #[arg(long, default_value = "dao-bench", value_name = "DIR")]
+        out: PathBuf,
+        /// JSON output file (default: DIR/bench.json).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Markdown output file (default: DIR/bench.md).
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// The npb-ports directory (default: ./npb-ports, else the repository holding this dao).
+        #[arg(long, value_name = "DIR")]
+        npb_dir: Option<PathBuf>,
+    },
 }

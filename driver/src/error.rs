@@ -32,6 +32,9 @@ pub enum DriverError {
     SharedUnsupported { tool: &'static str },
 
     #[error("{0}")]
+    Bench(#[from] crate::bench::BenchError),
+
+    #[error("{0}")]
     Inspect(#[from] crate::inspect::InspectError),
 }
 

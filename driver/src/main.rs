@@ -3,12 +3,16 @@
 //! codes:
 //! - `dao cc`/`dao fc`: the compiler's exit status;
 //! - `dao run`: the program's final exit status;
+//! - `dao bench`: 0; 1 if a benchmark run did not verify;
 //! - `dao inspect`: 0 if it could read what was asked; 1 if a checkpoint
 //!   file given directly is invalid, or `--binary` did not write it;
 //! - any other error of dao itself (missing files, bad arguments): 2.
 //!
 //! Every error is one line on stderr: `dao: error: ...`.
 
+#![recursion_limit = "256"]
+
+mod bench;
 mod cache;
 mod cli;
 mod compile;
@@ -33,10 +37,13 @@ use resources::Resources;
 const EXIT_DAO_ERROR: u8 = 2;
 /// Exit code when the checkpoint inspected is invalid.
 const EXIT_INVALID_CHECKPOINT: u8 = 1;
+/// Exit code of `dao bench` when a benchmark run did not verify.
+const EXIT_UNVERIFIED: u8 = 1;
 
 fn exit_code(e: &DriverError) -> u8 {
     match e {
         DriverError::Inspect(inspect::InspectError::Invalid(_)) => EXIT_INVALID_CHECKPOINT,
+        DriverError::Bench(bench::BenchError::Unverified(_)) => EXIT_UNVERIFIED,
         _ => EXIT_DAO_ERROR,
     }
 }
@@ -49,6 +56,17 @@ fn main() -> ExitCode {
         Cmd::Run { retries, dir, program, args } => {
             run::run(&run::RunRequest { retries, dir, program, args })
         }
+        Cmd::Bench { benches, classes, threads, reps, out, json, markdown, npb_dir } => bench::bench(&bench::BenchRequest {
+            benches,
+            classes: classes.iter().filter_map(|c| c.chars().next()).collect(),
+            threads,
+            reps,
+            out,
+            json,
+            markdown,
+            npb_dir,
+        })
+        .map_err(Into::into),
         Cmd::Inspect { path, binary, json } => inspect::inspect(&path, binary.as_deref(), json).map_err(Into::into),
     };
     match result {
