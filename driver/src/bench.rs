@@ -550,12 +550,74 @@ pub fn bench(req: &BenchRequest) -> Result<i32, BenchError> {
     let text = serde_json::to_string_pretty(&doc).expect("JSON");
     std::fs::write(&json_path, text + "\n").map_err(io(&json_path))?;
     std::fs::write(&md_path, markdown(&rows, req)).map_err(io(&md_path))?;
-    eprintln!("dao bench: {} row(s) in {:.1} s; JSON {}, markdown {}", rows.len(), started.elapsed().as_secs_f64(), json_path.display(), md_path.display());
+    let plots = plots(&rows, &out)?;
+    eprintln!(
+        "dao bench: {} row(s) in {:.1} s; JSON {}, markdown {}, plots {}",
+        rows.len(),
+        started.elapsed().as_secs_f64(),
+        json_path.display(),
+        md_path.display(),
+        plots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    );
     let bad: Vec<String> = rows.iter().filter(|r| !r.all_verified()).map(Row::label).collect();
     if !bad.is_empty() {
         return Err(BenchError::Unverified(bad.join(", ")));
     }
     Ok(0)
+}
+
+/// Two SVG figures next to the JSON: image sizes (dao, save-all, RSS) and
+/// save/restart overhead in % beside the paper's ALC and C3 percentages.
+fn plots(rows: &[Row], out: &Path) -> Result<Vec<PathBuf>, BenchError> {
+    use crate::svg::{bars, Group};
+    let mb = |b: f64| b / 1e6;
+    let sizes: Vec<Group> = rows
+        .iter()
+        .map(|r| {
+            let live = med(&r.alc0, |x| x.4);
+            let rss = med(&r.alc0, |x| x.5);
+            Group { label: r.label(), values: vec![Some(mb(live)), Some(mb(r.all_file_bytes)), Some(mb(rss))] }
+        })
+        .collect();
+    let size_svg = bars(
+        "Checkpoint image: dao (live data) vs save-everything vs resident memory",
+        "MB (10^6 bytes)",
+        &["dao", "save-all (C3-like)", "RSS (system-level)"],
+        &sizes,
+        &|v| format!("{v:.1} MB"),
+    );
+    let over: Vec<Group> = rows
+        .iter()
+        .map(|r| {
+            let b = r.bench.as_str();
+            let c = r.class;
+            Group {
+                label: r.label(),
+                values: vec![
+                    Some(pct(r.save_s(), r.clean_s())),
+                    fig(SAVE_ALC, b, c).map(|f| f.1),
+                    fig(SAVE_C3, b, c).map(|f| f.1),
+                    Some(pct(r.recovery_s(), r.clean_wall())),
+                    fig(RESTART_ALC, b, c).map(|f| f.1),
+                    fig(RESTART_C3, b, c).map(|f| f.1),
+                ],
+            }
+        })
+        .collect();
+    let over_svg = bars(
+        "Save and restart overhead, % of the run (paper: other machine, compare percentages)",
+        "% of the clean run",
+        &["save (dao)", "save (paper ALC)", "save (paper C3)", "restart (dao)", "restart (paper ALC)", "restart (paper C3)"],
+        &over,
+        &|v| format!("{v:.1}%"),
+    );
+    let mut written = Vec::new();
+    for (name, text) in [("bench_sizes.svg", size_svg), ("bench_overhead.svg", over_svg)] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(io(&p))?;
+        written.push(p);
+    }
+    Ok(written)
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #![recursion_limit = "256"]
 
 mod bench;
+mod svg;
 mod cache;
 mod cli;
 mod compile;

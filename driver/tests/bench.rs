@@ -86,5 +86,11 @@ fn bench_cg_s() {
     ] {
         assert!(md.contains(h), "markdown lacks {h:?}:\n{md}");
     }
+    // the two figures: one bar per value, the row's label, the paper's bars
+    let sizes = std::fs::read_to_string(out.join("bench_sizes.svg")).expect("bench_sizes.svg");
+    assert!(sizes.starts_with("<svg") && sizes.contains("cg.S t=1"), "{sizes}");
+    assert_eq!(sizes.matches("<rect").count(), 1 + 3 + 3, "background, 3 legend keys, 3 bars:\n{sizes}");
+    let over = std::fs::read_to_string(out.join("bench_overhead.svg")).expect("bench_overhead.svg");
+    assert!(over.contains("4.6%") && over.contains("24.0%"), "paper's CG.S save figures missing:\n{over}");
     let _ = std::fs::remove_dir_all(&out);
 }
