@@ -17,7 +17,10 @@ fn esc(s: &str) -> String {
 
 /// A grouped horizontal bar chart. `fmt` prints a value at the bar's end.
 pub fn bars(title: &str, unit: &str, series: &[&str], groups: &[Group], fmt: &dyn Fn(f64) -> String) -> String {
-    let (left, right, bar_h, gap, top) = (150.0, 150.0, 14.0, 12.0, 60.0);
+    let per_row = 3usize;
+    let legend_rows = series.len().div_ceil(per_row) as f64;
+    let (left, right, bar_h, gap) = (150.0, 150.0, 14.0, 12.0);
+    let top = 44.0 + legend_rows * 16.0;
     let width = 900.0;
     let plot_w = width - left - right;
     let max = groups
@@ -34,11 +37,13 @@ pub fn bars(title: &str, unit: &str, series: &[&str], groups: &[Group], fmt: &dy
         esc(title)
     );
     for (i, name) in series.iter().enumerate() {
-        let x = left + i as f64 * 150.0;
+        let x = left + (i % per_row) as f64 * 200.0;
+        let y = 32.0 + (i / per_row) as f64 * 16.0;
         s += &format!(
-            "<rect x=\"{x}\" y=\"32\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"41\">{}</text>\n",
+            "<rect x=\"{x}\" y=\"{y}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
             COLORS[i % COLORS.len()],
             x + 14.0,
+            y + 9.0,
             esc(name)
         );
     }
