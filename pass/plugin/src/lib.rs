@@ -59,9 +59,9 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
     }
 }
 
-fn transform(m: ir::Module) -> bool {
-    let plan = plan::plan_module(m);
-    emit::emit(m, &plan);
+/// Carry out `plan` on `m` (the plan must have been made for `m`, unchanged since).
+fn apply(m: ir::Module, plan: &plan::ModulePlan) -> bool {
+    emit::emit(m, plan);
     let routed = emit::route_allocations(m);
     !plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0
 }
@@ -79,12 +79,11 @@ fn run(m: ir::Module) -> bool {
     if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
         remarks::print(m, &plan);
     }
-    drop(plan);
     // Dry run on a clone: a panic or a verifier failure there leaves the
     // real module untouched.
     let clone = m.clone_module();
     let dry = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        transform(clone);
+        apply(clone, &plan::plan_module(clone));
         clone.verify()
     }));
     clone.dispose_clone();
@@ -99,5 +98,6 @@ fn run(m: ir::Module) -> bool {
             return false;
         }
     }
-    transform(m)
+    // The module is unchanged since `plan` was made: carry it out.
+    apply(m, &plan)
 }

@@ -127,19 +127,22 @@ pub fn plan_module(m: Module) -> ModulePlan {
     }
     let main = m.function("main").filter(|f| !f.is_declaration());
     let participates = has_marker.iter().any(|x| *x) || main.is_some();
-    let mut plan = ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0 };
     if !participates {
-        return plan;
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0 };
     }
-    let facts = &plan.facts;
+    let owned_facts = facts;
+    let facts = &owned_facts;
     let seeds: Vec<bool> = (0..nf).map(|f| has_marker[f] || calls_unknown[f]).collect();
     let mut on_path = cg.may_reach(&seeds);
     if let Some(mf) = main {
         // main is always instrumented: it is the root of every chain
         on_path[facts.func_ix[&mf]] = true;
     }
+    // Per-function facts (stack objects, escapes, pointer bases), built once
+    // and shared by the summaries and the live sets below.
+    let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(facts, *f)).collect();
     // Interprocedural read summaries.
-    let locals: Vec<Summary> = facts.funcs.iter().map(|f| local_summary(&FuncFacts::new(facts, *f))).collect();
+    let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = cg.summarize(locals, |a, b| a.join(b));
 
     let mut diags = Vec::new();
@@ -165,7 +168,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
             let loc = if u.is_instruction() { u.debug_loc() } else { None }.or_else(|| first_loc(f));
             diags.push(Diag { severity: Severity::Error, loc, func: name.clone(), msg });
         }
-        let ff = FuncFacts::new(facts, f);
+        let ff = &ffs[fi];
         for a in &ff.dynamic_allocas {
             diags.push(Diag {
                 severity: Severity::Error,
@@ -174,7 +177,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
             });
         }
-        let t = translate(&ff, Some(&sums));
+        let t = translate(ff, Some(&sums));
         let live = LiveSets::compute(&t.body);
         let entry = f.entry_block();
         let mut sites = Vec::new();
@@ -258,8 +261,6 @@ pub fn plan_module(m: Module) -> ModulePlan {
         }
         funcs.push(FuncPlan { f, name, allocas: ff.allocas.clone(), alloca_size: ff.alloca_size.clone(), sites, env_calls });
     }
-    plan.funcs = funcs;
-    plan.diags = diags;
-    plan.conservative_sites = conservative;
-    plan
+    drop(ffs);
+    ModulePlan { facts: owned_facts, funcs, diags, participates, main, conservative_sites: conservative }
 }
