@@ -22,7 +22,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 2
+#define DAO_ABI_VERSION 3
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -43,6 +43,10 @@ enum dao_site_kind {
     DAO_SITE_CALL = 1,   /* a call that may reach a marker */
     DAO_SITE_MARKER = 2, /* dao_potential_checkpoint() */
     DAO_SITE_FORCED = 3, /* dao_checkpoint_now() */
+    DAO_SITE_FORK = 4,   /* __kmpc_fork_call of a region that reaches a marker;
+                            callee = the outlined function; executed again */
+    DAO_SITE_SYNC = 5,   /* a barrier in parallel code (executed again) */
+    DAO_SITE_EXIT = 6,   /* the end of an outlined function */
 };
 
 enum dao_site_flags {
@@ -134,7 +138,13 @@ void dao_register_module(const dao_module_desc *m);
  * runtime/src/policy.rs. Forced markers (dao_checkpoint_now) always call
  * dao_forced. */
 extern _Atomic unsigned char dao_restart_pending;
-extern _Atomic long long dao_poll;
+/* Thread-local countdown, defined by every instrumented module (linkonce_odr,
+ * hidden, initial-exec TLS, initial value INT64_MAX); the runtime arms only
+ * the main thread's, whose address the emitted main passes to dao_main. */
+extern _Thread_local long long dao_tls_poll;
+/* Markers in code that may run inside a parallel region also check this
+ * flag: `if (--dao_tls_poll <= 0 || dao_omp_request) dao_candidate(&frame)`. */
+extern _Atomic unsigned char dao_omp_request;
 
 /* During a restart: if `frame` (already pushed) is the next frame of the
  * recorded chain, copy its saved slots and stack objects in and return the
@@ -168,7 +178,21 @@ void dao_forced(dao_frame *frame);
  * main that calls this. Runs user_main on the fixed-address stack, restoring
  * globals and heap first when resuming. */
 int dao_main(int argc, char **argv, char **envp,
-             int (*user_main)(int, char **, char **));
+             int (*user_main)(int, char **, char **), long long *main_poll);
+
+/* ---- OpenMP (runtime/src/omp.rs; the protocol: runtime/src/protocol/README.md) ----
+ * dao_omp_fork / dao_omp_join: around a DAO_SITE_FORK fork call (after its
+ *   push_num_threads), in the forking function.
+ * dao_omp_begin: in an outlined function right after its frame is pushed
+ *   (before the restart check); dao_omp_end: at each of its returns (after
+ *   frame.site = its DAO_SITE_EXIT site).
+ * dao_omp_park / dao_omp_unpark: around a DAO_SITE_SYNC barrier. */
+void dao_omp_fork(dao_frame *frame);
+void dao_omp_join(dao_frame *frame);
+void dao_omp_begin(dao_frame *frame);
+void dao_omp_end(dao_frame *frame);
+void dao_omp_park(dao_frame *frame);
+void dao_omp_unpark(dao_frame *frame);
 
 /* The fixed-address heap (the pass rewrites the libc names to these). A
  * pointer not from this heap passed to free/realloc is forwarded to libc. */

@@ -6,11 +6,14 @@
 use std::os::raw::c_char;
 
 /// Must equal `DAO_ABI_VERSION` in dao_abi.h.
-pub const DAO_ABI_VERSION: u32 = 2;
+pub const DAO_ABI_VERSION: u32 = 3;
 
 pub const DAO_SITE_CALL: u32 = 1;
 pub const DAO_SITE_MARKER: u32 = 2;
 pub const DAO_SITE_FORCED: u32 = 3;
+pub const DAO_SITE_FORK: u32 = 4;
+pub const DAO_SITE_SYNC: u32 = 5;
+pub const DAO_SITE_EXIT: u32 = 6;
 /// dao_var_desc.offset of a global only declared in its module.
 pub const DAO_GLOBAL_DECLARED: u64 = 1;
 pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;

@@ -42,9 +42,18 @@ fn set_restarting(on: bool) {
 struct Pending {
     frames: Vec<Frame<'static>>,
     next: usize,
+}
+
+/// What a restart still has to rebuild: the main thread's chain and, for a
+/// checkpoint taken inside a parallel region, each worker's chain (by
+/// thread number); a chain leaves when its innermost frame is entered.
+struct Restart {
+    master: Option<Pending>,
+    workers: Vec<(u32, Pending)>,
+    team_size: u32,
     file: String,
 }
-static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
+static PENDING: Mutex<Option<Restart>> = Mutex::new(None);
 
 /// Marks the calling thread as the one that runs user_main.
 pub fn set_main_thread() {
@@ -60,19 +69,37 @@ pub fn top() -> *mut DaoFrame {
     TOP.with(|t| t.get())
 }
 
-/// Arms the restart with the saved chain.
-pub fn begin_restart(frames: Vec<Frame<'static>>, file: String) {
+/// Arms the restart with the saved chains (the main thread's, and the
+/// workers' of the team around the candidate).
+pub fn begin_restart(frames: Vec<Frame<'static>>, workers: Vec<(u32, Vec<Frame<'static>>)>, team_size: u32, file: String) {
     if frames.is_empty() {
         return;
     }
-    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Pending { frames, next: 0, file });
+    let workers = workers.into_iter().filter(|(_, f)| !f.is_empty()).map(|(t, frames)| (t, Pending { frames, next: 0 })).collect();
+    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Restart { master: Some(Pending { frames, next: 0 }), workers, team_size, file });
     set_restarting(true);
 }
 
 /// Whether a restart has been armed and not yet completed.
 pub fn restart_pending() -> Option<String> {
     let g = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    g.as_ref().map(|p| format!("{} (next frame {} of {})", p.file, p.next + 1, p.frames.len()))
+    g.as_ref().map(|r| match &r.master {
+        Some(p) => format!("{} (next frame {} of {} of the main thread)", r.file, p.next + 1, p.frames.len()),
+        None => format!("{} ({} worker threads not yet back at their positions)", r.file, r.workers.len()),
+    })
+}
+
+/// At the master's entry into a region during a restart: the region that
+/// holds the checkpoint must have the team it had.
+pub fn check_team_size(n: u32) {
+    let g = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(r) = g.as_ref() else { return };
+    if r.team_size > 0 && r.master.is_some() && n != r.team_size {
+        fatal(format_args!(
+            "{} was taken inside a parallel region with {} threads, but the restarted region has {n}: the thread count cannot change inside a region (run with the same OMP_NUM_THREADS, or restart from a checkpoint taken between regions)",
+            r.file, r.team_size
+        ));
+    }
 }
 
 /// dao_frame_enter.
@@ -111,41 +138,68 @@ pub fn restore(frame: *mut DaoFrame) -> u32 {
 
 #[cold]
 fn enter_restarting(frame: *mut DaoFrame) -> u32 {
-    if !is_main_thread() {
-        return 0;
-    }
     let mut g = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(p) = g.as_mut() else { return 0 };
+    let Some(r) = g.as_mut() else { return 0 };
+    let (who, p) = if is_main_thread() {
+        let Some(p) = r.master.as_mut() else { return 0 };
+        (String::from("the main thread"), p)
+    } else {
+        let t = crate::omp::tid();
+        let Some((_, p)) = r.workers.iter_mut().find(|(w, _)| *w as i32 == t && t > 0) else { return 0 };
+        (format!("thread {t}"), p)
+    };
+    let file = r.file.clone();
+    let site = restore_frame(frame, p, &who, &file);
+    if p.next == p.frames.len() {
+        if is_main_thread() {
+            r.master = None;
+        } else {
+            let t = crate::omp::tid();
+            r.workers.retain(|(w, _)| *w as i32 != t);
+        }
+        if r.master.is_none() && r.workers.is_empty() {
+            set_restarting(false);
+            *g = None;
+            if crate::session::verbose() {
+                diag::info("restart complete: every thread resumed at its checkpointed position");
+            }
+        }
+    }
+    site
+}
+
+/// Checks `frame` against the next saved frame of `p` and restores it.
+fn restore_frame(frame: *mut DaoFrame, p: &mut Pending, who: &str, file: &str) -> u32 {
     let saved = &p.frames[p.next];
     let Some(fv) = FrameView::read(frame) else { fatal("dao_frame_enter: frame without a function descriptor") };
     let name = desc::name(fv.func.name);
     let hash = fv.func.module().map_or(0, |m| m.module_hash);
     if name != saved.function || hash != saved.module_hash {
         fatal(format_args!(
-            "restart diverged: expected to enter {} at site {} (frame {} of {} in {}), entered {}; was the program, its input or its environment changed?",
+            "restart diverged: {who} expected to enter {} at site {} (frame {} of {} in {}), entered {}; was the program, its input or its environment changed?",
             saved.function,
             saved.site,
             p.next + 1,
             p.frames.len(),
-            p.file,
+            file,
             name
         ));
     }
     if fv.addr as u64 != saved.frame_addr {
         fatal(format_args!(
-            "stack layout differs: the frame of {} is at {:#x}, it was at {:#x} when {} was written (different binary, libc or stack settings?)",
-            name, fv.addr, saved.frame_addr, p.file
+            "stack layout differs: the frame of {} on {who} is at {:#x}, it was at {:#x} when {} was written (different binary, libc, libomp or stack settings?)",
+            name, fv.addr, saved.frame_addr, file
         ));
     }
     let (slots, allocas) = (fv.func.slots(), fv.func.allocas());
     for o in &saved.stack_objects {
         let i = o.index as usize;
-        let d = allocas.get(i).unwrap_or_else(|| fatal(format_args!("{}: stack object {i} of {name} does not exist", p.file)));
+        let d = allocas.get(i).unwrap_or_else(|| fatal(format_args!("{file}: stack object {i} of {name} does not exist")));
         let addr = fv.alloca(i);
         if addr as u64 != o.addr || d.size != o.bytes.len() as u64 {
             fatal(format_args!(
                 "stack layout differs: stack object {} of {} is at {:#x} ({} bytes), it was at {:#x} ({} bytes) in {}",
-                o.name, name, addr, d.size, o.addr, o.bytes.len(), p.file
+                o.name, name, addr, d.size, o.addr, o.bytes.len(), file
             ));
         }
         desc::write_memory(addr, &o.bytes);
@@ -154,22 +208,15 @@ fn enter_restarting(frame: *mut DaoFrame) -> u32 {
         let d = slots.get(s.index as usize);
         let ok = d.is_some_and(|d| d.size == s.bytes.len() as u64 && d.offset + d.size <= fv.func.slot_area_size);
         if !ok {
-            fatal(format_args!("{}: slot {} of {} does not match the function's slot table", p.file, s.name, name));
+            fatal(format_args!("{file}: slot {} of {} does not match the function's slot table", s.name, name));
         }
         desc::write_memory(fv.slots + d.unwrap().offset as usize, &s.bytes);
     }
     let site = saved.site;
     if site == 0 || site > fv.func.n_sites {
-        fatal(format_args!("{}: site {site} of {name} does not exist", p.file));
+        fatal(format_args!("{file}: site {site} of {name} does not exist"));
     }
     fv.set_site(site);
     p.next += 1;
-    if p.next == p.frames.len() {
-        set_restarting(false);
-        *g = None;
-        if crate::session::verbose() {
-            diag::info("restart complete: resumed at the checkpointed position");
-        }
-    }
     site
 }

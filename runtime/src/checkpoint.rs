@@ -17,9 +17,20 @@ use crate::session::{self, Session};
 use crate::stats;
 use crate::stdio;
 
-/// Writes a checkpoint of the chain ending at `frame`.
+/// Writes a checkpoint of the chain ending at `frame` (on the main thread);
+/// inside a parallel region, of every thread of the team (omp.rs gathers
+/// them first and releases them after).
 pub fn take(frame: *mut DaoFrame) {
-    session::with(|s| take_in(s, frame));
+    if crate::omp::in_region() {
+        let gathered = crate::omp::with_team_stopped(|workers| {
+            session::with(|s| take_in(s, frame, workers));
+        });
+        if !gathered {
+            crate::policy::rearm();
+        }
+    } else {
+        session::with(|s| take_in(s, frame, &[]));
+    }
 }
 
 /// Checks that the chain ending at `top` can be rebuilt by a restart: its
@@ -75,7 +86,7 @@ fn site_name(top: *mut DaoFrame) -> String {
     format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
 }
 
-fn take_in(s: &mut Session, frame: *mut DaoFrame) {
+fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped]) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
@@ -93,7 +104,8 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
     let (save_all, heap_all) = (s.cfg.save_all, s.cfg.heap_all || s.cfg.save_all);
     let rss = stats::resident_bytes();
     let at = site_name(frame);
-    let c = collect::collect(frame, save_all, heap_all);
+    let c = collect::collect_team(frame, workers, save_all, heap_all);
+    let omp = crate::omp::state_for_checkpoint();
     let collect_s = t0.elapsed().as_secs_f64();
     let header = Header {
         flags: if save_all { FLAG_SAVE_ALL } else { 0 } | if heap_all { FLAG_HEAP_ALL } else { 0 },
@@ -102,17 +114,17 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
         image_base: s.ident.image_base,
         run_id: s.run_id,
         seq: s.next_seq,
-        threads: 1,
+        threads: 1 + c.workers.len() as u32,
         pid: std::process::id(),
         timestamp: session::unix_time(),
     };
     let kill_at = (s.cfg.crash_in == Some(s.attempts)).then(|| {
-        let total = encode(CountingSink::default(), &header, &rt, &c).map_or(0, |k| k.len);
+        let total = encode(CountingSink::default(), &header, &rt, &omp, &c).map_or(0, |k| k.len);
         total / 2
     });
     let t1 = Instant::now();
     let r = dir.commit(header.seq, |w| {
-        encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &c).map(drop)
+        encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &omp, &c).map(drop)
     });
     let write_s = t1.elapsed().as_secs_f64();
     match r {
@@ -139,7 +151,8 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
+                    "{{\"event\":\"checkpoint\",\"threads\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
+                    header.threads,
                     header.seq,
                     stats::quote(&path.display().to_string()),
                     if save_all { "all" } else { "live" },
@@ -174,10 +187,11 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame) {
     }
 }
 
-fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, c: &Collected) -> io::Result<W> {
+fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &dao_format::OmpState, c: &Collected) -> io::Result<W> {
     let mut wr = Writer::new(w, h)?;
     wr.runtime(rt)?;
     wr.chain(&c.chain)?;
+    wr.threads(omp, &[], &c.workers)?;
     wr.globals(&c.globals)?;
     wr.heap(&c.heap)?;
     wr.finish()

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use dao_format::{Frame, Global, Heap, HeapBlock, Slot, StackObject};
+use dao_format::{Frame, Global, Heap, HeapBlock, Slot, StackObject, Worker};
 
 use crate::abi::{DaoFrame, DaoModuleDesc, DAO_SITE_UNKNOWN_READS};
 use crate::desc::{self, memory, FrameView};
@@ -22,6 +22,8 @@ use crate::stats::Bytes;
 pub struct Collected {
     /// Outermost frame first.
     pub chain: Vec<Frame<'static>>,
+    /// The other threads of the team (checkpoint inside a parallel region).
+    pub workers: Vec<Worker<'static>>,
     pub globals: Vec<Global<'static>>,
     pub heap: Heap<'static>,
     pub bytes: Bytes,
@@ -31,14 +33,32 @@ pub struct Collected {
 
 /// Collects the state reachable from the chain ending at `top`.
 pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected {
-    let mut bytes = Bytes::default();
-    let mut roots: Vec<(usize, &'static [u8])> = Vec::new();
-    let mut chain = Vec::new();
-    let mut wanted: BTreeMap<(u64, u32), &'static DaoModuleDesc> = BTreeMap::new();
-    let mut unknown_reads = false;
+    collect_team(top, &[], save_all, heap_all)
+}
 
-    let mut f = top;
-    while let Some(fv) = FrameView::read(f) {
+/// What the chains of all threads contribute: frames, roots of the heap
+/// scan, globals their sites name.
+struct Walk {
+    bytes: Bytes,
+    roots: Vec<(usize, &'static [u8])>,
+    wanted: BTreeMap<(u64, u32), &'static DaoModuleDesc>,
+    unknown_reads: bool,
+}
+
+impl Walk {
+    /// The frames of the chain ending at `top`, outermost first.
+    fn chain(&mut self, top: *mut DaoFrame, save_all: bool) -> Vec<Frame<'static>> {
+        let mut chain = Vec::new();
+        let mut f = top;
+        while let Some(fv) = FrameView::read(f) {
+            chain.push(self.frame(&fv, save_all));
+            f = fv.parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    fn frame(&mut self, fv: &FrameView, save_all: bool) -> Frame<'static> {
         let func = fv.func;
         let fname = desc::name(func.name);
         let module = func.module();
@@ -48,16 +68,16 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
             let site = func.sites().get((fv.site as usize).wrapping_sub(1)).unwrap_or_else(|| {
                 fatal(format_args!("frame of {fname} is on the chain at site {}, which does not exist (pass bug)", fv.site))
             });
-            unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
+            self.unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
             if let Some(m) = module {
                 for &g in site.globals() {
                     let Some(d) = m.globals().get(g as usize) else { continue };
                     if d.offset == crate::abi::DAO_GLOBAL_DECLARED {
                         if let Some((dm, di)) = crate::modules::defining(d.addr as usize) {
-                            wanted.insert((dm.module_hash, di), dm);
+                            self.wanted.insert((dm.module_hash, di), dm);
                         }
                     } else {
-                        wanted.insert((m.module_hash, g), m);
+                        self.wanted.insert((m.module_hash, g), m);
                     }
                 }
             }
@@ -68,8 +88,8 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
             let d = func.slots().get(i as usize).unwrap_or_else(|| fatal(format_args!("{fname}: slot index {i} out of range (pass bug)")));
             let addr = fv.slots + d.offset as usize;
             let b = memory(addr, d.size as usize);
-            bytes.slots += d.size;
-            roots.push((addr, b));
+            self.bytes.slots += d.size;
+            self.roots.push((addr, b));
             slots.push(Slot { index: i, name: desc::name(d.name), loc: desc::opt_name(d.loc), bytes: Cow::Borrowed(b) });
         }
         let mut objs = Vec::new();
@@ -77,8 +97,8 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
             let d = func.allocas().get(i as usize).unwrap_or_else(|| fatal(format_args!("{fname}: stack object index {i} out of range (pass bug)")));
             let addr = fv.alloca(i as usize);
             let b = memory(addr, d.size as usize);
-            bytes.stack += d.size;
-            roots.push((addr, b));
+            self.bytes.stack += d.size;
+            self.roots.push((addr, b));
             objs.push(StackObject {
                 index: i,
                 name: desc::name(d.name),
@@ -87,17 +107,41 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
                 bytes: Cow::Borrowed(b),
             });
         }
-        chain.push(Frame {
+        Frame {
             function: fname,
             module_hash: module.map_or(0, |m| m.module_hash),
             site: fv.site,
             frame_addr: fv.addr as u64,
             slots,
             stack_objects: objs,
-        });
-        f = fv.parent;
+        }
     }
-    chain.reverse();
+}
+
+/// Collects the state of the main thread's chain ending at `top` and of the
+/// stopped workers of its team (each its own chain; a worker that has
+/// finished its part of the region is one frame at the Exit site).
+pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_all: bool, heap_all: bool) -> Collected {
+    let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
+    let chain = w.chain(top, save_all);
+    let mut team = Vec::new();
+    for st in workers {
+        let frames = if st.state == dao_format::WORKER_EXITED {
+            let Some(func) = desc::deref(st.func) else { fatal("an exited worker without its function descriptor (runtime bug)") };
+            vec![Frame {
+                function: desc::name(func.name),
+                module_hash: func.module().map_or(0, |m| m.module_hash),
+                site: crate::omp::exit_site(func),
+                frame_addr: st.top as u64,
+                slots: vec![],
+                stack_objects: vec![],
+            }]
+        } else {
+            w.chain(st.top, save_all)
+        };
+        team.push(Worker { thread: st.thread, state: st.state, chain: frames, tls: vec![] });
+    }
+    let Walk { mut bytes, mut roots, mut wanted, unknown_reads } = w;
 
     let modules = crate::modules::all();
     for m in &modules {
@@ -145,6 +189,7 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
     }
     Collected {
         chain,
+        workers: team,
         globals,
         heap: Heap { meta: Cow::Owned(meta), blocks: hb },
         bytes,

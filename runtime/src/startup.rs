@@ -119,7 +119,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;
     }
-    for f in &c.chain {
+    for f in c.chain.iter().chain(c.workers.iter().flat_map(|w| w.chain.iter())) {
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
     }
@@ -163,9 +163,14 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
             t0.elapsed().as_secs_f64()
         ),
     );
-    let frames = c.chain.into_iter().collect::<Vec<_>>();
-    let owned = dao_format::Checkpoint { chain: frames, ..Default::default() }.into_owned().chain;
-    crate::chain::begin_restart(owned, file);
+    // OpenMP: the master's ICVs as they were (for a checkpoint inside a
+    // region: at its fork), so the replayed fork builds the same team.
+    crate::omp::apply_icvs(&c.omp);
+    let team_size = c.omp.team_size;
+    let workers: Vec<(u32, Vec<dao_format::Frame<'static>>)> =
+        c.workers.into_iter().map(|w| (w.thread, w.chain.into_iter().map(dao_format::Frame::into_owned).collect())).collect();
+    let owned: Vec<dao_format::Frame<'static>> = c.chain.into_iter().map(dao_format::Frame::into_owned).collect();
+    crate::chain::begin_restart(owned, workers, team_size, file);
 }
 
 /// The exit hook: on normal termination mark the run finished.

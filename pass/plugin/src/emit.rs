@@ -23,7 +23,7 @@ use crate::plan::{FuncPlan, ModulePlan, SiteKind};
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 struct Types {
     var: Type,
@@ -151,9 +151,12 @@ pub fn emit(m: Module, plan: &ModulePlan) {
         restore: m.get_or_declare("dao_frame_restore", m.fn_ty(m.i32(), &[m.ptr()])),
         top: m.tls_pointer("dao_tls_top"),
         pending: m.extern_global(m.i8(), "dao_restart_pending"),
-        poll: m.extern_global(m.i64(), "dao_poll"),
+        poll: m.tls_var("dao_tls_poll", m.i64(), m.const_i64(i64::MAX as u64)),
         cand: m.get_or_declare("dao_candidate", m.fn_ty(m.void(), &[m.ptr()])),
         forced: m.get_or_declare("dao_forced", m.fn_ty(m.void(), &[m.ptr()])),
+        request: m.extern_global(m.i8(), "dao_omp_request"),
+        omp: ["dao_omp_begin", "dao_omp_end", "dao_omp_fork", "dao_omp_join", "dao_omp_park", "dao_omp_unpark"]
+            .map(|n| m.get_or_declare(n, m.fn_ty(m.void(), &[m.ptr()]))),
     };
 
     let mut func_descs = Vec::new();
@@ -287,9 +290,17 @@ pub fn emit(m: Module, plan: &ModulePlan) {
     m.add_global_ctor(ctor, 101);
 
     if let Some(main) = plan.main {
-        wrap_main(m, main);
+        wrap_main(m, main, rt.poll);
     }
 }
+
+/// Indices into `Runtime::omp`.
+const OMP_BEGIN: usize = 0;
+const OMP_END: usize = 1;
+const OMP_FORK: usize = 2;
+const OMP_JOIN: usize = 3;
+const OMP_PARK: usize = 4;
+const OMP_UNPARK: usize = 5;
 
 /// What the instrumentation refers to in the runtime.
 struct Runtime {
@@ -299,10 +310,16 @@ struct Runtime {
     top: Value,
     /// Non-zero while a restart rebuilds the chain.
     pending: Value,
-    /// The candidate countdown (runtime/src/policy.rs).
+    /// The calling thread's candidate countdown (`dao_tls_poll`; the runtime
+    /// arms the main thread's, runtime/src/policy.rs).
     poll: Value,
     cand: Value,
     forced: Value,
+    /// Non-zero while the runtime gathers the threads of a team for a
+    /// checkpoint (runtime/src/omp.rs); markers in parallel code check it.
+    request: Value,
+    /// dao_omp_begin/end/fork/join/park/unpark (see OMP_* below).
+    omp: [Value; 6],
 }
 
 fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime) {
@@ -358,6 +375,10 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     let parent = b.load_aligned(m.ptr(), rt.top, "dao.parent", 8);
     b.store(parent, b.struct_gep(t.frame, frame, 0, ""));
     b.store_aligned(frame, rt.top, 8);
+    if fp.microtask {
+        // this thread joins the team's bookkeeping (before any restart dispatch)
+        b.call(ptr_fn, rt.omp[OMP_BEGIN], &[frame], "");
+    }
     let pending = b.load_relaxed(m.i8(), rt.pending, "dao.pending", 1);
     let cont = Block::split_before(setup_at, "entry.cont");
     entry.terminator().unwrap().erase();
@@ -375,6 +396,16 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     // 3. sites: label store, spills, the call or the runtime entry
     let site_ptr = |b: &Builder| b.struct_gep(t.frame, frame, 2, "");
     let mut targets = Vec::new();
+    // microtasks: the block every return goes through (the Exit site's target)
+    let exit_block = if fp.microtask {
+        let e = m.append_block(f, "dao.exit");
+        b.at_end(e);
+        b.ret(None);
+        Some(e)
+    } else {
+        None
+    };
+    let mut exit_site = 0u32;
     for (k, s) in fp.sites.iter().enumerate() {
         let spill = |b: &Builder| {
             b.store(m.const_i32(k as u32 + 1), site_ptr(b));
@@ -390,6 +421,46 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 spill(&b);
                 Block::split_before(s.inst, &format!("dao.site.{}", k + 1))
             }
+            SiteKind::Fork => {
+                // label + spills, then (re-executed on restart from here)
+                // [push_num_threads] dao_omp_fork; fork; dao_omp_join
+                b.before(s.anchor);
+                spill(&b);
+                let target = Block::split_before(s.anchor, &format!("dao.fork.{}", k + 1));
+                b.before(s.inst);
+                b.call(ptr_fn, rt.omp[OMP_FORK], &[frame], "");
+                b.before(s.inst.next_instruction().expect("fork call is not a terminator"));
+                b.call(ptr_fn, rt.omp[OMP_JOIN], &[frame], "");
+                target
+            }
+            SiteKind::Sync => {
+                // label + spills; dao_omp_park; barrier; dao_omp_unpark
+                b.before(s.inst);
+                spill(&b);
+                let park = b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
+                let next = s.inst.next_instruction().expect("barrier call is not a terminator");
+                b.before(next);
+                b.call(ptr_fn, rt.omp[OMP_UNPARK], &[frame], "");
+                if s.end_reduce {
+                    // restart: the contribution was combined before the
+                    // checkpoint; only the barrier of __kmpc_end_reduce is redone
+                    let cont = Block::split_before(next, &format!("dao.sync.cont.{}", k + 1));
+                    let rb = m.append_block(f, &format!("dao.sync.{}", k + 1));
+                    b.at_end(rb);
+                    b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
+                    let bar = m.get_or_declare("__kmpc_barrier", m.fn_ty(m.void(), &[m.ptr(), m.i32()]));
+                    b.call(m.fn_ty(m.void(), &[m.ptr(), m.i32()]), bar, &[s.inst.operand(0), s.inst.operand(1)], "");
+                    b.call(ptr_fn, rt.omp[OMP_UNPARK], &[frame], "");
+                    b.br(cont);
+                    rb
+                } else {
+                    Block::split_before(park, &format!("dao.sync.{}", k + 1))
+                }
+            }
+            SiteKind::Exit => {
+                exit_site = k as u32 + 1;
+                exit_block.expect("exit site outside a microtask")
+            }
             SiteKind::Forced => {
                 b.before(s.inst);
                 spill(&b);
@@ -404,7 +475,13 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 let p = b.load_relaxed(m.i64(), rt.poll, "dao.poll", 8);
                 let p1 = b.sub(p, m.const_i64(1), "dao.poll.next");
                 b.store_relaxed(p1, rt.poll, 8);
-                let due = b.icmp_sle(p1, m.const_i64(0), "dao.due");
+                let mut due = b.icmp_sle(p1, m.const_i64(0), "dao.due");
+                if fp.parallel {
+                    // or: the runtime is gathering this thread's team
+                    let r = b.load_relaxed(m.i8(), rt.request, "dao.request", 1);
+                    let asked = b.icmp_ne(r, m.const_int(m.i8(), 0), "dao.asked");
+                    due = b.or(due, asked, "dao.due.any");
+                }
                 let pre = s.inst.parent_block();
                 let next = s.inst.next_instruction().expect("marker call is not a terminator");
                 s.inst.erase();
@@ -458,6 +535,11 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
         if let Some(term) = blk.terminator() {
             if term.opcode() == Opcode::LLVMRet {
                 b.before(term);
+                if fp.microtask {
+                    // this thread has finished its part of the region
+                    b.store(m.const_i32(exit_site), site_ptr(&b));
+                    b.call(ptr_fn, rt.omp[OMP_END], &[frame], "");
+                }
                 let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame, frame, 0, ""), "dao.parent", 8);
                 b.store_aligned(parent, rt.top, 8);
             }
@@ -507,7 +589,7 @@ fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
 
 /// Rename the program's main and make a new one that runs it through
 /// dao_main (fixed-address stack, restore of globals and heap).
-fn wrap_main(m: Module, main: Value) {
+fn wrap_main(m: Module, main: Value, poll: Value) {
     let fty = main.function_type();
     main.set_name("__dao_user_main");
     main.set_linkage(LLVMLinkage::LLVMInternalLinkage);
@@ -529,9 +611,9 @@ fn wrap_main(m: Module, main: Value) {
         b.ret(Some(m.const_i32(0)));
     }
     let new_main = m.add_function("main", adapter_ty);
-    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p]));
+    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p, p]));
     b.at_end(m.append_block(new_main, "entry"));
     let np = new_main.params();
-    let r = b.call(m.fn_ty(i32, &[i32, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter], "");
+    let r = b.call(m.fn_ty(i32, &[i32, p, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter, poll], "");
     b.ret(Some(r));
 }

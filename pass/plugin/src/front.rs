@@ -102,7 +102,7 @@ impl ModuleFacts {
         let mut global_declared = Vec::new();
         for g in m.globals() {
             let name = g.name();
-            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() {
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || crate::known::is_omp_runtime_state(&name) {
                 continue;
             }
             let ty = g.global_value_type();

@@ -183,13 +183,18 @@ impl Module {
     /// (linkonce_odr: every instrumented module carries a copy, the linker
     /// keeps one), accessed with the initial-exec model.
     pub fn tls_pointer(self, name: &str) -> Value {
+        self.tls_var(name, self.ptr(), self.const_null())
+    }
+    /// A linkonce_odr hidden initial-exec thread-local variable (one per
+    /// program after linking), created if the module does not have it.
+    pub fn tls_var(self, name: &str, ty: Type, init: Value) -> Value {
         if let Some(g) = self.global(name) {
             return g;
         }
         let c = cstr(name);
         unsafe {
-            let g = LLVMAddGlobal(self.0, self.ptr().0, c.as_ptr());
-            LLVMSetInitializer(g, self.const_null().0);
+            let g = LLVMAddGlobal(self.0, ty.0, c.as_ptr());
+            LLVMSetInitializer(g, init.0);
             LLVMSetLinkage(g, LLVMLinkage::LLVMLinkOnceODRLinkage);
             LLVMSetVisibility(g, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
             LLVMSetThreadLocal(g, 1);
@@ -465,6 +470,11 @@ impl Value {
     pub fn is_global_constant(self) -> bool {
         unsafe { LLVMIsGlobalConstant(self.0) != 0 }
     }
+    /// The initializer of a global variable, if it has one.
+    pub fn initializer(self) -> Option<Value> {
+        let i = unsafe { LLVMGetInitializer(self.0) };
+        (!i.is_null()).then_some(Value(i))
+    }
     pub fn is_thread_local(self) -> bool {
         unsafe { LLVMIsThreadLocal(self.0) != 0 }
     }
@@ -623,6 +633,10 @@ impl Builder {
     pub fn sub(&self, a: Value, b: Value, name: &str) -> Value {
         let c = cstr(name);
         Value(unsafe { LLVMBuildSub(self.b, a.0, b.0, c.as_ptr()) })
+    }
+    pub fn or(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildOr(self.b, a.0, b.0, c.as_ptr()) })
     }
     pub fn icmp_sle(&self, a: Value, b: Value, name: &str) -> Value {
         let c = cstr(name);

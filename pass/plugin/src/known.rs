@@ -39,6 +39,62 @@ pub enum MarkerKind {
 
 /// Operand positions of `__kmpc_fork_call(ident, argc, microtask, args...)`.
 pub const FORK_MICROTASK_OPERAND: u32 = 2;
+/// Operand position of the task entry in `__kmpc_omp_task_alloc(ident, gtid,
+/// flags, sizeof_task, sizeof_shareds, task_entry)`.
+pub const TASK_ENTRY_OPERAND: u32 = 5;
+
+/// What an OpenMP runtime entry point means for checkpointing (the
+/// construct-level table; `classify` gives the memory effects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OmpRole {
+    /// `__kmpc_fork_call`: starts a parallel region.
+    Fork,
+    /// `__kmpc_push_num_threads(ident, gtid, n)` right before a fork: replayed
+    /// with the fork on the jump path.
+    PushNumThreads,
+    /// A point where a thread may wait for the others: a candidate cannot
+    /// be there, but a thread waiting there takes part in a checkpoint
+    /// (a *sync site*: the call is executed again on restart).
+    Barrier,
+    /// `__kmpc_end_reduce`: waits like a barrier after the thread has
+    /// combined its contribution; on restart only the barrier is redone.
+    EndReduce,
+    /// Begin/end of a block that only some threads run, or that one thread
+    /// at a time runs: markers inside are diagnosed (begin name, end name).
+    Exclusive { end: &'static str, what: &'static str, allowed: bool },
+    /// Dynamic/guided/ordered worksharing (`__kmpc_dispatch_next_*`): a
+    /// marker in such a loop body is diagnosed.
+    DispatchNext,
+    /// Explicit task creation: the task entry may not reach a marker.
+    TaskAlloc,
+}
+
+/// The OpenMP construct table, by exact name. Entry points not listed here
+/// have no construct-level meaning for the pass (static worksharing init/fini,
+/// thread-number queries, copyprivate, ...).
+pub fn omp_role(name: &str) -> Option<OmpRole> {
+    Some(match name {
+        "__kmpc_fork_call" => OmpRole::Fork,
+        "__kmpc_push_num_threads" => OmpRole::PushNumThreads,
+        "__kmpc_barrier" => OmpRole::Barrier,
+        "__kmpc_end_reduce" => OmpRole::EndReduce,
+        "__kmpc_single" => OmpRole::Exclusive { end: "__kmpc_end_single", what: "an OpenMP 'single' block (only one thread runs it)", allowed: false },
+        "__kmpc_master" => OmpRole::Exclusive { end: "__kmpc_end_master", what: "an OpenMP 'master' block (only the master thread runs it)", allowed: false },
+        "__kmpc_masked" => OmpRole::Exclusive { end: "__kmpc_end_masked", what: "an OpenMP 'masked' block (only some threads run it)", allowed: false },
+        "__kmpc_critical" | "__kmpc_critical_with_hint" => {
+            OmpRole::Exclusive { end: "__kmpc_end_critical", what: "an OpenMP 'critical' section", allowed: true }
+        }
+        "__kmpc_ordered" => OmpRole::Exclusive { end: "__kmpc_end_ordered", what: "an OpenMP 'ordered' block", allowed: false },
+        "omp_set_lock" | "omp_set_nest_lock" => OmpRole::Exclusive {
+            end: if name == "omp_set_lock" { "omp_unset_lock" } else { "omp_unset_nest_lock" },
+            what: "a section protected by an OpenMP lock",
+            allowed: true,
+        },
+        n if n.starts_with("__kmpc_dispatch_next_") => OmpRole::DispatchNext,
+        "__kmpc_omp_task_alloc" | "__kmpc_omp_target_task_alloc" => OmpRole::TaskAlloc,
+        _ => return None,
+    })
+}
 
 pub const MARKER_POTENTIAL: &str = "dao_potential_checkpoint";
 pub const MARKER_FORCED: &str = "dao_checkpoint_now";
@@ -95,6 +151,14 @@ const ENV: &[&str] = &[
 ];
 
 const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx", "vfork", "getcontext"];
+
+/// Globals that hold libomp's own state (the lock words of `critical`
+/// sections and reductions: libomp stores a pointer to a lock it allocated
+/// there). They are never saved: restoring one would plant a pointer into
+/// the previous process's libomp memory.
+pub fn is_omp_runtime_state(global: &str) -> bool {
+    global.starts_with(".gomp_critical_user_") || global.starts_with("_gomp_critical_user_")
+}
 
 /// Classify an external function by name. `None`: unknown.
 pub fn classify(name: &str) -> Option<Effect> {

@@ -12,6 +12,7 @@ mod ffi;
 mod front;
 mod ir;
 mod known;
+mod omp;
 mod plan;
 mod remarks;
 
@@ -68,11 +69,31 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> bool {
 
 fn run(m: ir::Module) -> bool {
     let source = m.source_name();
-    let plan = plan::plan_module(m);
-    for d in &plan.diags {
-        let sev = if d.severity == plan::Severity::Error { 0 } else { 1 };
-        m.diagnose(sev, &d.render(&source));
+    let mut plan = plan::plan_module(m);
+    let report = |plan: &plan::ModulePlan| {
+        for d in &plan.diags {
+            let sev = match d.severity {
+                plan::Severity::Error => 0,
+                plan::Severity::Warning => 1,
+                plan::Severity::Remark => 2,
+            };
+            m.diagnose(sev, &d.render(&source));
+        }
+    };
+    if !plan.has_errors() && !plan.moves.is_empty() {
+        // markers in critical/lock-protected sections go right after the
+        // section's end; then plan again on the moved form
+        report(&plan);
+        let b = m.builder();
+        for (marker, end) in &plan.moves {
+            if let Some(next) = end.next_instruction() {
+                marker.move_before(next, &b);
+            }
+        }
+        plan = plan::plan_module(m);
+        plan.diags.retain(|d| d.severity != plan::Severity::Remark);
     }
+    report(&plan);
     if plan.has_errors() {
         return false;
     }

@@ -10,7 +10,7 @@
 //! blocks allocated there may be reachable from checkpointed data).
 use crate::front::{call_kind, local_summary, translate, CallKind, FuncFacts, ModuleFacts, Summary};
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{Effect, MarkerKind, FORK_MICROTASK_OPERAND};
+use crate::known::{omp_role, Effect, MarkerKind, OmpRole, FORK_MICROTASK_OPERAND, TASK_ENTRY_OPERAND};
 use dao_analysis::callgraph::CallGraph;
 use dao_analysis::liveness::LiveSets;
 
@@ -19,6 +19,15 @@ pub enum SiteKind {
     Call = 1,
     Marker = 2,
     Forced = 3,
+    /// `__kmpc_fork_call` of a region whose outlined function reaches a
+    /// marker: executed again on the jump path.
+    Fork = 4,
+    /// A barrier (or `__kmpc_end_reduce`) in parallel code on a marker
+    /// path: a thread waiting there takes part in a checkpoint.
+    Sync = 5,
+    /// The end of an outlined function (a thread that has finished its
+    /// part of the region).
+    Exit = 6,
 }
 
 #[derive(Debug)]
@@ -36,6 +45,11 @@ pub struct SitePlan {
     pub unknown_reads: bool,
     /// Position of the site in the entry block, if it is there.
     pub entry_pos: Option<usize>,
+    /// Where the label, the spills and the restart edge go: the call itself,
+    /// or the `__kmpc_push_num_threads` right before a fork.
+    pub anchor: Value,
+    /// A sync site at `__kmpc_end_reduce`: on restart only its barrier is redone.
+    pub end_reduce: bool,
 }
 
 #[derive(Debug)]
@@ -49,14 +63,20 @@ pub struct FuncPlan {
     /// settings) in the entry block, with their position: replayed on the
     /// jump path to any site after them.
     pub env_calls: Vec<(usize, Value)>,
+    /// An outlined parallel region (the microtask of a fork).
+    pub microtask: bool,
+    /// May run inside a parallel region: markers also check the runtime's
+    /// checkpoint request flag.
+    pub parallel: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Severity {
     Error,
-    /// For rules that only warn (none yet; moved markers in OpenMP will).
     #[allow(dead_code)]
     Warning,
+    /// Printed always (a marker moved out of a critical section).
+    Remark,
 }
 
 #[derive(Clone, Debug)]
@@ -87,6 +107,9 @@ pub struct ModulePlan {
     /// How often the analysis had to be conservative (unknown reads at a
     /// site), for the remark and the docs.
     pub conservative_sites: usize,
+    /// Markers inside a critical or lock-protected section, to be moved right
+    /// after the call that ends it (done before planning again).
+    pub moves: Vec<(Value, Value)>,
 }
 
 impl ModulePlan {
@@ -105,6 +128,13 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let mut has_marker = vec![false; nf];
     let mut calls_unknown = vec![false; nf];
     let mut cg = CallGraph::new(nf);
+    // OpenMP: outlined functions, the direct-call + fork graph (forward),
+    // functions with barriers, explicit task entries.
+    let mut microtask = vec![false; nf];
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nf];
+    let mut has_sync = vec![false; nf];
+    let mut forks: Vec<(usize, Value, usize)> = Vec::new();
+    let mut task_entries: Vec<(Value, usize)> = Vec::new();
     for (fi, f) in facts.funcs.iter().enumerate() {
         for b in f.blocks() {
             for i in b.instructions() {
@@ -113,13 +143,31 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 }
                 match call_kind(&facts, i) {
                     CallKind::Marker(_) => has_marker[fi] = true,
-                    CallKind::Defined(g) => cg.add_call(fi, g),
+                    CallKind::Defined(g) => {
+                        cg.add_call(fi, g);
+                        succ[fi].push(g);
+                    }
                     CallKind::Known(Effect::ForkCall) => {
                         if let Some(&t) = facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
                             cg.add_call(fi, t);
+                            succ[fi].push(t);
+                            microtask[t] = true;
+                            forks.push((fi, i, t));
                         }
                     }
                     CallKind::Unknown => calls_unknown[fi] = true,
+                    CallKind::Known(_) => {
+                        let name = i.called_function().map(|c| c.name()).unwrap_or_default();
+                        match omp_role(&name) {
+                            Some(OmpRole::Barrier | OmpRole::EndReduce) => has_sync[fi] = true,
+                            Some(OmpRole::TaskAlloc) if i.num_args() > TASK_ENTRY_OPERAND => {
+                                if let Some(&t) = facts.func_ix.get(&i.operand(TASK_ENTRY_OPERAND)) {
+                                    task_entries.push((i, t));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -128,12 +176,31 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let main = m.function("main").filter(|f| !f.is_declaration());
     let participates = has_marker.iter().any(|x| *x) || main.is_some();
     if !participates {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0 };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![] };
     }
     let owned_facts = facts;
     let facts = &owned_facts;
     let seeds: Vec<bool> = (0..nf).map(|f| has_marker[f] || calls_unknown[f]).collect();
-    let mut on_path = cg.may_reach(&seeds);
+    let on_path0 = cg.may_reach(&seeds);
+    // Parallel context: everything a region that reaches a marker may run.
+    // A barrier there is a place where a thread may wait while another
+    // stands at a candidate, so the functions with barriers are
+    // instrumented too (sync sites, docs/design.md section 8).
+    let mut parallel = vec![false; nf];
+    let mut stack: Vec<usize> = (0..nf).filter(|&f| microtask[f] && on_path0[f]).collect();
+    for &f in &stack {
+        parallel[f] = true;
+    }
+    while let Some(f) = stack.pop() {
+        for &g in &succ[f] {
+            if !parallel[g] {
+                parallel[g] = true;
+                stack.push(g);
+            }
+        }
+    }
+    let seeds2: Vec<bool> = (0..nf).map(|f| seeds[f] || (parallel[f] && has_sync[f])).collect();
+    let mut on_path = cg.may_reach(&seeds2);
     if let Some(mf) = main {
         // main is always instrumented: it is the root of every chain
         on_path[facts.func_ix[&mf]] = true;
@@ -148,6 +215,27 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let mut diags = Vec::new();
     let mut funcs = Vec::new();
     let mut conservative = 0;
+    let mut moves = Vec::new();
+    for &(call, t) in &task_entries {
+        if on_path[t] {
+            diags.push(Diag {
+                severity: Severity::Error,
+                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[t])),
+                func: facts.funcs[t].name(),
+                msg: "a checkpoint marker is reachable inside an explicit OpenMP task; tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task".into(),
+            });
+        }
+    }
+    for &(caller, call, t) in &forks {
+        if on_path[t] && parallel[caller] {
+            diags.push(Diag {
+                severity: Severity::Error,
+                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[caller])),
+                func: facts.funcs[caller].name(),
+                msg: "a nested parallel region (a parallel region inside a parallel region) reaches a checkpoint marker; nested parallelism is not supported on a marker path: move the marker to the outer region or make the inner region sequential".into(),
+            });
+        }
+    }
     for (fi, &f) in facts.funcs.iter().enumerate() {
         if !on_path[fi] {
             continue;
@@ -160,8 +248,15 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 continue;
             }
             let fork = u.is_call() && u.called_function().is_some_and(|c| c.name() == "__kmpc_fork_call");
+            if fork && u.num_args() > FORK_MICROTASK_OPERAND && u.operand(FORK_MICROTASK_OPERAND) == f {
+                continue; // a Fork site in the caller
+            }
+            let task = u.is_call() && u.called_function().is_some_and(|c| matches!(omp_role(&c.name()), Some(OmpRole::TaskAlloc)));
+            if task {
+                continue; // diagnosed above
+            }
             let msg = if fork {
-                format!("a checkpoint marker is reachable inside an OpenMP parallel region (outlined function '{name}'); markers inside parallel regions are not supported yet: move the marker between parallel regions")
+                format!("outlined function '{name}' is passed to __kmpc_fork_call in an unexpected operand position; not recognised as a parallel region")
             } else {
                 format!("function '{name}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
             };
@@ -195,11 +290,17 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     continue;
                 }
                 let k = call_kind(facts, i);
+                let role = i.called_function().and_then(|c| omp_role(&c.name()));
                 let kind = match k {
                     CallKind::Marker(MarkerKind::Potential) => SiteKind::Marker,
                     CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,
                     CallKind::Defined(g) if on_path[g] => SiteKind::Call,
                     CallKind::Unknown => SiteKind::Call,
+                    CallKind::Known(Effect::ForkCall) => match facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
+                        Some(&t) if on_path[t] => SiteKind::Fork,
+                        _ => continue,
+                    },
+                    CallKind::Known(_) if parallel[fi] && matches!(role, Some(OmpRole::Barrier | OmpRole::EndReduce)) => SiteKind::Sync,
                     CallKind::Known(Effect::ReturnsTwice) => {
                         diags.push(Diag {
                             severity: Severity::Error,
@@ -221,8 +322,19 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     diags.push(Diag { severity: Severity::Error, loc: i.debug_loc(), func: name.clone(), msg: "a musttail call on the path to a checkpoint marker is not supported".into() });
                     continue;
                 }
-                let (bi, si) = t.pos[&i];
-                let set = if kind == SiteKind::Call { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
+                // a fork is replayed together with the push_num_threads right before it
+                let mut anchor = i;
+                if kind == SiteKind::Fork {
+                    let insts = b.instructions();
+                    if let Some(p) = insts.iter().position(|x| *x == i).filter(|p| *p > 0).map(|p| insts[p - 1]) {
+                        if p.is_call() && p.called_function().is_some_and(|c| c.name() == "__kmpc_push_num_threads") {
+                            anchor = p;
+                        }
+                    }
+                }
+                let (bi, si) = t.pos[&anchor];
+                let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
+                let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
                 let mut slots = Vec::new();
                 let mut allocas = Vec::new();
                 let mut globals = Vec::new();
@@ -245,7 +357,11 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 if unknown_reads {
                     conservative += 1;
                 }
-                let callee = if kind == SiteKind::Call { i.called_function().map(|c| c.name()) } else { None };
+                let callee = match kind {
+                    SiteKind::Call => i.called_function().map(|c| c.name()),
+                    SiteKind::Fork => Some(i.operand(FORK_MICROTASK_OPERAND).name()),
+                    _ => None,
+                };
                 sites.push(SitePlan {
                     inst: i,
                     kind,
@@ -255,12 +371,100 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     allocas,
                     globals,
                     unknown_reads,
-                    entry_pos: (b == entry).then_some(ii),
+                    entry_pos: (b == entry).then_some(ii).map(|p| if anchor != i { p - 1 } else { p }),
+                    anchor,
+                    end_reduce: kind == SiteKind::Sync && matches!(role, Some(OmpRole::EndReduce)),
                 });
             }
         }
-        funcs.push(FuncPlan { f, name, allocas: ff.allocas.clone(), alloca_size: ff.alloca_size.clone(), sites, env_calls });
+        check_constructs(f, &name, &sites, &mut diags, &mut moves);
+        if microtask[fi] {
+            if !f.function_type().fn_return().is_void() {
+                diags.push(Diag { severity: Severity::Error, loc: first_loc(f), func: name.clone(), msg: format!("outlined parallel region '{name}' does not return void; not recognised as an OpenMP microtask") });
+            }
+            // the end of the region, for threads that have finished their part
+            let ret = f.blocks().into_iter().find_map(|b| b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet));
+            if let Some(ret) = ret {
+                sites.push(SitePlan {
+                    inst: ret,
+                    kind: SiteKind::Exit,
+                    callee: None,
+                    loc: None,
+                    slots: vec![],
+                    allocas: vec![],
+                    globals: vec![],
+                    unknown_reads: false,
+                    entry_pos: None,
+                    anchor: ret,
+                    end_reduce: false,
+                });
+            }
+        }
+        funcs.push(FuncPlan {
+            f,
+            name,
+            allocas: ff.allocas.clone(),
+            alloca_size: ff.alloca_size.clone(),
+            sites,
+            env_calls,
+            microtask: microtask[fi],
+            parallel: parallel[fi],
+        });
     }
     drop(ffs);
-    ModulePlan { facts: owned_facts, funcs, diags, participates, main, conservative_sites: conservative }
+    ModulePlan { facts: owned_facts, funcs, diags, participates, main, conservative_sites: conservative, moves }
+}
+
+/// Markers (and calls that reach one) inside OpenMP constructs that not
+/// every thread runs, or one thread at a time: rejected with the reason, or,
+/// for a marker in a critical or lock-protected section whose end is in the
+/// same block, moved right after the end (a remark says so).
+fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Diag>, moves: &mut Vec<(Value, Value)>) {
+    let relevant = sites.iter().any(|s| matches!(s.kind, SiteKind::Marker | SiteKind::Forced | SiteKind::Call | SiteKind::Fork));
+    if !relevant {
+        return;
+    }
+    let cons = crate::omp::constructs(f);
+    for s in sites {
+        let what_site = match s.kind {
+            SiteKind::Marker | SiteKind::Forced => "a checkpoint marker".to_string(),
+            SiteKind::Call => match s.callee.as_deref() {
+                Some(c) if s.inst.called_function().is_some_and(|x| !x.is_declaration()) => format!("a call to '{c}', which reaches a checkpoint marker,"),
+                _ => continue, // unknown external callees are labelled conservatively only
+            },
+            SiteKind::Fork => "a parallel region that reaches a checkpoint marker".to_string(),
+            _ => continue,
+        };
+        for c in &cons {
+            if !c.inside.contains(&s.inst) {
+                continue;
+            }
+            if c.movable && s.kind == SiteKind::Marker {
+                let blk = s.inst.parent_block();
+                let insts = blk.instructions();
+                let at = insts.iter().position(|x| *x == s.inst).unwrap_or(0);
+                if let Some(end) = insts[at..].iter().find(|x| c.ends.contains(x)) {
+                    moves.push((s.inst, *end));
+                    diags.push(Diag {
+                        severity: Severity::Remark,
+                        loc: s.loc.clone(),
+                        func: name.to_string(),
+                        msg: format!("checkpoint marker inside {} moved to just after its end{}: a thread waiting to enter would otherwise wait for a thread stopped at the checkpoint", c.what, end.debug_loc().map(|l| format!(" ({l})")).unwrap_or_default()),
+                    });
+                    continue;
+                }
+            }
+            let advice = if c.movable {
+                "move it after the end of the section (the pass moves a marker only when the section ends in the same basic block)"
+            } else {
+                "move it out of the construct, e.g. after it, where every thread of the team passes"
+            };
+            diags.push(Diag {
+                severity: Severity::Error,
+                loc: s.loc.clone().or_else(|| c.begin.debug_loc()),
+                func: name.to_string(),
+                msg: format!("{what_site} inside {} is not supported: a checkpoint inside a parallel region needs every thread of the team at a well-defined point; {advice}", c.what),
+            });
+        }
+    }
 }

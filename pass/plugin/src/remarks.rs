@@ -23,7 +23,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 SiteKind::Call => format!("call site {} in '{}' (calls '{}')", k + 1, fp.name, s.callee.as_deref().unwrap_or("?")),
                 SiteKind::Marker => format!("candidate {} in '{}'", k + 1, fp.name),
                 SiteKind::Forced => format!("forced checkpoint {} in '{}'", k + 1, fp.name),
+                SiteKind::Fork => format!("parallel region {} in '{}' (outlined '{}')", k + 1, fp.name, s.callee.as_deref().unwrap_or("?")),
+                SiteKind::Sync => format!("barrier {} in '{}'", k + 1, fp.name),
+                SiteKind::Exit => continue,
             };
+            let roles = fp.parallel && matches!(s.kind, SiteKind::Marker | SiteKind::Forced | SiteKind::Sync);
             let vbytes: u64 = s.slots.iter().map(|v| m.alloc_size(v.ty())).sum();
             let vnames: Vec<String> = s.slots.iter().enumerate().map(|(i, v)| name_of(*v, format!("tmp{i}"))).collect();
             let abytes: u64 = s.allocas.iter().map(|a| fp.alloca_size[*a]).sum();
@@ -51,8 +55,13 @@ pub fn print(m: Module, plan: &ModulePlan) {
                     }
                 })
                 .collect();
+            let (privs, shared) = if roles {
+                ("; private, saved by every thread of the team: ", "; shared, saved by the master with the live set of the enclosing function at the fork: ")
+            } else {
+                (": ", ", ")
+            };
             eprintln!(
-                "remark: dao: {}: {what}: live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}], {} globals ({gbytes} B) [{}]{}",
+                "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{}",
                 s.loc.clone().unwrap_or_else(|| source.clone()),
                 s.slots.len(),
                 vnames.join(", "),

@@ -1,7 +1,7 @@
 //! dao-format: the dao checkpoint file format.
 //!
-//! A checkpoint file is a fixed header, four checksummed sections (RUNTIME,
-//! CHAIN, GLOBALS, HEAP) and a trailer. [`model`] holds the plain data
+//! A checkpoint file is a fixed header, five checksummed sections (RUNTIME,
+//! CHAIN, THREADS, GLOBALS, HEAP) and a trailer. [`model`] holds the plain data
 //! ([`Checkpoint`]), [`write`] the streaming encoder, [`read`] the validating
 //! decoder, [`dir`] the checkpoint directory (atomic commit, retention,
 //! fallback selection, the `finished` marker) and [`error`] the typed errors.
@@ -22,8 +22,8 @@ pub mod write;
 pub use dir::{Blob, CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
-    Checkpoint, Frame, Global, Header, Heap, HeapBlock, RuntimeState, Slot, StackObject,
-    FLAG_HEAP_ALL, FLAG_SAVE_ALL,
+    Checkpoint, Frame, Global, Header, Heap, HeapBlock, OmpState, RuntimeState, Slot, StackObject, TlsValue,
+    Worker, FLAG_HEAP_ALL, FLAG_SAVE_ALL, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED,
 };
 pub use read::{decode, read_file, read_header};
 pub use wire::{FORMAT_VERSION, MAGIC};

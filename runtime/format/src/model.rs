@@ -81,6 +81,24 @@ pub struct Frame<'a> {
     pub stack_objects: Vec<StackObject<'a>>,
 }
 
+impl Frame<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> Frame<'static> {
+        Frame {
+            function: own(self.function),
+            module_hash: self.module_hash,
+            site: self.site,
+            frame_addr: self.frame_addr,
+            slots: self.slots.into_iter().map(|s| Slot { index: s.index, name: own(s.name), loc: s.loc.map(own), bytes: own(s.bytes) }).collect(),
+            stack_objects: self
+                .stack_objects
+                .into_iter()
+                .map(|o| StackObject { index: o.index, name: own(o.name), loc: o.loc.map(own), addr: o.addr, bytes: own(o.bytes) })
+                .collect(),
+        }
+    }
+}
+
 /// A saved global variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Global<'a> {
@@ -111,6 +129,47 @@ pub struct Heap<'a> {
     pub blocks: Vec<HeapBlock<'a>>,
 }
 
+/// OpenMP state of the checkpoint: the team around the candidate (if any)
+/// and the master's internal control variables.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OmpState {
+    /// Threads in the team running the region that holds the candidate;
+    /// 0 when the checkpoint was taken outside any parallel region.
+    pub team_size: u32,
+    /// omp_get_max_threads() of the master (0: OpenMP not loaded).
+    pub nthreads: u32,
+    pub dynamic: u32,
+    pub max_active_levels: u32,
+    pub sched_kind: u32,
+    pub sched_chunk: i32,
+}
+
+/// Where a worker thread stood when the checkpoint was taken.
+pub const WORKER_AT_CANDIDATE: u32 = 1;
+pub const WORKER_AT_BARRIER: u32 = 2;
+pub const WORKER_EXITED: u32 = 3;
+
+/// A thread-local (threadprivate) value of one thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsValue<'a> {
+    pub module_hash: u64,
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// A worker thread of the team: its own label stack (outermost first: the
+/// outlined function of the region) and its thread-local values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Worker<'a> {
+    /// omp_get_thread_num() in the team.
+    pub thread: u32,
+    /// WORKER_* above.
+    pub state: u32,
+    pub chain: Vec<Frame<'a>>,
+    pub tls: Vec<TlsValue<'a>>,
+}
+
 /// A whole checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Checkpoint<'a> {
@@ -118,6 +177,10 @@ pub struct Checkpoint<'a> {
     pub runtime: RuntimeState,
     /// The label stack, outermost frame first.
     pub chain: Vec<Frame<'a>>,
+    pub omp: OmpState,
+    /// The master's thread-local values.
+    pub master_tls: Vec<TlsValue<'a>>,
+    pub workers: Vec<Worker<'a>>,
     pub globals: Vec<Global<'a>>,
     pub heap: Heap<'a>,
 }
@@ -126,12 +189,23 @@ fn own<T: ?Sized + ToOwned>(c: Cow<'_, T>) -> Cow<'static, T> {
     Cow::Owned(c.into_owned())
 }
 
+fn own_tls(v: Vec<TlsValue<'_>>) -> Vec<TlsValue<'static>> {
+    v.into_iter().map(|t| TlsValue { module_hash: t.module_hash, index: t.index, name: own(t.name), bytes: own(t.bytes) }).collect()
+}
+
 impl Checkpoint<'_> {
     /// Copies every borrowed field so the checkpoint outlives its source bytes.
     pub fn into_owned(self) -> Checkpoint<'static> {
         Checkpoint {
             header: self.header,
             runtime: self.runtime,
+            omp: self.omp,
+            master_tls: own_tls(self.master_tls),
+            workers: self
+                .workers
+                .into_iter()
+                .map(|w| Worker { thread: w.thread, state: w.state, chain: w.chain.into_iter().map(Frame::into_owned).collect(), tls: own_tls(w.tls) })
+                .collect(),
             chain: self
                 .chain
                 .into_iter()

@@ -65,12 +65,12 @@ pub fn read_header(b: &[u8]) -> Result<Header, FormatError> {
 }
 
 /// Validates the whole buffer and returns the section payloads in file order.
-fn split(b: &[u8]) -> Result<(Header, [&[u8]; 4]), FormatError> {
+fn split(b: &[u8]) -> Result<(Header, [&[u8]; 5]), FormatError> {
     let header = read_header(b)?;
     let mut file_hash = Xxh3::new();
     file_hash.update(&b[..HEADER_LEN]);
     let mut pos = HEADER_LEN;
-    let mut payloads: [&[u8]; 4] = [&[]; 4];
+    let mut payloads: [&[u8]; 5] = [&[]; 5];
     for (i, kind) in SECTIONS.iter().enumerate() {
         let rec_end = pos + SECTION_HEADER_LEN;
         if b.len() < rec_end {
@@ -107,7 +107,7 @@ fn split(b: &[u8]) -> Result<(Header, [&[u8]; 4]), FormatError> {
 
 /// Decodes and fully validates a checkpoint held in memory.
 pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
-    let (header, [rt, chain, globals, heap]) = split(b)?;
+    let (header, [rt, chain, threads, globals, heap]) = split(b)?;
     let mut p = Parser { b: rt, pos: 0, section: "RUNTIME" };
     let runtime = RuntimeState {
         candidates: p.u64()?,
@@ -118,30 +118,30 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
     p.end()?;
 
     let mut p = Parser { b: chain, pos: 0, section: "CHAIN" };
+    let frames = p.frames()?;
+    p.end()?;
+
+    let mut p = Parser { b: threads, pos: 0, section: "THREADS" };
+    let omp = OmpState {
+        team_size: p.u32()?,
+        nthreads: p.u32()?,
+        dynamic: p.u32()?,
+        max_active_levels: p.u32()?,
+        sched_kind: p.u32()?,
+        sched_chunk: p.u32()? as i32,
+    };
+    let master_tls = p.tls()?;
     let n = p.u32()?;
-    let mut frames = Vec::new();
+    let mut workers = Vec::new();
     for _ in 0..n {
-        let function = p.str()?;
-        let module_hash = p.u64()?;
-        let site = p.u32()?;
-        let frame_addr = p.u64()?;
-        let ns = p.u32()?;
-        let mut slots = Vec::new();
-        for _ in 0..ns {
-            slots.push(Slot { index: p.u32()?, name: p.str()?, loc: p.opt_str()?, bytes: p.bytes()? });
+        let thread = p.u32()?;
+        let state = p.u32()?;
+        if !(WORKER_AT_CANDIDATE..=WORKER_EXITED).contains(&state) {
+            return Err(corrupt("THREADS", "malformed worker state"));
         }
-        let no = p.u32()?;
-        let mut stack_objects = Vec::new();
-        for _ in 0..no {
-            stack_objects.push(StackObject {
-                index: p.u32()?,
-                name: p.str()?,
-                loc: p.opt_str()?,
-                addr: p.u64()?,
-                bytes: p.bytes()?,
-            });
-        }
-        frames.push(Frame { function, module_hash, site, frame_addr, slots, stack_objects });
+        let chain = p.frames()?;
+        let tls = p.tls()?;
+        workers.push(Worker { thread, state, chain, tls });
     }
     p.end()?;
 
@@ -176,7 +176,7 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
     }
     p.end()?;
 
-    Ok(Checkpoint { header, runtime, chain: frames, globals: gs, heap: Heap { meta, blocks } })
+    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, heap: Heap { meta, blocks } })
 }
 
 /// Reads and fully validates a checkpoint file.
@@ -214,6 +214,42 @@ impl<'a> Parser<'a> {
     }
     fn i64(&mut self) -> Result<i64, FormatError> {
         Ok(self.u64()? as i64)
+    }
+    fn frames(&mut self) -> Result<Vec<Frame<'a>>, FormatError> {
+        let n = self.u32()?;
+        let mut frames = Vec::new();
+        for _ in 0..n {
+            let function = self.str()?;
+            let module_hash = self.u64()?;
+            let site = self.u32()?;
+            let frame_addr = self.u64()?;
+            let ns = self.u32()?;
+            let mut slots = Vec::new();
+            for _ in 0..ns {
+                slots.push(Slot { index: self.u32()?, name: self.str()?, loc: self.opt_str()?, bytes: self.bytes()? });
+            }
+            let no = self.u32()?;
+            let mut stack_objects = Vec::new();
+            for _ in 0..no {
+                stack_objects.push(StackObject {
+                    index: self.u32()?,
+                    name: self.str()?,
+                    loc: self.opt_str()?,
+                    addr: self.u64()?,
+                    bytes: self.bytes()?,
+                });
+            }
+            frames.push(Frame { function, module_hash, site, frame_addr, slots, stack_objects });
+        }
+        Ok(frames)
+    }
+    fn tls(&mut self) -> Result<Vec<TlsValue<'a>>, FormatError> {
+        let n = self.u32()?;
+        let mut v = Vec::new();
+        for _ in 0..n {
+            v.push(TlsValue { module_hash: self.u64()?, index: self.u32()?, name: self.str()?, bytes: self.bytes()? });
+        }
+        Ok(v)
     }
     fn str_of_len(&mut self, n: u32) -> Result<Cow<'a, str>, FormatError> {
         let s = self.take(n as u64)?;

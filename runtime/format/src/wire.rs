@@ -14,7 +14,7 @@
 //!  60  pid          u32
 //!  64  timestamp    u64      unix seconds
 //!  72  header_hash  u64      xxh3-64 of bytes 0..72
-//! sections, SECTION_COUNT of them, in the order RUNTIME, CHAIN, GLOBALS, HEAP
+//! sections, SECTION_COUNT of them, in the order RUNTIME, CHAIN, THREADS, GLOBALS, HEAP
 //!   kind u32, length u64, checksum u64 (xxh3-64 of payload), payload[length]
 //! trailer (16 bytes)
 //!   file_hash u64  xxh3-64 of the header (80 bytes) followed by every
@@ -31,6 +31,14 @@
 //!   module_hash u64, site u32, frame_addr u64, u32 slot count, slots (index
 //!   u32, name str, loc opt_str, bytes), u32 object count, objects (index u32,
 //!   name str, loc opt_str, addr u64, bytes).
+//! - THREADS (format 2): the OpenMP state. team_size u32 (0: the checkpoint
+//!   was taken outside a parallel region), the master's ICVs at the last
+//!   fork or at the checkpoint: nthreads u32, dynamic u32, max_active_levels
+//!   u32, schedule kind u32, schedule chunk i32; then u32 worker count, per
+//!   worker: thread number u32, state u32 (1 at a candidate, 2 waiting at a
+//!   barrier, 3 finished its part of the region), its frames encoded as in
+//!   CHAIN (count + frames), then u32 count of thread-local values (module
+//!   hash u64, index u32, name str, bytes).
 //! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc
 //!   opt_str, addr u64, bytes).
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
@@ -38,7 +46,7 @@
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub const HEADER_LEN: usize = 80;
 pub const HEADER_HASHED_LEN: usize = 72;
 pub const SECTION_HEADER_LEN: usize = 20;
@@ -53,10 +61,11 @@ pub enum SectionKind {
     Chain = 2,
     Globals = 3,
     Heap = 4,
+    Threads = 5,
 }
 
-pub const SECTIONS: [SectionKind; 4] =
-    [SectionKind::Runtime, SectionKind::Chain, SectionKind::Globals, SectionKind::Heap];
+pub const SECTIONS: [SectionKind; 5] =
+    [SectionKind::Runtime, SectionKind::Chain, SectionKind::Threads, SectionKind::Globals, SectionKind::Heap];
 
 impl SectionKind {
     pub fn name(self) -> &'static str {
@@ -65,6 +74,7 @@ impl SectionKind {
             SectionKind::Chain => "CHAIN",
             SectionKind::Globals => "GLOBALS",
             SectionKind::Heap => "HEAP",
+            SectionKind::Threads => "THREADS",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::io::{self, Seek, SeekFrom, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::{Checkpoint, Frame, Global, Header, Heap, RuntimeState};
+use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, Worker};
 use crate::wire::{self, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
@@ -60,6 +60,42 @@ impl<W: Write + Seek> Section<'_, W> {
     fn bytes(&mut self, b: &[u8]) -> io::Result<()> {
         self.u64(b.len() as u64)?;
         self.raw(b)
+    }
+    fn tls(&mut self, v: &[TlsValue<'_>]) -> io::Result<()> {
+        self.count(v.len())?;
+        for t in v {
+            self.u64(t.module_hash)?;
+            self.u32(t.index)?;
+            self.str(&t.name)?;
+            self.bytes(&t.bytes)?;
+        }
+        Ok(())
+    }
+    fn frames(&mut self, frames: &[Frame<'_>]) -> io::Result<()> {
+        let s = self;
+        s.count(frames.len())?;
+        for f in frames {
+            s.str(&f.function)?;
+            s.u64(f.module_hash)?;
+            s.u32(f.site)?;
+            s.u64(f.frame_addr)?;
+            s.count(f.slots.len())?;
+            for v in &f.slots {
+                s.u32(v.index)?;
+                s.str(&v.name)?;
+                s.opt_str(v.loc.as_deref())?;
+                s.bytes(&v.bytes)?;
+            }
+            s.count(f.stack_objects.len())?;
+            for o in &f.stack_objects {
+                s.u32(o.index)?;
+                s.str(&o.name)?;
+                s.opt_str(o.loc.as_deref())?;
+                s.u64(o.addr)?;
+                s.bytes(&o.bytes)?;
+            }
+        }
+        Ok(())
     }
     fn count(&mut self, n: usize) -> io::Result<()> {
         let n = u32::try_from(n)
@@ -112,28 +148,25 @@ impl<W: Write + Seek> Writer<W> {
 
     /// The label stack, outermost frame first.
     pub fn chain(&mut self, frames: &[Frame<'_>]) -> io::Result<()> {
-        self.section(SectionKind::Chain, |s| {
-            s.count(frames.len())?;
-            for f in frames {
-                s.str(&f.function)?;
-                s.u64(f.module_hash)?;
-                s.u32(f.site)?;
-                s.u64(f.frame_addr)?;
-                s.count(f.slots.len())?;
-                for v in &f.slots {
-                    s.u32(v.index)?;
-                    s.str(&v.name)?;
-                    s.opt_str(v.loc.as_deref())?;
-                    s.bytes(&v.bytes)?;
-                }
-                s.count(f.stack_objects.len())?;
-                for o in &f.stack_objects {
-                    s.u32(o.index)?;
-                    s.str(&o.name)?;
-                    s.opt_str(o.loc.as_deref())?;
-                    s.u64(o.addr)?;
-                    s.bytes(&o.bytes)?;
-                }
+        self.section(SectionKind::Chain, |s| s.frames(frames))
+    }
+
+    /// The OpenMP state: ICVs, the master's thread-local values, the workers.
+    pub fn threads(&mut self, omp: &OmpState, master_tls: &[TlsValue<'_>], workers: &[Worker<'_>]) -> io::Result<()> {
+        self.section(SectionKind::Threads, |s| {
+            s.u32(omp.team_size)?;
+            s.u32(omp.nthreads)?;
+            s.u32(omp.dynamic)?;
+            s.u32(omp.max_active_levels)?;
+            s.u32(omp.sched_kind)?;
+            s.u32(omp.sched_chunk as u32)?;
+            s.tls(master_tls)?;
+            s.count(workers.len())?;
+            for w in workers {
+                s.u32(w.thread)?;
+                s.u32(w.state)?;
+                s.frames(&w.chain)?;
+                s.tls(&w.tls)?;
             }
             Ok(())
         })
@@ -193,6 +226,7 @@ impl<W: Write + Seek> Writer<W> {
         let mut wr = Writer::new(w, &c.header)?;
         wr.runtime(&c.runtime)?;
         wr.chain(&c.chain)?;
+        wr.threads(&c.omp, &c.master_tls, &c.workers)?;
         wr.globals(&c.globals)?;
         wr.heap(&c.heap)?;
         wr.finish()

@@ -190,5 +190,6 @@ static int user_main(int argc, char **argv, char **envp) {
 
 /* The pass renames main and emits this one. */
 int main(int argc, char **argv, char **envp) {
-    return dao_main(argc, argv, envp, user_main);
+    static long long poll = 0x7fffffffffffffffLL;
+    return dao_main(argc, argv, envp, user_main, &poll);
 }

@@ -1,0 +1,170 @@
+//! OpenMP constructs in the IR, from the construct table `known::omp_role`:
+//! which instructions lie inside a block that not every thread runs
+//! (`single`, `master`, `masked`, `sections`), that one thread at a time
+//! runs (`critical`, `ordered`, a lock), or inside a dynamically scheduled
+//! loop body. The plan uses this to reject or move markers (docs/design.md
+//! section 8).
+//!
+//! "Inside begin..end" is computed on the control-flow graph, not on source
+//! nesting, so it works on clang's and flang's shapes at any -O level: an
+//! instruction is inside when it is reachable from the begin call without
+//! passing an end call, *and* an end call is reachable from it without
+//! passing a begin call. The second half keeps out the code after the
+//! construct that loops back to it (`for (...) { single {...} marker; }`),
+//! and the path that skips a `single` body.
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{Block, Value};
+use crate::known::{omp_role, OmpRole};
+
+/// ident_t flag of a `sections` worksharing construct (kmp.h KMP_IDENT_WORK_SECTIONS).
+const KMP_IDENT_WORK_SECTIONS: u64 = 0x400;
+
+fn callee_name(i: Value) -> Option<String> {
+    if !i.is_call() {
+        return None;
+    }
+    i.called_function().map(|c| c.name())
+}
+
+/// A construct body with what it means for a marker.
+pub struct Construct {
+    /// The call that opens it (for the diagnostic's location).
+    pub begin: Value,
+    pub what: &'static str,
+    /// Markers inside may be moved after the end call (critical, locks).
+    pub movable: bool,
+    pub inside: HashSet<Value>,
+    /// The end calls, for moving a marker after one.
+    pub ends: Vec<Value>,
+}
+
+fn preds_map(f: Value) -> HashMap<Block, Vec<Block>> {
+    let mut p: HashMap<Block, Vec<Block>> = HashMap::new();
+    for b in f.blocks() {
+        for s in b.successors() {
+            p.entry(s).or_default().push(b);
+        }
+    }
+    p
+}
+
+/// Instructions strictly between `starts` and an end call (see the module comment).
+pub fn between(f: Value, starts: &[Value], is_end: &dyn Fn(Value) -> bool, is_begin: &dyn Fn(Value) -> bool) -> HashSet<Value> {
+    // forward from after each start, not across end calls
+    let mut fwd = HashSet::new();
+    let mut seen: HashSet<Block> = HashSet::new();
+    let mut work: Vec<(Block, usize)> = Vec::new();
+    for s in starts {
+        let b = s.parent_block();
+        let pos = b.instructions().iter().position(|i| i == s).unwrap_or(0);
+        work.push((b, pos + 1));
+    }
+    while let Some((b, from)) = work.pop() {
+        let insts = b.instructions();
+        let mut stopped = false;
+        for i in &insts[from.min(insts.len())..] {
+            if is_end(*i) {
+                stopped = true;
+                break;
+            }
+            fwd.insert(*i);
+        }
+        if !stopped {
+            for s in b.successors() {
+                if seen.insert(s) {
+                    work.push((s, 0));
+                }
+            }
+        }
+    }
+    // backward from each end call, not across begin calls
+    let preds = preds_map(f);
+    let mut bwd = HashSet::new();
+    let mut seen: HashSet<Block> = HashSet::new();
+    let mut work: Vec<(Block, Option<usize>)> = Vec::new();
+    for b in f.blocks() {
+        for (k, i) in b.instructions().into_iter().enumerate() {
+            if is_end(i) {
+                work.push((b, Some(k)));
+            }
+        }
+    }
+    while let Some((b, upto)) = work.pop() {
+        let insts = b.instructions();
+        let end = upto.unwrap_or(insts.len());
+        let mut stopped = false;
+        for i in insts[..end].iter().rev() {
+            if is_begin(*i) {
+                stopped = true;
+                break;
+            }
+            bwd.insert(*i);
+        }
+        if !stopped {
+            for p in preds.get(&b).into_iter().flatten() {
+                if seen.insert(*p) {
+                    work.push((*p, None));
+                }
+            }
+        }
+    }
+    fwd.intersection(&bwd).copied().collect()
+}
+
+fn ident_flags(ident: Value) -> Option<u64> {
+    let init = ident.initializer()?;
+    // %struct.ident_t = type { i32 reserved, i32 flags, i32, i32, ptr psource }
+    init.operands().get(1).and_then(|v| v.const_int_value())
+}
+
+/// Every construct of `f` whose body matters for markers.
+pub fn constructs(f: Value) -> Vec<Construct> {
+    let mut out = Vec::new();
+    let name_is = |names: Vec<&'static str>| move |i: Value| callee_name(i).is_some_and(|n| names.contains(&n.as_str()));
+    for b in f.blocks() {
+        for i in b.instructions() {
+            let Some(n) = callee_name(i) else { continue };
+            match omp_role(&n) {
+                Some(OmpRole::Exclusive { end, what, allowed }) => {
+                    let begin_names: Vec<&'static str> = match n.as_str() {
+                        "__kmpc_critical" | "__kmpc_critical_with_hint" => vec!["__kmpc_critical", "__kmpc_critical_with_hint"],
+                        "__kmpc_single" => vec!["__kmpc_single"],
+                        "__kmpc_master" => vec!["__kmpc_master"],
+                        "__kmpc_masked" => vec!["__kmpc_masked"],
+                        "__kmpc_ordered" => vec!["__kmpc_ordered"],
+                        "omp_set_lock" => vec!["omp_set_lock"],
+                        _ => vec!["omp_set_nest_lock"],
+                    };
+                    let is_end = name_is(vec![end]);
+                    let inside = between(f, &[i], &is_end, &name_is(begin_names));
+                    let ends = f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|x| is_end(*x)).collect();
+                    out.push(Construct { begin: i, what, movable: allowed, inside, ends });
+                }
+                Some(OmpRole::DispatchNext) => {
+                    let is_next = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_dispatch_next_"));
+                    let is_init = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_dispatch_init_"));
+                    let inside = between(f, &[i], &is_next, &is_init);
+                    out.push(Construct {
+                        begin: i,
+                        what: "a worksharing loop with a dynamic, guided, runtime or ordered schedule (threads take iterations in an order that a restart cannot reproduce)",
+                        movable: false,
+                        inside,
+                        ends: vec![],
+                    });
+                }
+                None if n.starts_with("__kmpc_for_static_init_") => {
+                    let sections = i.operands().first().and_then(|id| ident_flags(*id)).is_some_and(|fl| fl & KMP_IDENT_WORK_SECTIONS != 0);
+                    if sections {
+                        let is_fini = name_is(vec!["__kmpc_for_static_fini"]);
+                        let is_init = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_for_static_init_"));
+                        let inside = between(f, &[i], &is_fini, &is_init);
+                        out.push(Construct { begin: i, what: "an OpenMP 'sections' construct (each section runs on one thread)", movable: false, inside, ends: vec![] });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}

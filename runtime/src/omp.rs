@@ -1,0 +1,530 @@
+//! OpenMP teams: per-thread state, the blocking checkpoint protocol, and the
+//! per-thread restart. The protocol is written down in
+//! `runtime/src/protocol/README.md`; read it first. In short:
+//!
+//! - The pass calls `dao_omp_fork`/`dao_omp_join` around every fork of a
+//!   region that reaches a marker, `dao_omp_begin`/`dao_omp_end` at entry and
+//!   exit of the outlined function on every thread, and
+//!   `dao_omp_park`/`dao_omp_unpark` around every barrier in parallel code
+//!   on a marker path.
+//! - Only the main thread (the master of the outermost team) decides to
+//!   checkpoint. Inside a region it starts a *round*: it raises
+//!   `dao_omp_request`, which every marker in parallel code reads, and waits
+//!   until each other thread of the team is *stopped*: at a candidate (it
+//!   saw the request and waits in the runtime), at a barrier the master has
+//!   not reached (it is blocked there until the master arrives), or finished
+//!   with its part of the region. Then it writes the checkpoint with every
+//!   thread's chain and releases the round.
+//! - libomp is reached through `dlsym`, so programs without OpenMP do not
+//!   need it at link time.
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use dao_format::{OmpState, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED};
+
+use crate::abi::DaoFrame;
+use crate::desc::FrameView;
+use crate::diag;
+
+/// Threads per team the runtime tracks (a larger team is a fatal error).
+pub const MAX_THREADS: usize = 256;
+
+/// Read by every marker in parallel code (one relaxed byte load): non-zero
+/// while the master gathers its team for a checkpoint.
+#[no_mangle]
+pub static dao_omp_request: AtomicU8 = AtomicU8::new(0);
+
+const IDLE: u32 = 0;
+const RUNNING: u32 = 1;
+const CANDIDATE: u32 = 2;
+const PARKED: u32 = 3;
+const CLAIMED: u32 = 4;
+const EXITED: u32 = 5;
+
+/// One thread of the current team (indexed by omp_get_thread_num()).
+struct Slot {
+    state: AtomicU32,
+    /// Innermost frame while stopped (CANDIDATE, PARKED/CLAIMED), the
+    /// outlined function's frame when EXITED.
+    top: AtomicPtr<DaoFrame>,
+    /// The round this thread stopped for (CANDIDATE).
+    round: AtomicU64,
+    /// Barriers entered by this thread in the current region (while PARKED:
+    /// the number of the barrier it is in).
+    syncs: AtomicU64,
+    /// EXITED: the outlined function's descriptor (its frame is gone).
+    func: AtomicPtr<crate::abi::DaoFuncDesc>,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const SLOT: Slot = Slot { state: AtomicU32::new(IDLE), top: AtomicPtr::new(std::ptr::null_mut()), round: AtomicU64::new(0), syncs: AtomicU64::new(0), func: AtomicPtr::new(std::ptr::null_mut()) };
+static SLOTS: [Slot; MAX_THREADS] = [SLOT; MAX_THREADS];
+
+/// Depth of instrumented forks on the main thread (1: inside a region).
+static DEPTH: AtomicU32 = AtomicU32::new(0);
+static TEAM_SIZE: AtomicU32 = AtomicU32::new(0);
+/// Barriers the master has passed in the current region.
+static MASTER_SYNCS: AtomicU64 = AtomicU64::new(0);
+/// Last round started, last round finished (released or abandoned).
+static ROUND: AtomicU64 = AtomicU64::new(0);
+static DONE: AtomicU64 = AtomicU64::new(0);
+/// The master's ICVs at the last fork (what a restart re-applies).
+static FORK_ICVS: std::sync::Mutex<Option<OmpState>> = std::sync::Mutex::new(None);
+/// Set when a round could not gather the team (timeout): no more
+/// checkpoints inside regions for this run, with one warning.
+static GIVEN_UP: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's number in the current instrumented region, -1 outside.
+    static TID: Cell<i32> = const { Cell::new(-1) };
+}
+
+// ---- libomp, looked up at run time ----
+
+struct Omp {
+    thread_num: unsafe extern "C" fn() -> i32,
+    num_threads: unsafe extern "C" fn() -> i32,
+    max_threads: unsafe extern "C" fn() -> i32,
+    set_num_threads: unsafe extern "C" fn(i32),
+    get_dynamic: unsafe extern "C" fn() -> i32,
+    set_dynamic: unsafe extern "C" fn(i32),
+    get_max_active_levels: unsafe extern "C" fn() -> i32,
+    set_max_active_levels: unsafe extern "C" fn(i32),
+    get_schedule: unsafe extern "C" fn(*mut i32, *mut i32),
+    set_schedule: unsafe extern "C" fn(i32, i32),
+}
+
+fn sym<T: Copy>(name: &std::ffi::CStr) -> Option<T> {
+    // SAFETY: dlsym with a NUL-terminated name; the caller gives T the
+    // function's C type (a function pointer of the same size).
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: see above.
+    Some(unsafe { std::mem::transmute_copy::<*mut libc::c_void, T>(&p) })
+}
+
+fn omp() -> Option<&'static Omp> {
+    static OMP: OnceLock<Option<Omp>> = OnceLock::new();
+    OMP.get_or_init(|| {
+        Some(Omp {
+            thread_num: sym(c"omp_get_thread_num")?,
+            num_threads: sym(c"omp_get_num_threads")?,
+            max_threads: sym(c"omp_get_max_threads")?,
+            set_num_threads: sym(c"omp_set_num_threads")?,
+            get_dynamic: sym(c"omp_get_dynamic")?,
+            set_dynamic: sym(c"omp_set_dynamic")?,
+            get_max_active_levels: sym(c"omp_get_max_active_levels")?,
+            set_max_active_levels: sym(c"omp_set_max_active_levels")?,
+            get_schedule: sym(c"omp_get_schedule")?,
+            set_schedule: sym(c"omp_set_schedule")?,
+        })
+    })
+    .as_ref()
+}
+
+fn thread_num() -> i32 {
+    // SAFETY: libomp's omp_get_thread_num, no arguments.
+    omp().map_or(0, |o| unsafe { (o.thread_num)() })
+}
+
+/// The master's internal control variables now (serial code).
+pub fn icvs() -> OmpState {
+    let Some(o) = omp() else { return OmpState::default() };
+    let (mut kind, mut chunk) = (0i32, 0i32);
+    // SAFETY: libomp getters; get_schedule writes the two ints we pass.
+    unsafe {
+        (o.get_schedule)(&mut kind, &mut chunk);
+        OmpState {
+            team_size: 0,
+            nthreads: (o.max_threads)().max(0) as u32,
+            dynamic: (o.get_dynamic)() as u32,
+            max_active_levels: (o.get_max_active_levels)().max(0) as u32,
+            sched_kind: kind as u32,
+            sched_chunk: chunk,
+        }
+    }
+}
+
+/// Applies saved ICVs (at restart, before main runs).
+pub fn apply_icvs(s: &OmpState) {
+    let Some(o) = omp() else { return };
+    if s.nthreads == 0 {
+        return;
+    }
+    // SAFETY: libomp setters with plain integers.
+    unsafe {
+        (o.set_num_threads)(s.nthreads as i32);
+        (o.set_dynamic)(s.dynamic as i32);
+        (o.set_max_active_levels)(s.max_active_levels as i32);
+        if s.sched_kind != 0 {
+            (o.set_schedule)(s.sched_kind as i32, s.sched_chunk);
+        }
+    }
+}
+
+/// Whether the main thread is inside an instrumented parallel region.
+pub fn in_region() -> bool {
+    DEPTH.load(Acquire) == 1 && TID.with(|t| t.get()) == 0
+}
+
+/// The OpenMP state recorded in a checkpoint taken now on the main thread.
+pub fn state_for_checkpoint() -> OmpState {
+    if in_region() {
+        let mut s = FORK_ICVS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
+        s.team_size = TEAM_SIZE.load(Acquire);
+        s
+    } else {
+        icvs()
+    }
+}
+
+fn slot(t: i32) -> Option<&'static Slot> {
+    usize::try_from(t).ok().and_then(|t| SLOTS.get(t))
+}
+
+// ---- entry points (entry.rs forwards the C calls here) ----
+
+/// Before an instrumented fork, on the thread that forks.
+pub fn fork(_frame: *mut DaoFrame) {
+    if !crate::chain::is_main_thread() {
+        return;
+    }
+    if DEPTH.fetch_add(1, AcqRel) != 0 {
+        return; // nested (diagnosed at compile time when it matters)
+    }
+    for s in &SLOTS {
+        s.state.store(IDLE, Relaxed);
+        s.syncs.store(0, Relaxed);
+        s.top.store(std::ptr::null_mut(), Relaxed);
+    }
+    TEAM_SIZE.store(0, Relaxed);
+    MASTER_SYNCS.store(0, Relaxed);
+    *FORK_ICVS.lock().unwrap_or_else(|e| e.into_inner()) = Some(icvs());
+    std::sync::atomic::fence(Release);
+}
+
+/// After an instrumented fork returned (the region has joined).
+pub fn join(_frame: *mut DaoFrame) {
+    if !crate::chain::is_main_thread() {
+        return;
+    }
+    DEPTH.fetch_sub(1, AcqRel);
+    TEAM_SIZE.store(0, Release);
+}
+
+/// At entry of an outlined function, on every thread of the team.
+pub fn begin(_frame: *mut DaoFrame) {
+    if DEPTH.load(Acquire) != 1 {
+        return;
+    }
+    let t = thread_num();
+    let main = crate::chain::is_main_thread();
+    if t == 0 && !main {
+        return; // the master of a nested team
+    }
+    let Some(s) = slot(t) else {
+        crate::diag::fatal(format_args!("a parallel region has more than {MAX_THREADS} threads; dao supports at most {MAX_THREADS}"));
+    };
+    TID.with(|c| c.set(t));
+    s.syncs.store(0, Relaxed);
+    s.state.store(RUNNING, Release);
+    if main {
+        // SAFETY: libomp query inside the region.
+        let n = omp().map_or(1, |o| unsafe { (o.num_threads)() }).max(1) as u32;
+        TEAM_SIZE.store(n, Release);
+        crate::chain::check_team_size(n);
+    }
+}
+
+/// At every return of an outlined function: this thread's part is done.
+pub fn end(frame: *mut DaoFrame) {
+    let t = TID.with(|c| c.replace(-1));
+    let Some(s) = slot(t) else { return };
+    if t == 0 {
+        return;
+    }
+    if let Some(fv) = FrameView::read(frame) {
+        s.func.store(fv.func as *const _ as *mut _, Relaxed);
+    }
+    s.top.store(frame, Relaxed);
+    s.state.store(EXITED, SeqCst);
+}
+
+/// Before a barrier in parallel code: this thread may wait here.
+pub fn park(frame: *mut DaoFrame) {
+    let t = TID.with(|c| c.get());
+    let Some(s) = slot(t) else { return };
+    if t == 0 {
+        return;
+    }
+    let n = s.syncs.load(Relaxed) + 1;
+    s.syncs.store(n, Relaxed);
+    s.top.store(frame, Relaxed);
+    s.state.store(PARKED, SeqCst);
+}
+
+/// After the barrier returned.
+pub fn unpark(_frame: *mut DaoFrame) {
+    let t = TID.with(|c| c.get());
+    let Some(s) = slot(t) else { return };
+    if t == 0 {
+        MASTER_SYNCS.fetch_add(1, Release);
+        return;
+    }
+    loop {
+        match s.state.compare_exchange(PARKED, RUNNING, AcqRel, Acquire) {
+            Ok(_) => return,
+            // the master is saving this thread's state: wait until it is done
+            Err(CLAIMED) => backoff_wait(|| s.state.load(Acquire) != CLAIMED),
+            Err(_) => return,
+        }
+    }
+}
+
+/// A worker reached a marker and saw the request: stop until the round ends.
+pub fn worker_stop(frame: *mut DaoFrame) {
+    let t = TID.with(|c| c.get());
+    let Some(s) = slot(t) else { return };
+    if t <= 0 || dao_omp_request.load(Acquire) == 0 {
+        return;
+    }
+    let r = ROUND.load(Acquire);
+    s.top.store(frame, Relaxed);
+    s.round.store(r, Relaxed);
+    s.state.store(CANDIDATE, SeqCst);
+    backoff_wait(|| DONE.load(Acquire) >= r);
+    s.state.store(RUNNING, Release);
+}
+
+fn backoff_wait(mut ready: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else if spins < 256 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+}
+
+/// A stopped worker, as the master collects it.
+pub struct Stopped {
+    pub thread: u32,
+    pub state: u32,
+    /// Innermost frame (for EXITED: the address the outlined function's
+    /// frame had; it is no longer live, so only `func` may be used).
+    pub top: *mut DaoFrame,
+    pub func: *const crate::abi::DaoFuncDesc,
+}
+
+/// The gathering timeout (DAO_OMP_TIMEOUT seconds, default 10).
+fn timeout() -> Duration {
+    static T: OnceLock<Duration> = OnceLock::new();
+    *T.get_or_init(|| {
+        let s = std::env::var("DAO_OMP_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| *x > 0.0).unwrap_or(10.0);
+        Duration::from_secs_f64(s)
+    })
+}
+
+/// The master at a due candidate inside a region: gather the team, run
+/// `write` with every stopped worker, release the team. Returns false (and
+/// writes nothing) when the team could not be gathered in time.
+pub fn with_team_stopped(write: impl FnOnce(&[Stopped])) -> bool {
+    if GIVEN_UP.load(Relaxed) {
+        return false;
+    }
+    let n = TEAM_SIZE.load(Acquire) as usize;
+    let r = ROUND.fetch_add(1, AcqRel) + 1;
+    dao_omp_request.store(1, SeqCst);
+    let master_syncs = MASTER_SYNCS.load(Acquire);
+    let deadline = Instant::now() + timeout();
+    let mut stopped: Vec<Stopped> = Vec::with_capacity(n.saturating_sub(1));
+    let mut claimed: Vec<usize> = Vec::new();
+    let mut ok = true;
+    'threads: for t in 1..n {
+        let s = &SLOTS[t];
+        let mut spins = 0u32;
+        loop {
+            match s.state.load(SeqCst) {
+                CANDIDATE if s.round.load(Acquire) == r => {
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_CANDIDATE, top: s.top.load(Acquire), func: std::ptr::null() });
+                    continue 'threads;
+                }
+                EXITED => {
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_EXITED, top: s.top.load(Acquire), func: s.func.load(Acquire) });
+                    continue 'threads;
+                }
+                // blocked at a barrier the master has not reached yet (a
+                // barrier it has passed is being left: wait for the thread)
+                PARKED if s.syncs.load(Acquire) > master_syncs && s.state.compare_exchange(PARKED, CLAIMED, AcqRel, Acquire).is_ok() => {
+                    claimed.push(t);
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_BARRIER, top: s.top.load(Acquire), func: std::ptr::null() });
+                    continue 'threads;
+                }
+                _ => {}
+            }
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else if spins < 256 {
+                std::thread::yield_now();
+            } else {
+                if Instant::now() > deadline {
+                    ok = false;
+                    diag::warn(format_args!(
+                        "checkpoint abandoned: thread {t} of the team did not reach a candidate, a barrier or the end of the region within {:.1} s (DAO_OMP_TIMEOUT); it may wait for a lock, or in code not compiled with the dao pass. No more checkpoints are taken inside parallel regions in this run",
+                        timeout().as_secs_f64()
+                    ));
+                    GIVEN_UP.store(true, Relaxed);
+                    break 'threads;
+                }
+                std::thread::sleep(Duration::from_micros(20));
+            }
+        }
+    }
+    if ok {
+        write(&stopped);
+    }
+    dao_omp_request.store(0, SeqCst);
+    DONE.store(r, Release);
+    for t in claimed {
+        SLOTS[t].state.store(PARKED, Release);
+    }
+    ok
+}
+
+/// The site a worker that has finished its part stands at: the Exit site of
+/// its outlined function.
+pub fn exit_site(func: &crate::abi::DaoFuncDesc) -> u32 {
+    func.sites().iter().position(|s| s.kind == crate::abi::DAO_SITE_EXIT).map_or(0, |i| i as u32 + 1)
+}
+
+/// The calling thread's number in the current region (-1 outside).
+pub fn tid() -> i32 {
+    TID.with(|c| c.get())
+}
+
+/// Before main: settings that keep libomp from blocking threads where the
+/// protocol cannot see them. Reductions are forced to the atomic method
+/// (unless the user chose one): libomp's tree reduction waits inside
+/// `__kmpc_reduce*` for other threads, a wait no participation point covers.
+pub fn prepare_env() {
+    if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
+        std::env::set_var("KMP_FORCE_REDUCTION", "atomic");
+    }
+}
+
+// ---- worker stacks at fixed addresses ----
+//
+// A worker's frames are rebuilt at their old addresses only if the worker's
+// stack is where it was. libomp creates its workers with pthread_create; the
+// executable defines pthread_create, so libomp's calls (a shared library
+// binding to the executable's definition) come here. Threads whose start
+// routine lives in libomp get a stack at WORKER_STACKS + k * WORKER_STRIDE,
+// k = 1, 2, ... in creation order (libomp creates workers in thread-number
+// order, at the first fork that needs them); every other thread is created
+// as asked. glibc puts the thread's TLS block at the top of a stack the
+// caller provides, so threadprivate data lands at fixed addresses too. The
+// frame-address check of a restart catches any difference.
+
+const WORKER_STACKS: usize = 0x0c00_0000_0000;
+const WORKER_STRIDE: usize = 1 << 30;
+const WORKER_GUARD: usize = 64 << 10;
+static CREATED: AtomicU32 = AtomicU32::new(0);
+
+type PthreadCreate = unsafe extern "C" fn(
+    *mut libc::pthread_t,
+    *const libc::pthread_attr_t,
+    extern "C" fn(*mut libc::c_void) -> *mut libc::c_void,
+    *mut libc::c_void,
+) -> libc::c_int;
+
+fn real_pthread_create() -> PthreadCreate {
+    static REAL: OnceLock<usize> = OnceLock::new();
+    let p = *REAL.get_or_init(|| {
+        // SAFETY: dlsym with a NUL-terminated name.
+        unsafe { libc::dlsym(libc::RTLD_NEXT, c"pthread_create".as_ptr()) as usize }
+    });
+    if p == 0 {
+        crate::diag::fatal("pthread_create not found in the C library");
+    }
+    // SAFETY: the C library's pthread_create has this type.
+    unsafe { std::mem::transmute::<usize, PthreadCreate>(p) }
+}
+
+fn from_libomp(f: usize) -> bool {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr fills `info` for an address of a loaded object.
+    if unsafe { libc::dladdr(f as *const libc::c_void, &mut info) } == 0 || info.dli_fname.is_null() {
+        return false;
+    }
+    // SAFETY: dli_fname is a NUL-terminated path owned by the loader.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy();
+    name.contains("libomp") || name.contains("libiomp") || name.contains("libgomp")
+}
+
+/// # Safety
+/// The C library's contract of pthread_create.
+#[no_mangle]
+pub unsafe extern "C" fn pthread_create(
+    thread: *mut libc::pthread_t,
+    attr: *const libc::pthread_attr_t,
+    start: extern "C" fn(*mut libc::c_void) -> *mut libc::c_void,
+    arg: *mut libc::c_void,
+) -> libc::c_int {
+    let real = real_pthread_create();
+    if !from_libomp(start as usize) {
+        // SAFETY: forwarded unchanged.
+        return unsafe { real(thread, attr, start, arg) };
+    }
+    let mut size: libc::size_t = 0;
+    // SAFETY: reading the caller's attributes (if any).
+    if !attr.is_null() && unsafe { libc::pthread_attr_getstacksize(attr, &mut size) } != 0 {
+        size = 0;
+    }
+    let size = if size == 0 { 8 << 20 } else { size.next_multiple_of(4096) }.min(WORKER_STRIDE - WORKER_GUARD);
+    let k = CREATED.fetch_add(1, Relaxed) as usize + 1;
+    let lo = WORKER_STACKS + k * WORKER_STRIDE;
+    // SAFETY: a fresh anonymous mapping at an address that must be free.
+    let p = unsafe {
+        libc::mmap(
+            lo as *mut libc::c_void,
+            size + WORKER_GUARD,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED || p as usize != lo {
+        diag::warn_once(
+            "worker-stack",
+            "cannot map a worker thread's stack at its fixed address; checkpoints taken inside parallel regions will not restore (stack layout differs)",
+        );
+        // SAFETY: forwarded unchanged.
+        return unsafe { real(thread, attr, start, arg) };
+    }
+    // SAFETY: the guard page at the bottom of the mapping just made; then a
+    // copy of the caller's attributes with this stack.
+    unsafe {
+        libc::mprotect(p, WORKER_GUARD, libc::PROT_NONE);
+        let mut a: libc::pthread_attr_t = std::mem::zeroed();
+        libc::pthread_attr_init(&mut a);
+        // libomp creates joinable threads with default attributes but the
+        // stack size (kmp_os-specific code); keep it that way
+        libc::pthread_attr_setstack(&mut a, (lo + WORKER_GUARD) as *mut libc::c_void, size);
+        let r = real(thread, &a, start, arg);
+        libc::pthread_attr_destroy(&mut a);
+        if r != 0 {
+            libc::munmap(p, size + WORKER_GUARD);
+        }
+        r
+    }
+}
