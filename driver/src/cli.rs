@@ -110,6 +110,69 @@ and whether the run has finished.",
         #[arg(long)]
         json: bool,
     },
+    /// Choose where to checkpoint from a profile (DAO_PROFILE): the exact optimum of the DAO paper's model.
+    #[command(
+        long_about = "Choose the candidate instances that checkpoint, from a profile written by a run with DAO_PROFILE=FILE (every candidate reached: time, live shared and private bytes). With T_itvl = -ln(R) * MTBF, the paper's objective is the least total saved bytes such that consecutive checkpoints (and the program's start and end) are at most T_itvl apart; it is solved exactly in O(n) by dynamic programming. Every placement is also reported with its expected run time under exponential failures (checkpoint cost = latency + bytes / bandwidth), beside Young's and Daly's periodic placements. -o writes the placement file that the runtime follows (DAO_PLACEMENT=FILE). With --mtbf-gpu, the CPU-GPU models (synchronous and asynchronous, devices given by the profile's `device` fields) are solved and reported instead. Infeasible inputs (a stretch without candidates longer than T_itvl) are an error naming the stretch and the instances around it.",
+        after_help = "Example:\n  \
+DAO_PROFILE=cg.prof.json ./cg                               # profiling run (no DAO_DIR)\n  \
+dao place --profile cg.prof.json --mtbf 3600 -o cg.place.json\n  \
+DAO_DIR=ckpt DAO_PLACEMENT=cg.place.json ./cg               # checkpoints exactly there\n  \
+dao place --profile cg.prof.json --mtbf 3600 --objective expected-time --bandwidth 5e8\n  \
+dao place --paper-experiment 8,5 --profile cg.json --profile mg.json --svg place.svg"
+    )]
+    Place {
+        /// The profile (DAO_PROFILE output); repeat for --paper-experiment.
+        #[arg(long = "profile", required = true, value_name = "FILE")]
+        profiles: Vec<PathBuf>,
+        /// Mean time between failures, seconds (with --mtbf-gpu: of the CPU).
+        #[arg(long, value_name = "SECONDS")]
+        mtbf: Option<f64>,
+        /// R in T_itvl = -ln(R) * MTBF: the chance that T_itvl passes without a failure.
+        #[arg(long, default_value_t = 0.99, value_name = "R")]
+        reliability: f64,
+        /// Total run time T (default: the profiled run's).
+        #[arg(long, value_name = "SECONDS")]
+        total_time: Option<f64>,
+        /// Size an instance as shared + K * private (the paper's formula) instead of shared + sum of the recorded threads' private bytes.
+        #[arg(long, value_name = "K")]
+        threads: Option<u32>,
+        /// What to minimise.
+        #[arg(long, value_enum, default_value = "bytes")]
+        objective: crate::place::Objective,
+        /// Storage bandwidth, bytes/s (checkpoint cost = latency + bytes / bandwidth).
+        #[arg(long, default_value_t = 1e9, value_name = "BYTES_PER_S")]
+        bandwidth: f64,
+        /// Read bandwidth at restart, bytes/s (default: --bandwidth).
+        #[arg(long, value_name = "BYTES_PER_S")]
+        read_bandwidth: Option<f64>,
+        /// Fixed cost of one checkpoint, seconds.
+        #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+        latency: f64,
+        /// Fixed cost of one restart (relaunch), seconds.
+        #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+        restart_cost: f64,
+        /// CPU-GPU mode: MTBF of the GPU, seconds (--mtbf is the CPU's).
+        #[arg(long, value_name = "SECONDS")]
+        mtbf_gpu: Option<f64>,
+        /// CPU-GPU mode: host-device bandwidth B2, bytes/s.
+        #[arg(long, default_value_t = 4e9, value_name = "BYTES_PER_S")]
+        host_device_bandwidth: f64,
+        /// CPU-GPU mode: also the paper's offset heuristic with this window dt, seconds.
+        #[arg(long, value_name = "SECONDS")]
+        offset_window: Option<f64>,
+        /// Write the placement file (or, with --paper-experiment, the results as JSON).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The paper's experiment: K candidates per profile, T_itvl such that the optimum picks M; optimum vs random M of K.
+        #[arg(long, value_name = "K,M", value_parser = parse_pair)]
+        paper_experiment: Option<(usize, usize)>,
+        /// With --paper-experiment: draw the result (SVG).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
     /// Run the NPB ports clean, instrumented, with one checkpoint and with a restart; compare with the DAO paper.
     #[command(
         long_about = "Benchmark the NPB ports (npb-ports/) for each benchmark x class x thread count: \
@@ -151,4 +214,10 @@ dao bench --bench cg --class S --threads 1 --reps 1 --json cg.json --markdown cg
         #[arg(long, value_name = "DIR")]
         npb_dir: Option<PathBuf>,
     },
+}
+
+/// `K,M` for --paper-experiment.
+fn parse_pair(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s.split_once(',').ok_or("expected K,M (e.g. 8,5)")?;
+    Ok((a.trim().parse().map_err(|_| "K is not a number")?, b.trim().parse().map_err(|_| "M is not a number")?))
 }

@@ -36,6 +36,9 @@ pub enum DriverError {
 
     #[error("{0}")]
     Inspect(#[from] crate::inspect::InspectError),
+
+    #[error("{0}")]
+    Place(#[from] crate::place::PlaceError),
 }
 
 impl DriverError {

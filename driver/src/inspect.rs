@@ -92,6 +92,10 @@ pub struct FileReport {
     pub stderr_offset: i64,
     /// Outermost frame first.
     pub label_stack: Vec<FrameReport>,
+    /// OpenMP: team size at the checkpoint (0: outside a region).
+    pub team_size: u32,
+    /// The other threads of the team (or idle threads with threadprivate data).
+    pub workers: Vec<WorkerReport>,
     pub globals: Vec<Var>,
     pub heap: HeapReport,
     pub totals: Totals,
@@ -162,6 +166,15 @@ fn binary_check(prog: &Path, c: &Checkpoint) -> Result<BinaryCheck, InspectError
     })
 }
 
+#[derive(Debug, Serialize)]
+pub struct WorkerReport {
+    pub thread: u32,
+    /// "candidate", "barrier", "exited" or "idle".
+    pub state: &'static str,
+    pub label_stack: Vec<FrameReport>,
+    pub threadprivate: Vec<Var>,
+}
+
 pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<&Path>) -> Result<FileReport, InspectError> {
     let mut totals = Totals::default();
     let var = |name: &str, loc: &Option<std::borrow::Cow<str>>, size: usize, a: Option<u64>| Var {
@@ -170,6 +183,29 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         size: size as u64,
         addr: a.map(addr),
     };
+    let frame_report = |f: &dao_format::Frame, totals: &mut Totals| {
+        let slots: Vec<Var> = f.slots.iter().map(|s| var(&s.name, &s.loc, s.bytes.len(), None)).collect();
+        let objs: Vec<Var> = f.stack_objects.iter().map(|o| var(&o.name, &o.loc, o.bytes.len(), Some(o.addr))).collect();
+        totals.slots += slots.iter().map(|v| v.size).sum::<u64>();
+        totals.stack += objs.iter().map(|v| v.size).sum::<u64>();
+        FrameReport { function: f.function.to_string(), site: f.site, frame_addr: addr(f.frame_addr), slots, stack_objects: objs }
+    };
+    let workers: Vec<WorkerReport> = c
+        .workers
+        .iter()
+        .map(|w| WorkerReport {
+            thread: w.thread,
+            state: match w.state {
+                dao_format::WORKER_AT_CANDIDATE => "candidate",
+                dao_format::WORKER_AT_BARRIER => "barrier",
+                dao_format::WORKER_EXITED => "exited",
+                _ => "idle",
+            },
+            label_stack: w.chain.iter().map(|f| frame_report(f, &mut totals)).collect(),
+            threadprivate: w.tls.iter().map(|t| var(&t.name, &None, t.bytes.len(), None)).collect(),
+        })
+        .collect();
+    totals.globals += workers.iter().flat_map(|w| &w.threadprivate).map(|v| v.size).sum::<u64>();
     let label_stack = c
         .chain
         .iter()
@@ -189,7 +225,7 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         })
         .collect();
     let globals: Vec<Var> = c.globals.iter().map(|g| var(&g.name, &g.loc, g.bytes.len(), Some(g.addr))).collect();
-    totals.globals = globals.iter().map(|v| v.size).sum();
+    totals.globals += globals.iter().map(|v| v.size).sum::<u64>();
     let saved: Vec<_> = c.heap.blocks.iter().filter_map(|b| b.bytes.as_ref()).collect();
     let heap = HeapReport {
         blocks_total: c.heap.blocks.len() as u64,
@@ -222,6 +258,8 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         stdout_offset: c.runtime.stdout_offset,
         stderr_offset: c.runtime.stderr_offset,
         label_stack,
+        team_size: c.omp.team_size,
+        workers,
         globals,
         heap,
         totals,
@@ -357,6 +395,24 @@ pub fn render_file(r: &FileReport) -> String {
         }
         for v in &f.stack_objects {
             var_line(&mut s, "stack", v);
+        }
+    }
+    if r.team_size > 0 {
+        let _ = writeln!(s, "taken inside a parallel region: team of {} threads (the stack above is thread 0's)", r.team_size);
+    }
+    for w in &r.workers {
+        let _ = writeln!(s, "thread {} ({}): {} frames", w.thread, w.state, w.label_stack.len());
+        for (i, f) in w.label_stack.iter().enumerate() {
+            let _ = writeln!(s, "  #{i:<3} {}  site {}  frame at {}", f.function, f.site, f.frame_addr);
+            for v in &f.slots {
+                var_line(&mut s, "slot", v);
+            }
+            for v in &f.stack_objects {
+                var_line(&mut s, "stack", v);
+            }
+        }
+        for v in &w.threadprivate {
+            var_line(&mut s, "tls", v);
         }
     }
     let _ = writeln!(s, "globals ({}, {}):", r.globals.len(), size(r.totals.globals));

@@ -19,6 +19,7 @@ mod cli;
 mod compile;
 mod error;
 mod inspect;
+mod place;
 mod resources;
 mod run;
 mod sys;
@@ -69,6 +70,14 @@ fn main() -> ExitCode {
         })
         .map_err(Into::into),
         Cmd::Inspect { path, binary, json } => inspect::inspect(&path, binary.as_deref(), json).map_err(Into::into),
+        Cmd::Place {
+            profiles, mtbf, reliability, total_time, threads, objective, bandwidth, read_bandwidth, latency,
+            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, output, json, paper_experiment, svg,
+        } => place::place(&place::PlaceRequest {
+            profiles, mtbf, reliability, total_time, threads, objective, bandwidth, read_bandwidth, latency,
+            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, output, json, paper_experiment, svg,
+        })
+        .map_err(Into::into),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
@@ -128,6 +137,11 @@ fn wrap_compiler(lang: Lang, raw_args: &[OsString]) -> Result<i32, DriverError> 
     cmd.args(&plan.args);
     for (k, v) in &plan.env {
         cmd.env(k, v);
+    }
+    if lang == compile::Lang::Fortran {
+        // flang-new-19 drops diagnostics raised through the LLVMContext:
+        // the pass prints its errors itself and fails the compilation
+        cmd.env("DAO_EXIT_ON_ERROR", "1");
     }
     let source = cmd.exec();
     Err(DriverError::Spawn { program: plan.program, source })

@@ -95,6 +95,9 @@ struct dao_module_desc {
     const uint32_t *escaped_globals;  /* ... as indices into globals */
     uint32_t n_funcs;
     const dao_func_desc *funcs;
+    uint32_t n_tls;                   /* thread-local (threadprivate) variables ... */
+    const dao_var_desc *tls;          /* ... defined here (addr NULL) */
+    void (*tls_addrs)(void **out);    /* writes the calling thread's addresses of them */
 };
 
 /* One per activation of an instrumented function; lives in that function's
@@ -140,7 +143,7 @@ void dao_register_module(const dao_module_desc *m);
 extern _Atomic unsigned char dao_restart_pending;
 /* Thread-local countdown, defined by every instrumented module (linkonce_odr,
  * hidden, initial-exec TLS, initial value INT64_MAX); the runtime arms only
- * the main thread's, whose address the emitted main passes to dao_main. */
+ * the main thread's, whose address the main adapter passes to dao_thread_start. */
 extern _Thread_local long long dao_tls_poll;
 /* Markers in code that may run inside a parallel region also check this
  * flag: `if (--dao_tls_poll <= 0 || dao_omp_request) dao_candidate(&frame)`. */
@@ -178,7 +181,13 @@ void dao_forced(dao_frame *frame);
  * main that calls this. Runs user_main on the fixed-address stack, restoring
  * globals and heap first when resuming. */
 int dao_main(int argc, char **argv, char **envp,
-             int (*user_main)(int, char **, char **), long long *main_poll);
+             int (*user_main)(int, char **, char **));
+
+/* Called first by the emitted main adapter, on the thread that runs the
+ * program's main (dao_main starts it on the fixed stack): hands over that
+ * thread's dao_tls_poll; on restart, puts back its ICVs and threadprivate
+ * values. */
+void dao_thread_start(long long *poll);
 
 /* ---- OpenMP (runtime/src/omp.rs; the protocol: runtime/src/protocol/README.md) ----
  * dao_omp_fork / dao_omp_join: around a DAO_SITE_FORK fork call (after its

@@ -70,6 +70,11 @@ pub struct DaoModuleDesc {
     pub escaped_globals: *const u32,
     pub n_funcs: u32,
     pub funcs: *const DaoFuncDesc,
+    /// Thread-local (threadprivate) variables defined by the module; their
+    /// `addr` is NULL: `tls_addrs` writes the calling thread's addresses.
+    pub n_tls: u32,
+    pub tls: *const DaoVarDesc,
+    pub tls_addrs: Option<unsafe extern "C" fn(*mut *mut u8)>,
 }
 
 #[repr(C)]
@@ -94,7 +99,8 @@ const _: () = {
     assert!(offset_of!(DaoSiteDesc, n_globals) == 56 && offset_of!(DaoSiteDesc, globals) == 64);
     assert!(size_of::<DaoFuncDesc>() == 72);
     assert!(offset_of!(DaoFuncDesc, sites) == 24 && offset_of!(DaoFuncDesc, slot_area_size) == 64);
-    assert!(size_of::<DaoModuleDesc>() == 72);
+    assert!(size_of::<DaoModuleDesc>() == 96);
+    assert!(offset_of!(DaoModuleDesc, tls) == 80 && offset_of!(DaoModuleDesc, tls_addrs) == 88);
     assert!(offset_of!(DaoModuleDesc, globals) == 32 && offset_of!(DaoModuleDesc, funcs) == 64);
     assert!(size_of::<DaoFrame>() == 40);
     assert!(offset_of!(DaoFrame, site) == 16 && offset_of!(DaoFrame, slots) == 32);

@@ -114,7 +114,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
         image_base: s.ident.image_base,
         run_id: s.run_id,
         seq: s.next_seq,
-        threads: 1 + c.workers.len() as u32,
+        threads: 1 + c.workers.iter().filter(|w| w.state != dao_format::WORKER_IDLE).count() as u32,
         pid: std::process::id(),
         timestamp: session::unix_time(),
     };
@@ -191,7 +191,7 @@ fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &dao_format
     let mut wr = Writer::new(w, h)?;
     wr.runtime(rt)?;
     wr.chain(&c.chain)?;
-    wr.threads(omp, &[], &c.workers)?;
+    wr.threads(omp, &c.master_tls, &c.workers)?;
     wr.globals(&c.globals)?;
     wr.heap(&c.heap)?;
     wr.finish()

@@ -22,8 +22,10 @@ use crate::stats::Bytes;
 pub struct Collected {
     /// Outermost frame first.
     pub chain: Vec<Frame<'static>>,
-    /// The other threads of the team (checkpoint inside a parallel region).
+    /// The other threads of the team (checkpoint inside a parallel region),
+    /// or the idle workers with thread-local values (outside).
     pub workers: Vec<Worker<'static>>,
+    pub master_tls: Vec<dao_format::TlsValue<'static>>,
     pub globals: Vec<Global<'static>>,
     pub heap: Heap<'static>,
     pub bytes: Bytes,
@@ -46,6 +48,19 @@ struct Walk {
 }
 
 impl Walk {
+    /// Thread-local values (saved whole; they are roots of the heap scan).
+    fn tls(&mut self, refs: &[crate::omp::TlsRef]) -> Vec<dao_format::TlsValue<'static>> {
+        refs.iter()
+            .map(|r| {
+                let b = memory(r.addr, r.size as usize);
+                self.bytes.globals += r.size;
+                self.roots.push((r.addr, b));
+                let d = desc::table(r.module.tls, r.module.n_tls).get(r.index as usize);
+                dao_format::TlsValue { module_hash: r.module.module_hash, index: r.index, name: d.map_or(Cow::Borrowed("?"), |d| desc::name(d.name)), bytes: Cow::Borrowed(b) }
+            })
+            .collect()
+    }
+
     /// The frames of the chain ending at `top`, outermost first.
     fn chain(&mut self, top: *mut DaoFrame, save_all: bool) -> Vec<Frame<'static>> {
         let mut chain = Vec::new();
@@ -139,7 +154,16 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_al
         } else {
             w.chain(st.top, save_all)
         };
-        team.push(Worker { thread: st.thread, state: st.state, chain: frames, tls: vec![] });
+        let tls = w.tls(&crate::omp::worker_tls(st.thread));
+        team.push(Worker { thread: st.thread, state: st.state, chain: frames, tls });
+    }
+    let master_tls = w.tls(&crate::omp::tls_here());
+    if workers.is_empty() {
+        // outside a region: the idle workers' threadprivate values persist
+        for t in crate::omp::tls_threads() {
+            let tls = w.tls(&crate::omp::worker_tls(t));
+            team.push(Worker { thread: t, state: dao_format::WORKER_IDLE, chain: vec![], tls });
+        }
     }
     let Walk { mut bytes, mut roots, mut wanted, unknown_reads } = w;
 
@@ -189,6 +213,7 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_al
     }
     Collected {
         chain,
+        master_tls,
         workers: team,
         globals,
         heap: Heap { meta: Cow::Owned(meta), blocks: hb },

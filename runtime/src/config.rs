@@ -14,6 +14,12 @@ pub enum Policy {
     /// At the first candidate at least this many seconds after the previous
     /// checkpoint (or the start of the process).
     Interval(f64),
+    /// Exactly at the candidate numbers of a placement file (DAO_PLACEMENT;
+    /// the list is in placement.rs).
+    Placement,
+    /// A profiling run (DAO_PROFILE): every candidate is measured, none
+    /// checkpoints (profile.rs).
+    Profile,
 }
 
 /// Default interval when no policy variable is set: 60 seconds.
@@ -33,6 +39,10 @@ pub struct Config {
     pub stats: Option<PathBuf>,
     pub verbose: bool,
     pub stack_size: Option<u64>,
+    /// DAO_PROFILE: where a profiling run writes its profile.
+    pub profile: Option<PathBuf>,
+    /// DAO_PLACEMENT: the placement file to follow.
+    pub placement: Option<PathBuf>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -90,7 +100,25 @@ impl Config {
         if !(rel > 0.0 && rel < 1.0) {
             fatal("DAO_RELIABILITY must be strictly between 0 and 1");
         }
+        // Precedence: DAO_PROFILE, then DAO_PLACEMENT, then the rest.
+        let profile = var("DAO_PROFILE").map(PathBuf::from);
+        let placement = var("DAO_PLACEMENT").map(PathBuf::from);
+        if profile.is_some() && var("DAO_DIR").is_some() {
+            fatal("DAO_PROFILE and DAO_DIR are both set: a profiling run measures every candidate and writes no checkpoints; unset DAO_DIR for the profiling run");
+        }
+        if profile.is_some() && placement.is_some() {
+            fatal("DAO_PROFILE and DAO_PLACEMENT are both set: profile first (without DAO_PLACEMENT), then run with the placement");
+        }
+        if placement.is_some() {
+            for v in ["DAO_EVERY", "DAO_INTERVAL", "DAO_MTBF"] {
+                if var(v).is_some() {
+                    crate::diag::warn(format_args!("{v} is ignored: DAO_PLACEMENT says where to checkpoint"));
+                }
+            }
+        }
         let policy = match (every, interval, mtbf) {
+            _ if profile.is_some() => Policy::Profile,
+            _ if placement.is_some() => Policy::Placement,
             (Some(n), _, _) => Policy::Every(n),
             (None, Some(s), _) => Policy::Interval(s),
             (None, None, Some(m)) => Policy::Interval(-rel.ln() * m),
@@ -112,6 +140,8 @@ impl Config {
             stats: var("DAO_STATS").map(PathBuf::from),
             verbose: var("DAO_VERBOSE").is_some_and(|v| v != "0"),
             stack_size: size("DAO_STACK_SIZE"),
+            profile,
+            placement,
         }
     }
 }

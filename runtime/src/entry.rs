@@ -83,14 +83,19 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     if !policy::ACTIVE.load(Relaxed) {
         return;
     }
+    if !chain::is_main_thread() {
+        // A worker of a team: it stops here if the master is gathering the
+        // team for a checkpoint (omp.rs); it never decides one itself.
+        crate::omp::worker_stop(frame);
+        return;
+    }
     // Counting re-arms the countdown, so it happens even when no checkpoint
     // can be taken here. Forced checkpoints are not candidates.
     let due = forced || policy::candidate_due();
-    if !chain::is_main_thread() {
-        diag::warn_once(
-            "thread",
-            "a checkpoint candidate was reached on a thread other than the one running main; only the main thread takes checkpoints for now, none taken",
-        );
+    if crate::profile::enabled() {
+        if !forced {
+            crate::profile::record(frame);
+        }
         return;
     }
     if due {
@@ -122,10 +127,12 @@ pub unsafe extern "C" fn dao_main(
     user_main: Option<stack::UserMain>,
 ) -> c_int {
     let size = guard("dao_main", || {
+        crate::omp::prepare_env();
         let cfg = crate::config::Config::from_env();
+        crate::placement::setup(&cfg);
+        crate::profile::setup(&cfg);
         let size = stack::stack_size(cfg.stack_size);
         startup::start(cfg);
-        chain::set_main_thread();
         // SAFETY: registering a plain extern "C" fn.
         unsafe { libc::atexit(at_exit) };
         size
@@ -136,6 +143,65 @@ pub unsafe extern "C" fn dao_main(
 
 extern "C" fn at_exit() {
     guard("exit hook", startup::at_exit);
+}
+
+/// First call of the emitted `__dao_main_adapter`, on the thread that runs
+/// the program's main: hands over that thread's `dao_tls_poll` and puts
+/// back its saved thread-local state (ICVs, threadprivate values).
+///
+/// # Safety
+/// `poll` must be the calling thread's dao_tls_poll.
+#[no_mangle]
+pub unsafe extern "C" fn dao_thread_start(poll: *mut i64) {
+    // SAFETY: forwarded contract.
+    guard("dao_thread_start", || unsafe {
+        policy::set_poll_cell(poll);
+        crate::omp::main_thread_start();
+    });
+}
+
+// ---- OpenMP teams (omp.rs; the protocol is in protocol/README.md) ----
+
+/// # Safety
+/// `frame` must be the calling thread's innermost live frame record.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_fork(frame: *mut DaoFrame) {
+    guard("dao_omp_fork", || crate::omp::fork(frame));
+}
+
+/// # Safety
+/// As dao_omp_fork.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_join(frame: *mut DaoFrame) {
+    guard("dao_omp_join", || crate::omp::join(frame));
+}
+
+/// # Safety
+/// As dao_omp_fork (the frame of an outlined function, just pushed).
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_begin(frame: *mut DaoFrame) {
+    guard("dao_omp_begin", || crate::omp::begin(frame));
+}
+
+/// # Safety
+/// As dao_omp_begin, at a return of the outlined function.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_end(frame: *mut DaoFrame) {
+    guard("dao_omp_end", || crate::omp::end(frame));
+}
+
+/// # Safety
+/// As dao_omp_fork, right before a barrier.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_park(frame: *mut DaoFrame) {
+    guard("dao_omp_park", || crate::omp::park(frame));
+}
+
+/// # Safety
+/// As dao_omp_park, right after the barrier.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
+    guard("dao_omp_unpark", || crate::omp::unpark(frame));
 }
 
 // ---- the fixed-address heap ----

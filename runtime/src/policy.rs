@@ -7,6 +7,9 @@
 //! until it wants to look again:
 //! - checkpointing off (DAO_DIR unset or unusable): `i64::MAX`, never;
 //! - DAO_EVERY=n: exactly the candidates left until the next multiple of n;
+//! - DAO_PLACEMENT: exactly the candidates left until the next chosen
+//!   instance (placement.rs), a count that never runs out after the last;
+//! - DAO_PROFILE: 1, every candidate calls in to be measured (profile.rs);
 //! - an interval (DAO_INTERVAL, DAO_MTBF): a count calibrated from the last
 //!   period so that the clock is read about every `CHECK_PERIOD` (so a
 //!   checkpoint is at most that late), never more than 16x the last count.
@@ -20,9 +23,31 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use crate::config::Policy;
 
-/// The countdown the instrumented code decrements at every marker.
-#[no_mangle]
-pub static dao_poll: AtomicI64 = AtomicI64::new(i64::MAX);
+/// The main thread's countdown: the instrumented code's thread-local
+/// `dao_tls_poll`, whose address the emitted `main` hands to dao_main (only
+/// the main thread's countdown is ever armed; workers' stay at INT64_MAX).
+/// A private cell until then.
+static FALLBACK: AtomicI64 = AtomicI64::new(i64::MAX);
+static POLL: std::sync::atomic::AtomicPtr<AtomicI64> = std::sync::atomic::AtomicPtr::new(&FALLBACK as *const AtomicI64 as *mut AtomicI64);
+
+/// Installs the main thread's countdown (from dao_main, before anything is armed).
+///
+/// # Safety
+/// `p` must be the calling (main) thread's `dao_tls_poll`, valid for the
+/// whole run, and accessed only atomically.
+pub unsafe fn set_poll_cell(p: *mut i64) {
+    if !p.is_null() {
+        // SAFETY: per the contract; i64 and AtomicI64 have the same layout.
+        let cell = unsafe { AtomicI64::from_ptr(p) };
+        cell.store(FALLBACK.load(Relaxed), Relaxed);
+        POLL.store(cell as *const AtomicI64 as *mut AtomicI64, std::sync::atomic::Ordering::Release);
+    }
+}
+
+fn dao_poll() -> &'static AtomicI64 {
+    // SAFETY: POLL points to FALLBACK or to the main thread's live TLS cell.
+    unsafe { &*POLL.load(Relaxed) }
+}
 
 /// Checkpointing is enabled (DAO_DIR set and usable).
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -31,6 +56,9 @@ static COUNTED: AtomicU64 = AtomicU64::new(0);
 /// What dao_poll was last armed with.
 static ARMED: AtomicI64 = AtomicI64::new(i64::MAX);
 static EVERY: AtomicU64 = AtomicU64::new(0);
+/// DAO_PLACEMENT / DAO_PROFILE is the policy.
+static PLACED: AtomicBool = AtomicBool::new(false);
+static PROFILING: AtomicBool = AtomicBool::new(false);
 static INTERVAL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 static NEXT_DUE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 /// Interval policy: candidates per clock read, and when the clock was read.
@@ -54,6 +82,13 @@ pub fn install(p: Policy) {
             EVERY.store(0, Relaxed);
             INTERVAL_NS.store((s * 1e9) as u64, Relaxed);
         }
+        Policy::Placement => PLACED.store(true, Relaxed),
+        Policy::Profile => {
+            // Active without DAO_DIR: candidates are measured, not saved.
+            PROFILING.store(true, Relaxed);
+            ACTIVE.store(true, Relaxed);
+            arm();
+        }
     }
     rearm();
 }
@@ -71,7 +106,7 @@ pub fn candidates() -> u64 {
     if armed == i64::MAX {
         return COUNTED.load(Relaxed);
     }
-    COUNTED.load(Relaxed) + (armed - dao_poll.load(Relaxed)).max(0) as u64
+    COUNTED.load(Relaxed) + (armed - dao_poll().load(Relaxed)).max(0) as u64
 }
 
 /// Sets the count (at restart, from the checkpoint) and re-arms.
@@ -82,7 +117,7 @@ pub fn set_candidates(n: u64) {
 
 fn set_poll(n: i64) {
     ARMED.store(n, Relaxed);
-    dao_poll.store(n, Relaxed);
+    dao_poll().store(n, Relaxed);
 }
 
 /// Arms dao_poll for the next look.
@@ -90,6 +125,15 @@ fn arm() {
     if !ACTIVE.load(Relaxed) {
         set_poll(i64::MAX);
         return;
+    }
+    if PROFILING.load(Relaxed) {
+        return set_poll(1);
+    }
+    if PLACED.load(Relaxed) {
+        // After the last chosen instance: keep counting, never call in.
+        let c = COUNTED.load(Relaxed);
+        let d = crate::placement::next_after(c).map_or(i64::MAX / 2, |k| (k - c) as i64);
+        return set_poll(d);
     }
     let n = match EVERY.load(Relaxed) {
         0 => BATCH.load(Relaxed),
@@ -110,6 +154,8 @@ pub fn candidate_due() -> bool {
     let n = candidates();
     COUNTED.store(n, Relaxed);
     let due = match EVERY.load(Relaxed) {
+        _ if PROFILING.load(Relaxed) => false,
+        _ if PLACED.load(Relaxed) => crate::placement::is_chosen(n),
         0 => {
             let now = now_ns();
             let last = LAST_LOOK_NS.swap(now, Relaxed);

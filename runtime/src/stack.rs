@@ -4,7 +4,8 @@
 //! user_main starts with the same stack pointer in every run, whatever the
 //! environment size or ASLR: dao_main maps a stack whose top is at
 //! `STACK_TOP` (MAP_FIXED_NOREPLACE, a PROT_NONE guard page below it) and
-//! calls user_main through a trampoline on it, with a few lines of assembly.
+//! runs user_main on a thread whose stack is that mapping (so its TLS block
+//! is at a fixed address as well).
 use std::os::raw::{c_char, c_int, c_void};
 
 use crate::diag::fatal;
@@ -44,11 +45,13 @@ struct Call {
     ret: c_int,
 }
 
-extern "C" fn trampoline(arg: *mut c_void) {
-    // SAFETY: `arg` is the Call owned by run_on_fixed_stack, alive during the call.
+extern "C" fn thread_main(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: `arg` is the Call owned by run_on_fixed_stack, alive until the join.
     let c = unsafe { &mut *(arg as *mut Call) };
+    crate::chain::set_main_thread();
     // SAFETY: user_main is the program's main with its C signature.
     c.ret = unsafe { (c.f)(c.argc, c.argv, c.envp) };
+    std::ptr::null_mut()
 }
 
 /// Maps the stack and runs `f(argc, argv, envp)` on it.
@@ -79,11 +82,29 @@ pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut
     unsafe { libc::mprotect(p, GUARD, libc::PROT_NONE) };
     let argv = copy_argv(argc, argv);
     let mut call = Call { f, argc, argv, envp, ret: 0 };
-    let sp = STACK_TOP - ARGV_AREA - 64;
-    // SAFETY: switches to the new stack, calls the trampoline (C ABI, does not
-    // unwind) and switches back; the old stack pointer is kept in a
-    // callee-saved register.
-    unsafe { switch_and_call(sp, trampoline, &mut call as *mut Call as *mut c_void) };
+    // The program's main runs on a thread whose stack is this mapping (below
+    // the argv area): glibc puts the thread's TLS block at the top of a
+    // stack the caller provides, so the main thread's thread-local data
+    // (threadprivate variables, errno) is at a fixed address too, unlike the
+    // process's first thread, whose TLS the loader places at a random one.
+    // The first thread waits for it; exit() from either ends the process.
+    let stack_lo = lo + GUARD;
+    let stack_len = STACK_TOP - ARGV_AREA - stack_lo;
+    // SAFETY: plain pthread calls on a zeroed attribute object; the stack
+    // range is the mapping made above, which lives until the process ends;
+    // `call` outlives the thread (joined below).
+    unsafe {
+        let mut a: libc::pthread_attr_t = std::mem::zeroed();
+        libc::pthread_attr_init(&mut a);
+        libc::pthread_attr_setstack(&mut a, stack_lo as *mut c_void, stack_len);
+        let mut t: libc::pthread_t = 0;
+        let r = crate::omp::create_thread(&mut t, &a, thread_main, &mut call as *mut Call as *mut c_void);
+        libc::pthread_attr_destroy(&mut a);
+        if r != 0 {
+            fatal(format_args!("cannot start the main thread on the fixed-address stack: {}", std::io::Error::from_raw_os_error(r)));
+        }
+        libc::pthread_join(t, std::ptr::null_mut());
+    }
     call.ret
 }
 
@@ -120,41 +141,3 @@ fn copy_argv(argc: c_int, argv: *mut *mut c_char) -> *mut *mut c_char {
     arr
 }
 
-#[cfg(target_arch = "x86_64")]
-unsafe fn switch_and_call(sp: usize, f: extern "C" fn(*mut c_void), arg: *mut c_void) {
-    // SAFETY: see the caller.
-    unsafe {
-        std::arch::asm!(
-            "mov r12, rsp",
-            "mov rsp, {sp}",
-            "call {f}",
-            "mov rsp, r12",
-            sp = in(reg) sp,
-            f = in(reg) f,
-            in("rdi") arg,
-            out("r12") _,
-            clobber_abi("C"),
-        );
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-unsafe fn switch_and_call(sp: usize, f: extern "C" fn(*mut c_void), arg: *mut c_void) {
-    // SAFETY: see the caller.
-    unsafe {
-        std::arch::asm!(
-            "mov x20, sp",
-            "mov sp, {sp}",
-            "blr {f}",
-            "mov sp, x20",
-            sp = in(reg) sp,
-            f = in(reg) f,
-            in("x0") arg,
-            out("x20") _,
-            clobber_abi("C"),
-        );
-    }
-}
-
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-compile_error!("dao: the fixed-address stack switch exists for x86_64 and aarch64 only");

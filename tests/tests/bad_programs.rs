@@ -10,12 +10,16 @@ use dao_tests::build::dao_env;
 use dao_tests::paths::{fresh_dir, tools};
 
 fn bad_sources() -> Vec<PathBuf> {
-    let dir = tools().repo.join("test-programs/bad");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
+    let mut v = Vec::new();
+    for sub in ["test-programs/bad", "test-programs/omp/bad"] {
+        let dir = tools().repo.join(sub);
+        v.extend(
+            std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "f90")),
+        );
+    }
     v.sort();
     v
 }
@@ -25,7 +29,7 @@ fn expected_lines(src: &Path) -> Vec<usize> {
         .unwrap()
         .lines()
         .enumerate()
-        .filter(|(_, l)| l.contains("/* dao-expect-error */"))
+        .filter(|(_, l)| l.contains("/* dao-expect-error */") || l.contains("! dao-expect-error"))
         .map(|(i, _)| i + 1)
         .collect()
 }
@@ -39,8 +43,13 @@ fn check_rejected(opt: &str) {
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let lines = expected_lines(src);
         assert!(!lines.is_empty(), "{name}: no line is marked /* dao-expect-error */");
+        let fortran = src.extension().is_some_and(|x| x == "f90");
         let mut cmd = Command::new(&tools().dao);
-        cmd.args(["cc", opt, "-c"]).arg(src).arg("-o").arg(out.join(format!("{name}.o")));
+        cmd.args([if fortran { "fc" } else { "cc" }, opt, "-c"]);
+        if src.to_string_lossy().contains("/omp/") {
+            cmd.arg("-fopenmp");
+        }
+        cmd.arg(src).arg("-o").arg(out.join(format!("{name}.o"))).current_dir(&out);
         dao_env(&mut cmd);
         let r = cmd.output().expect("run dao cc");
         let stderr = String::from_utf8_lossy(&r.stderr);

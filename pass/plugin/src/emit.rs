@@ -39,7 +39,7 @@ fn types(m: Module) -> Types {
         var: m.struct_ty(&[p, p, i64, i64, p]),
         site: m.struct_ty(&[i32, i32, p, p, i32, p, i32, p, i32, p]),
         func: m.struct_ty(&[p, p, i32, p, i32, p, i32, p, i64]),
-        module: m.struct_ty(&[i32, i32, i64, p, i32, p, i32, p, i32, p]),
+        module: m.struct_ty(&[i32, i32, i64, p, i32, p, i32, p, i32, p, i32, p, p]),
         frame: m.struct_ty(&[p, p, i32, i32, p, p]),
     }
 }
@@ -263,6 +263,38 @@ pub fn emit(m: Module, plan: &ModulePlan) {
     let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, gdescs.len() as u64), "dao.globals", m.const_array(t.var, &gdescs)) };
     let escaped: Vec<Value> = plan.facts.global_escaped.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| m.const_i32(i as u32)).collect();
     let esc_g = if escaped.is_empty() { m.const_null() } else { m.add_const_global(m.array(m.i32(), escaped.len() as u64), "dao.escaped", m.const_array(m.i32(), &escaped)) };
+    // thread-local (threadprivate) variables defined here: descriptors and
+    // an accessor that writes the calling thread's addresses of them
+    let tls: Vec<Value> = m
+        .globals()
+        .into_iter()
+        .filter(|g| g.is_thread_local() && !g.is_declaration() && !g.is_global_constant() && m.is_sized(g.global_value_type()))
+        .filter(|g| !g.name().starts_with("dao_tls_"))
+        .collect();
+    let tls_descs: Vec<Value> = tls
+        .iter()
+        .map(|g| {
+            let name = strs.get(&g.name());
+            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(m.alloc_size(g.global_value_type())), m.const_i64(0), m.const_null()])
+        })
+        .collect();
+    let tls_g = if tls.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, tls.len() as u64), "dao.tls", m.const_array(t.var, &tls_descs)) };
+    let tls_fn = if tls.is_empty() {
+        m.const_null()
+    } else {
+        let f = m.add_function("dao.tls_addrs", m.fn_ty(m.void(), &[m.ptr()]));
+        f.set_linkage(LLVMLinkage::LLVMInternalLinkage);
+        let b = m.builder();
+        b.at_end(m.append_block(f, "entry"));
+        let out = f.params()[0];
+        let tla = m.get_or_declare("llvm.threadlocal.address.p0", m.fn_ty(m.ptr(), &[m.ptr()]));
+        for (i, g) in tls.iter().enumerate() {
+            let a = b.call(m.fn_ty(m.ptr(), &[m.ptr()]), tla, &[*g], "");
+            b.store(a, b.byte_gep(out, 8 * i as u64, ""));
+        }
+        b.ret(None);
+        f
+    };
     let src = strs.get(&m.source_name());
     module_g.set_initializer(m.const_struct(
         t.module,
@@ -277,6 +309,9 @@ pub fn emit(m: Module, plan: &ModulePlan) {
             esc_g,
             m.const_i32(nfun as u32),
             funcs_g,
+            m.const_i32(tls.len() as u32),
+            tls_g,
+            tls_fn,
         ],
     ));
     // registration from a constructor
@@ -599,6 +634,8 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
     adapter.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
     b.at_end(m.append_block(adapter, "entry"));
+    let start = m.get_or_declare("dao_thread_start", m.fn_ty(m.void(), &[p]));
+    b.call(m.fn_ty(m.void(), &[p]), start, &[poll], "");
     let params = adapter.params();
     let n = fty.fn_param_count() as usize;
     let want = fty.fn_params();
@@ -611,9 +648,9 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
         b.ret(Some(m.const_i32(0)));
     }
     let new_main = m.add_function("main", adapter_ty);
-    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p, p]));
+    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p]));
     b.at_end(m.append_block(new_main, "entry"));
     let np = new_main.params();
-    let r = b.call(m.fn_ty(i32, &[i32, p, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter, poll], "");
+    let r = b.call(m.fn_ty(i32, &[i32, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter], "");
     b.ret(Some(r));
 }

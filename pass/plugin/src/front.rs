@@ -220,14 +220,33 @@ impl<'a> FuncFacts<'a> {
         let mut allocas = Vec::new();
         let mut alloca_size = Vec::new();
         let mut dynamic_allocas = Vec::new();
+        // A fixed-size alloca outside the entry block is still static when
+        // its block runs at most once per call (not on a cycle): flang's
+        // OpenMP outlining puts the allocas of a region in a block after the
+        // entry. The instrumentation moves them to the entry block.
+        let on_cycle = |b: crate::ir::Block| {
+            let mut seen = std::collections::HashSet::new();
+            let mut work = b.successors();
+            while let Some(x) = work.pop() {
+                if x == b {
+                    return true;
+                }
+                if seen.insert(x) {
+                    work.extend(x.successors());
+                }
+            }
+            false
+        };
         for b in f.blocks() {
+            let mut cyc: Option<bool> = None;
             for i in b.instructions() {
                 if !i.is_alloca() {
                     continue;
                 }
                 let count = i.operand(0).const_int_value();
                 let ty = i.allocated_type();
-                if b != entry || count.is_none() || !m.is_sized(ty) {
+                let movable = b == entry || !*cyc.get_or_insert_with(|| on_cycle(b));
+                if !movable || count.is_none() || !m.is_sized(ty) {
                     dynamic_allocas.push(i);
                     continue;
                 }

@@ -95,6 +95,13 @@ fn run(m: ir::Module) -> bool {
     }
     report(&plan);
     if plan.has_errors() {
+        if std::env::var_os("DAO_EXIT_ON_ERROR").is_some_and(|v| v == "1") {
+            // a front end that does not show context diagnostics (flang)
+            for d in plan.diags.iter().filter(|d| d.severity == plan::Severity::Error) {
+                eprintln!("error: {}", d.render(&source));
+            }
+            std::process::exit(1);
+        }
         return false;
     }
     if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {

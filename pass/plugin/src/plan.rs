@@ -291,6 +291,15 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 }
                 let k = call_kind(facts, i);
                 let role = i.called_function().and_then(|c| omp_role(&c.name()));
+                if i.called_function().is_some_and(|c| c.name() == "__kmpc_threadprivate_cached") {
+                    diags.push(Diag {
+                        severity: Severity::Error,
+                        loc: i.debug_loc().or_else(|| first_loc(f)),
+                        func: name.clone(),
+                        msg: "a threadprivate variable that libomp allocates per thread (__kmpc_threadprivate_cached, flang's threadprivate) on the path to a checkpoint marker is not supported: its per-thread copies live in libomp's memory, which a restart cannot rebuild; use a variable passed to the region or a module array indexed by omp_get_thread_num()".into(),
+                    });
+                    continue;
+                }
                 let kind = match k {
                     CallKind::Marker(MarkerKind::Potential) => SiteKind::Marker,
                     CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,

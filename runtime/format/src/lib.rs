@@ -23,7 +23,7 @@ pub use dir::{Blob, CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
     Checkpoint, Frame, Global, Header, Heap, HeapBlock, OmpState, RuntimeState, Slot, StackObject, TlsValue,
-    Worker, FLAG_HEAP_ALL, FLAG_SAVE_ALL, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED,
+    Worker, FLAG_HEAP_ALL, FLAG_SAVE_ALL, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED, WORKER_IDLE,
 };
 pub use read::{decode, read_file, read_header};
 pub use wire::{FORMAT_VERSION, MAGIC};

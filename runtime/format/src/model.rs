@@ -148,6 +148,8 @@ pub struct OmpState {
 pub const WORKER_AT_CANDIDATE: u32 = 1;
 pub const WORKER_AT_BARRIER: u32 = 2;
 pub const WORKER_EXITED: u32 = 3;
+/// Outside a region: an idle worker, saved for its thread-local values.
+pub const WORKER_IDLE: u32 = 4;
 
 /// A thread-local (threadprivate) value of one thread.
 #[derive(Clone, Debug, PartialEq, Eq)]

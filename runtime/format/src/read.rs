@@ -136,7 +136,7 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
     for _ in 0..n {
         let thread = p.u32()?;
         let state = p.u32()?;
-        if !(WORKER_AT_CANDIDATE..=WORKER_EXITED).contains(&state) {
+        if !(WORKER_AT_CANDIDATE..=WORKER_IDLE).contains(&state) {
             return Err(corrupt("THREADS", "malformed worker state"));
         }
         let chain = p.frames()?;

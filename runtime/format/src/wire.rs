@@ -36,7 +36,8 @@
 //!   fork or at the checkpoint: nthreads u32, dynamic u32, max_active_levels
 //!   u32, schedule kind u32, schedule chunk i32; then u32 worker count, per
 //!   worker: thread number u32, state u32 (1 at a candidate, 2 waiting at a
-//!   barrier, 3 finished its part of the region), its frames encoded as in
+//!   barrier, 3 finished its part of the region, 4 idle outside a region: saved
+//!   for its thread-local values only), its frames encoded as in
 //!   CHAIN (count + frames), then u32 count of thread-local values (module
 //!   hash u64, index u32, name str, bytes).
 //! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc

@@ -56,11 +56,11 @@ fn wrong_magic_and_version() {
 
     // A (hypothetical) version 2 file with a valid header checksum.
     let mut b = common::sample(1, 1).encode();
-    b[8..12].copy_from_slice(&2u32.to_le_bytes());
+    b[8..12].copy_from_slice(&1u32.to_le_bytes());
     let h = xxhash_rust::xxh3::xxh3_64(&b[..72]);
     b[72..80].copy_from_slice(&h.to_le_bytes());
     match decode(&b) {
-        Err(FormatError::UnsupportedVersion { found: 2, supported: 1, .. }) => {}
+        Err(FormatError::UnsupportedVersion { found: 1, supported: 2, .. }) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -86,6 +86,7 @@ fn streaming_writer_matches_encode() {
     let mut w = Writer::new(&mut cur, &c.header).unwrap();
     w.runtime(&c.runtime).unwrap();
     w.chain(&c.chain).unwrap();
+    w.threads(&c.omp, &c.master_tls, &c.workers).unwrap();
     w.globals(&c.globals).unwrap();
     w.heap(&c.heap).unwrap();
     w.finish().unwrap();

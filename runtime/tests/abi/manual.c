@@ -190,6 +190,5 @@ static int user_main(int argc, char **argv, char **envp) {
 
 /* The pass renames main and emits this one. */
 int main(int argc, char **argv, char **envp) {
-    static long long poll = 0x7fffffffffffffffLL;
-    return dao_main(argc, argv, envp, user_main, &poll);
+    return dao_main(argc, argv, envp, user_main);
 }

@@ -2,7 +2,7 @@
 // deep. Every function on the path gets a frame pushed inline on the
 // thread's chain (dao_tls_top), a restart check (one relaxed byte load), a
 // switch over its sites, one restore block per site, and the pop at return.
-// A marker becomes a countdown on dao_poll with the runtime call on the
+// A marker becomes a countdown on dao_tls_poll (thread-local) with the runtime call on the
 // cold path.
 // RUN: %clang -O0 %s | %opt | %FileCheck %s
 #include "dao.h"
@@ -29,8 +29,8 @@ int main(void) {
 // CHECK: store ptr %dao.frame, ptr @dao_tls_top
 // CHECK: %dao.pending = load atomic i8, ptr @dao_restart_pending monotonic
 // CHECK: br i1 %dao.restarting, label %dao.restart, label %entry.cont, !prof
-// CHECK: %dao.poll = load atomic i64, ptr @dao_poll monotonic
-// CHECK: store atomic i64 %dao.poll.next, ptr @dao_poll monotonic
+// CHECK: %dao.poll = load atomic i64, ptr @dao_tls_poll monotonic
+// CHECK: store atomic i64 %dao.poll.next, ptr @dao_tls_poll monotonic
 // CHECK: br i1 %dao.due, label %dao.candidate.1, label %dao.resume.1, !prof
 // CHECK-NOT: call void @dao_potential_checkpoint
 // CHECK: store ptr %{{.*}}, ptr @dao_tls_top

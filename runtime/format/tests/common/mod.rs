@@ -49,6 +49,21 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
             addr: 0x601000,
             bytes: Cow::Owned(vec![7; 6]),
         }],
+        omp: OmpState { team_size: 2, nthreads: 2, dynamic: 0, max_active_levels: 1, sched_kind: 1, sched_chunk: 0 },
+        master_tls: vec![TlsValue { module_hash: 7, index: 0, name: Cow::Borrowed("tp"), bytes: Cow::Borrowed(&[1, 2, 3, 4]) }],
+        workers: vec![Worker {
+            thread: 1,
+            state: WORKER_AT_BARRIER,
+            chain: vec![Frame {
+                function: Cow::Borrowed("main.omp_outlined"),
+                module_hash: 7,
+                site: 2,
+                frame_addr: 0xc0100000f00,
+                slots: vec![Slot { index: 0, name: Cow::Borrowed("i"), loc: None, bytes: Cow::Borrowed(&[9, 0, 0, 0]) }],
+                stack_objects: vec![],
+            }],
+            tls: vec![TlsValue { module_hash: 7, index: 0, name: Cow::Borrowed("tp"), bytes: Cow::Borrowed(&[5, 6, 7, 8]) }],
+        }],
         heap: Heap {
             meta: Cow::Owned(vec![0xee; 3]),
             blocks: vec![

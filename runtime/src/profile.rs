@@ -1,0 +1,136 @@
+//! `DAO_PROFILE=path`: a profiling run for `dao place`. Every candidate
+//! instance calls in (policy.rs arms `dao_poll` with 1) and is measured
+//! without copying anything: `collect::collect` walks the chain and scans
+//! the heap for reachability exactly as a checkpoint would, and we keep
+//! only the byte counts. No checkpoint is written (DAO_DIR must be unset).
+//!
+//! Times are seconds since dao_main with the time spent measuring
+//! subtracted, so they describe the unprofiled program; the measuring time
+//! is recorded too (`overhead_s`, per instance `measure_s`). At exit the
+//! profile is written atomically (temp file, rename) as JSON: one object
+//! whose schema is `dao_placement::profile::Profile` (docs/design.md,
+//! "Checkpoint placement"), one instance per line.
+//!
+//! Bytes: shared = globals + heap, private (per thread) = slots + stack
+//! objects of its frames. Only the main thread reaches candidates for now,
+//! so `threads` has one entry, role "master"; issue #3 adds the workers.
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use crate::abi::DaoFrame;
+use crate::config::Config;
+use crate::diag::{self, fatal};
+use crate::identity::Identity;
+use crate::policy::now_ns;
+use crate::stats::quote;
+
+static ON: AtomicBool = AtomicBool::new(false);
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+struct State {
+    path: PathBuf,
+    exe: String,
+    ident: Identity,
+    start_ns: u64,
+    /// Time spent measuring so far.
+    overhead_ns: u64,
+    /// One JSON object per instance.
+    lines: Vec<String>,
+}
+
+/// Starts profiling when DAO_PROFILE is set (config.rs has checked that
+/// DAO_DIR is not).
+pub fn setup(cfg: &Config) {
+    let Some(path) = cfg.profile.clone() else { return };
+    let start_ns = now_ns();
+    let ident = crate::identity::current()
+        .unwrap_or_else(|e| fatal(format_args!("cannot read /proc/self/exe to identify the executable: {e}")));
+    let exe = std::fs::read_link("/proc/self/exe").map(|p| p.display().to_string()).unwrap_or_default();
+    *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(State { path, exe, ident, start_ns, overhead_ns: 0, lines: Vec::new() });
+    ON.store(true, Relaxed);
+    // SAFETY: registering a plain extern "C" fn.
+    unsafe { libc::atexit(at_exit) };
+}
+
+pub fn enabled() -> bool {
+    ON.load(Relaxed)
+}
+
+/// "function#site (file:line)" of the frame at a marker.
+fn site_name(top: *mut DaoFrame) -> String {
+    let Some(fv) = crate::desc::FrameView::read(top) else { return String::new() };
+    let loc = fv
+        .func
+        .sites()
+        .get((fv.site as usize).wrapping_sub(1))
+        .and_then(|s| crate::desc::opt_name(s.loc))
+        .map(|l| format!(" ({l})"))
+        .unwrap_or_default();
+    format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
+}
+
+/// Measures the candidate instance the countdown just reached.
+pub fn record(frame: *mut DaoFrame) {
+    let t0 = now_ns();
+    let n = crate::policy::candidates();
+    let site = site_name(frame);
+    let c = crate::collect::collect(frame, false, false);
+    let b = c.bytes;
+    drop(c);
+    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(s) = g.as_mut() else { return };
+    let time = t0.saturating_sub(s.start_ns).saturating_sub(s.overhead_ns);
+    let mut line = format!(
+        "{{\"n\":{n},\"time_s\":{:.9},\"site\":{},\"shared\":{{\"globals\":{},\"heap\":{}}},\"threads\":[{{\"role\":\"master\",\"id\":0,\"slots\":{},\"stack\":{}}}]",
+        time as f64 * 1e-9,
+        quote(&site),
+        b.globals,
+        b.heap,
+        b.slots,
+        b.stack
+    );
+    let spent = now_ns().saturating_sub(t0);
+    line += &format!(",\"measure_s\":{:.9}}}", spent as f64 * 1e-9);
+    s.lines.push(line);
+    s.overhead_ns += now_ns().saturating_sub(t0);
+}
+
+extern "C" fn at_exit() {
+    if std::panic::catch_unwind(finish).is_err() {
+        diag::info("internal error while writing the DAO_PROFILE file; aborting");
+        std::process::abort();
+    }
+}
+
+fn finish() {
+    if diag::FATAL.load(std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let Some(s) = STATE.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+    let wall = now_ns().saturating_sub(s.start_ns);
+    let total = wall.saturating_sub(s.overhead_ns);
+    let text = format!(
+        "{{\"format\":\"dao-profile\",\"version\":1,\"executable\":{{\"path\":{},\"hash\":\"{:016x}\",\"size\":{}}},\"threads\":1,\"total_time_s\":{:.9},\"overhead_s\":{:.9},\"wall_time_s\":{:.9},\"instances\":[\n{}\n]}}\n",
+        quote(&s.exe),
+        s.ident.hash,
+        s.ident.size,
+        total as f64 * 1e-9,
+        s.overhead_ns as f64 * 1e-9,
+        wall as f64 * 1e-9,
+        s.lines.join(",\n")
+    );
+    let tmp = PathBuf::from(format!("{}.tmp", s.path.display()));
+    let r = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &s.path));
+    match r {
+        Ok(()) if crate::session::verbose() => diag::info(format_args!(
+            "profile of {} candidate instances written to {} (measuring took {:.3} s of {:.3} s)",
+            s.lines.len(),
+            s.path.display(),
+            s.overhead_ns as f64 * 1e-9,
+            wall as f64 * 1e-9
+        )),
+        Ok(()) => {}
+        Err(e) => diag::warn(format_args!("cannot write the DAO_PROFILE file {}: {e}", s.path.display())),
+    }
+}

@@ -1,0 +1,126 @@
+//! OpenMP checkpoint/restart tests: every program of test-programs/omp/ at
+//! -O0 and -O2 with OMP_NUM_THREADS = 1, 2, 3, 4, through the scenarios of
+//! `dao_tests::scenario` (crash after k checkpoints, crash while writing one,
+//! random SIGKILLs, two crashes in a row). Most checkpoints are taken inside
+//! parallel regions, with every thread of the team at its own position.
+//!
+//! Invariant: the output appended across crashes and restarts equals the
+//! clean (uninstrumented) run's at the same thread count. Every program is
+//! deterministic for a given thread count (integer reductions, fixed
+//! per-element results), so the comparison is exact.
+//!
+//! `master` is how often thread 0 reaches a marker at `args` with one thread
+//! (test-programs/omp/README.md); with t threads about master / t (except the
+//! programs whose markers are in serial code). DAO_EVERY is chosen for about
+//! a dozen checkpoints per run.
+//! Run one program: `cargo test --release -p dao-tests --test omp jacobi2d`.
+
+use dao_tests::build::{build_once, build_sources};
+use dao_tests::paths::fresh_dir;
+use dao_tests::{check_plan, Lang, Opt, Plan, Variant};
+
+struct OmpCase {
+    name: &'static str,
+    lang: Lang,
+    args: &'static [&'static str],
+    /// Candidates reached by thread 0 with one thread.
+    master: u64,
+    /// Markers only in serial code (the count does not shrink with threads).
+    serial: bool,
+}
+
+fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
+    let sub = match c.lang {
+        Lang::C => "c",
+        Lang::Fortran => "fortran",
+    };
+    let ext = match c.lang {
+        Lang::C => "c",
+        Lang::Fortran => "f90",
+    };
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join(format!("test-programs/omp/{sub}/{}.{ext}", c.name));
+    let bdir = std::env::temp_dir().join(format!("dao-omp-build-{}-{}", c.name, opt.name()));
+    let flags = vec!["-fopenmp".to_string()];
+    let clean = build_once(&format!("{}-{}-clean", c.name, opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Clean, &bdir))
+        .unwrap_or_else(|e| panic!("clean build: {e}"));
+    let inst = build_once(&format!("{}-{}-inst", c.name, opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Instrumented, &bdir))
+        .unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    let per_master = if c.serial { c.master } else { c.master / threads as u64 };
+    let every = (per_master / 12).max(1);
+    check_plan(&Plan {
+        label: format!("{} {} t={threads}", c.name, opt.name()),
+        dir: fresh_dir(&format!("omp-{}-{}-t{threads}", c.name, opt.name())),
+        clean,
+        inst,
+        args: c.args,
+        env: vec![("OMP_NUM_THREADS", threads.to_string()), ("DAO_OMP_TIMEOUT", "20".into())],
+        every,
+        crash_after: &[1, 4, 8],
+        crash_in: &[3],
+        drop_lines: &[],
+        reference_lines: vec![],
+    });
+}
+
+macro_rules! cases {
+    ($($id:ident => $case:expr;)*) => {
+        const CASES: &[OmpCase] = &[$($case),*];
+        $(
+            mod $id {
+                use super::*;
+                #[test] fn o0_t1() { check_omp(&$case, Opt::O0, 1) }
+                #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2) }
+                #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3) }
+                #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4) }
+                #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1) }
+                #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2) }
+                #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3) }
+                #[test] fn o2_t4() { check_omp(&$case, Opt::O2, 4) }
+            }
+        )*
+    };
+}
+
+cases! {
+    reduction_sum          => OmpCase { name: "reduction_sum",          lang: Lang::C, args: &["40"],  master: 19600, serial: false };
+    first_last_private     => OmpCase { name: "first_last_private",     lang: Lang::C, args: &["80"],  master: 16560, serial: false };
+    threadprivate_copyin   => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
+    critical_atomic        => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
+    orphaned_for           => OmpCase { name: "orphaned_for",           lang: Lang::C, args: &["90"],  master: 4434,  serial: false };
+    serial_between_regions => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
+    markers_in_and_between => OmpCase { name: "markers_in_and_between", lang: Lang::C, args: &["150"], master: 9450,  serial: false };
+    uneven_static          => OmpCase { name: "uneven_static",          lang: Lang::C, args: &["30"],  master: 7860,  serial: false };
+    jacobi2d               => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
+    stencil3d_heap         => OmpCase { name: "stencil3d_heap",         lang: Lang::C, args: &["30"],  master: 4110,  serial: false };
+    heap_blocks            => OmpCase { name: "heap_blocks",            lang: Lang::C, args: &["140"], master: 13860, serial: false };
+    solver_timestep        => OmpCase { name: "solver_timestep",        lang: Lang::C, args: &["200"], master: 270,   serial: true };
+    private_arrays         => OmpCase { name: "private_arrays",         lang: Lang::C, args: &["50"],  master: 11750, serial: false };
+    reduction_maxmin       => OmpCase { name: "reduction_maxmin",       lang: Lang::C, args: &["20"],  master: 3940,  serial: false };
+    static_chunk           => OmpCase { name: "static_chunk",           lang: Lang::C, args: &["65"],  master: 17015, serial: false };
+    deep_calls_region      => OmpCase { name: "deep_calls_region",      lang: Lang::C, args: &["20"],  master: 2800,  serial: false };
+    nowait_loops           => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
+    f_parallel_do_reduction => OmpCase { name: "parallel_do_reduction", lang: Lang::Fortran, args: &["45"],  master: 17640, serial: false };
+    f_timestep_barrier     => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
+    f_private_clauses      => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
+    f_orphaned_do          => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
+}
+
+/// Every program in test-programs/omp/{c,fortran} has a row.
+#[test]
+fn table_covers_every_program() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut missing = vec![];
+    for (sub, ext, lang) in [("c", "c", Lang::C), ("fortran", "f90", Lang::Fortran)] {
+        for e in std::fs::read_dir(repo.join("test-programs/omp").join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == ext) {
+                let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+                if !CASES.iter().any(|c| c.name == stem && c.lang == lang) {
+                    missing.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "programs without a row in tests/tests/omp.rs: {missing:?}");
+}
