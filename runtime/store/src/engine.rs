@@ -1,0 +1,250 @@
+//! The synchronous engine: one call per checkpoint.
+//!
+//! [`Engine::checkpoint`] hashes the regions (P-FHash), decides what to
+//! store (full or delta, by [`Mode`]), streams the payload through the
+//! pipelined writer into a new file, commits it, and only then moves its
+//! reference signatures forward: a failed checkpoint leaves the engine
+//! exactly as it was, so the next delta is taken against the last
+//! *committed* checkpoint.
+//!
+//! State kept between checkpoints: the signature of the last committed
+//! checkpoint (incremental/adaptive) or of the base (differential), their
+//! sequence numbers and commit ids, the length of the current chain and the
+//! bytes its deltas added up to. A fresh engine (e.g. after a restart) has
+//! none, so its first checkpoint is full.
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::config::{Mode, StoreConfig};
+use crate::delta::{self, Plan};
+use crate::dir::StoreDir;
+use crate::error::StoreError;
+use crate::fault::Fault;
+use crate::file::{self, FileHeader, Kind};
+use crate::hash::{self, Signature};
+use crate::payload;
+use crate::pipeline::PipelineStats;
+use crate::region::{self, Region};
+
+/// A committed checkpoint a delta may refer to.
+#[derive(Clone, Debug)]
+struct Reference {
+    seq: u64,
+    id: u64,
+    sig: Signature,
+}
+
+/// What one checkpoint did.
+#[derive(Clone, Debug)]
+pub struct Committed {
+    pub seq: u64,
+    pub kind: Kind,
+    pub path: PathBuf,
+    /// The checkpoint it is a delta against (None for a full one).
+    pub parent: Option<u64>,
+    /// Bytes of all regions.
+    pub total_bytes: u64,
+    /// Region bytes stored (changed blocks for a delta).
+    pub stored_region_bytes: u64,
+    /// Payload bytes before compression (regions + tables + meta).
+    pub raw_bytes: u64,
+    pub file_bytes: u64,
+    pub hash_time: Duration,
+    pub write_time: Duration,
+    pub sync_time: Duration,
+    pub pipeline: PipelineStats,
+    /// Files garbage collection deleted after this commit.
+    pub collected: Vec<PathBuf>,
+}
+
+/// The synchronous storage engine of one store directory.
+pub struct Engine {
+    dir: StoreDir,
+    cfg: StoreConfig,
+    pool: rayon::ThreadPool,
+    next_seq: u64,
+    base: Option<Reference>,
+    prev: Option<Reference>,
+    chain_len: u32,
+    chain_bytes: u64,
+    base_bytes: u64,
+    fault: Option<Fault>,
+}
+
+impl Engine {
+    /// Opens (creating) `dir`; the first checkpoint gets the number after
+    /// the highest one present.
+    pub fn open(dir: impl Into<PathBuf>, cfg: StoreConfig) -> Result<Engine, StoreError> {
+        cfg.validate().map_err(StoreError::InvalidInput)?;
+        let dir = StoreDir::open(dir)?;
+        let threads = if cfg.hash_threads == 0 { 0 } else { cfg.hash_threads };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("dao-hash-{i}"))
+            .build()
+            .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
+        let next_seq = dir.max_seq() + 1;
+        Ok(Engine { dir, cfg, pool, next_seq, base: None, prev: None, chain_len: 0, chain_bytes: 0, base_bytes: 0, fault: None })
+    }
+
+    pub fn dir(&self) -> &StoreDir {
+        &self.dir
+    }
+
+    pub fn config(&self) -> &StoreConfig {
+        &self.cfg
+    }
+
+    /// Sequence number the next checkpoint will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Makes the next checkpoints fail or die at a chosen point (tests).
+    #[doc(hidden)]
+    pub fn set_fault(&mut self, f: Option<Fault>) {
+        self.fault = f;
+    }
+
+    /// Continues the chain of a restored checkpoint instead of starting a
+    /// new one: after a restart the program's memory is exactly
+    /// `r.state`, so the next checkpoint can be a delta against it.
+    /// Only for incremental and adaptive mode with the same block size and
+    /// hash as the file (a differential delta needs the base's signature,
+    /// which the restored tip does not give); returns whether it resumed.
+    /// Call it before the first checkpoint of the new process.
+    pub fn resume(&mut self, r: &crate::dir::Restored) -> bool {
+        let compatible = matches!(self.cfg.mode, Mode::Incremental | Mode::Adaptive)
+            && r.header.block_size as usize == self.cfg.block_size
+            && r.header.hash == self.cfg.hash
+            && r.seq < self.next_seq;
+        if !compatible {
+            return false;
+        }
+        let regions: Vec<Region<'_>> = r.state.regions.iter().map(|o| o.as_region()).collect();
+        let (bs, hk) = (self.cfg.block_size, self.cfg.hash);
+        let sig = self.pool.install(|| hash::signature(&regions, bs, hk));
+        let total = sig.data_bytes();
+        self.prev = Some(Reference { seq: r.seq, id: r.commit_id, sig });
+        // The base's signature is not needed by these modes; its number is
+        // (the header records it) and its size bounds the chain's bytes.
+        self.base = Some(Reference { seq: r.header.base_seq, id: 0, sig: hash::signature(&[], bs, hk) });
+        self.chain_len = (r.chain.len() - 1) as u32;
+        self.chain_bytes = 0;
+        self.base_bytes = total;
+        true
+    }
+
+    /// Forgets the references: the next checkpoint is full.
+    pub fn reset_chain(&mut self) {
+        self.base = None;
+        self.prev = None;
+        self.chain_len = 0;
+        self.chain_bytes = 0;
+    }
+
+    /// Stores one checkpoint of `regions` (unique keys) and `meta` (opaque
+    /// bytes kept whole, e.g. the runtime's frame and allocator records).
+    pub fn checkpoint(&mut self, regions: &[Region<'_>], meta: &[u8]) -> Result<Committed, StoreError> {
+        region::check_unique(regions)?;
+        let seq = self.next_seq;
+        // A number is never reused, even after a failure: a failed commit
+        // may still have left a file behind (rename done, dir fsync failed).
+        self.next_seq += 1;
+        let t0 = Instant::now();
+        let (bs, hk) = (self.cfg.block_size, self.cfg.hash);
+        let sig = (self.cfg.mode != Mode::Full).then(|| self.pool.install(|| hash::signature(regions, bs, hk)));
+        let hash_time = t0.elapsed();
+
+        let total: u64 = regions.iter().map(|r| r.bytes.len() as u64).sum();
+        let chain_full = self.cfg.max_chain != 0 && self.chain_len >= self.cfg.max_chain;
+        let reference = match self.cfg.mode {
+            Mode::Full => None,
+            Mode::Incremental | Mode::Adaptive => self.prev.as_ref(),
+            Mode::Differential => self.base.as_ref(),
+        }
+        .filter(|_| !chain_full);
+        let mut plan_kind = None;
+        if let (Some(r), Some(sig)) = (reference, sig.as_ref()) {
+            let plan = delta::diff(&r.sig, sig);
+            let large = self.cfg.mode == Mode::Adaptive
+                && (plan.changed_bytes as f64 > self.cfg.max_delta_ratio * total as f64
+                    || self.chain_bytes + plan.changed_bytes > self.base_bytes.max(total));
+            if !large {
+                let kind = if self.cfg.mode == Mode::Differential { Kind::Differential } else { Kind::Incremental };
+                plan_kind = Some((plan, kind, r.seq, r.id));
+            }
+        }
+        let (plan, kind, parent_seq, parent_id) = match plan_kind {
+            Some(x) => x,
+            None => {
+                let plan = match sig.as_ref() {
+                    Some(s) => Plan::full(s),
+                    None => Plan {
+                        changes: vec![delta::Change::New; regions.len()],
+                        changed_bytes: total,
+                        total_bytes: total,
+                        new_regions: regions.len(),
+                        removed_regions: 0,
+                    },
+                };
+                (plan, Kind::Full, 0, 0)
+            }
+        };
+        let header = FileHeader {
+            kind,
+            hash: hk,
+            seq,
+            base_seq: if kind == Kind::Full { seq } else { self.base.as_ref().map_or(seq, |b| b.seq) },
+            parent_seq,
+            parent_id,
+            block_size: bs as u32,
+        };
+        let name = StoreDir::file_name(seq);
+        let w = file::write_file(self.dir.path(), &name, &header, &self.cfg.pipeline, self.fault, |p| {
+            payload::encode(p, meta, regions, &plan, bs).map_err(|e| match e.into_inner() {
+                Some(inner) => match inner.downcast::<StoreError>() {
+                    Ok(se) => *se,
+                    Err(other) => StoreError::Pipeline { stage: "collection", what: other.to_string() },
+                },
+                None => StoreError::Pipeline { stage: "collection", what: "write failed".into() },
+            })
+        })?;
+
+        // Committed: move the references forward.
+        let me = sig.map(|sig| Reference { seq, id: w.commit_id, sig });
+        match kind {
+            Kind::Full => {
+                self.base = me.clone();
+                self.prev = me;
+                self.chain_len = 0;
+                self.chain_bytes = 0;
+                self.base_bytes = total;
+            }
+            Kind::Incremental => {
+                self.prev = me;
+                self.chain_len += 1;
+                self.chain_bytes += plan.changed_bytes;
+            }
+            Kind::Differential => {
+                self.chain_len += 1;
+            }
+        }
+        let collected = if kind == Kind::Full { self.dir.gc(self.cfg.keep_chains).unwrap_or_default() } else { Vec::new() };
+        Ok(Committed {
+            seq,
+            kind,
+            path: w.path,
+            parent: (kind != Kind::Full).then_some(parent_seq),
+            total_bytes: total,
+            stored_region_bytes: plan.changed_bytes,
+            raw_bytes: w.raw_bytes,
+            file_bytes: w.file_bytes,
+            hash_time,
+            write_time: w.total,
+            sync_time: w.sync,
+            pipeline: w.stats,
+            collected,
+        })
+    }
+}

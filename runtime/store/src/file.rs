@@ -1,0 +1,349 @@
+//! One store file: header, chunk stream, commit record; atomic creation and
+//! validating, parallel reading.
+//!
+//! ```text
+//! header (64 bytes)
+//!  0 magic       "DAOSTOR\0"
+//!  8 version     u32   FORMAT_VERSION
+//! 12 kind        u8    1 full, 2 incremental, 3 differential
+//! 13 hash        u8    0 xxh3, 1 blake3, 2 md5 (the block hash of the signature)
+//! 14 reserved    u16   zero
+//! 16 seq         u64   this checkpoint's sequence number
+//! 24 base_seq    u64   the full checkpoint its chain starts at (= seq for a full one)
+//! 32 parent_seq  u64   the checkpoint it is a delta against (0 for a full one)
+//! 40 parent_id   u64   that checkpoint's commit id (0 for a full one)
+//! 48 block_size  u32
+//! 52 reserved    u32   zero
+//! 56 header_hash u64   xxh3-64 of bytes 0..56
+//! chunks (codec.rs), indices 0, 1, ... in order
+//! commit record (40 bytes), written last
+//!  0 magic       "DAOCOMIT"
+//!  8 chunks      u64
+//! 16 raw_len     u64   total decoded bytes
+//! 24 commit_id   u64   xxh3-64 of header (64 bytes) ++ chunks digest u64 ++ chunks u64 ++ raw_len u64,
+//!                      where the chunks digest is xxh3-64 over every chunk_hash in order
+//! 32 end magic   "DAOSEND\0"
+//! ```
+//!
+//! Crash consistency: [`write_file`] writes `.<name>.tmp`, ends it with the
+//! commit record, fsyncs it, renames it to `<name>` and fsyncs the
+//! directory. Readers only consider `<name>` files, and accept one only when
+//! the commit record is present and matches everything before it. A process
+//! killed at any point therefore leaves either no `<name>` at all, or a
+//! complete one; a temp file left behind is garbage that [`crate::dir`]
+//! collects. The commit id also names the file's exact content, so a delta
+//! records which parent it was made against (`parent_id`) and a restore
+//! detects a parent that was replaced.
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::codec::{self, ChunkHeader, CHUNK_HEADER_LEN};
+use crate::config::{HashKind, PipelineConfig};
+use crate::error::StoreError;
+use crate::fault::{Fault, Stage};
+use crate::pipeline::{PipelineStats, PipelineWriter, StreamSummary};
+
+pub const MAGIC: [u8; 8] = *b"DAOSTOR\0";
+pub const COMMIT_MAGIC: [u8; 8] = *b"DAOCOMIT";
+pub const END_MAGIC: [u8; 8] = *b"DAOSEND\0";
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 64;
+pub const COMMIT_LEN: usize = 40;
+
+/// What a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Full,
+    Incremental,
+    Differential,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileHeader {
+    pub kind: Kind,
+    pub hash: HashKind,
+    pub seq: u64,
+    pub base_seq: u64,
+    pub parent_seq: u64,
+    pub parent_id: u64,
+    pub block_size: u32,
+}
+
+pub fn encode_header(h: &FileHeader) -> [u8; HEADER_LEN] {
+    let mut b = [0u8; HEADER_LEN];
+    b[0..8].copy_from_slice(&MAGIC);
+    b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    b[12] = match h.kind {
+        Kind::Full => 1,
+        Kind::Incremental => 2,
+        Kind::Differential => 3,
+    };
+    b[13] = match h.hash {
+        HashKind::Xxh3 => 0,
+        HashKind::Blake3 => 1,
+        HashKind::Md5 => 2,
+    };
+    b[16..24].copy_from_slice(&h.seq.to_le_bytes());
+    b[24..32].copy_from_slice(&h.base_seq.to_le_bytes());
+    b[32..40].copy_from_slice(&h.parent_seq.to_le_bytes());
+    b[40..48].copy_from_slice(&h.parent_id.to_le_bytes());
+    b[48..52].copy_from_slice(&h.block_size.to_le_bytes());
+    let hh = xxh3_64(&b[..56]);
+    b[56..64].copy_from_slice(&hh.to_le_bytes());
+    b
+}
+
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().unwrap())
+}
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[i..i + 4].try_into().unwrap())
+}
+
+const MEM: &str = "<memory>";
+
+/// Parses and checks the header (magic, version, checksum, fields).
+pub fn parse_header(b: &[u8]) -> Result<FileHeader, StoreError> {
+    if b.len() < 8 || b[..8] != MAGIC {
+        return Err(if b.len() < 8 && MAGIC.starts_with(b) {
+            StoreError::Uncommitted { file: MEM.into() }
+        } else {
+            StoreError::NotAStoreFile { file: MEM.into() }
+        });
+    }
+    if b.len() < HEADER_LEN {
+        return Err(StoreError::Uncommitted { file: MEM.into() });
+    }
+    let ok = xxh3_64(&b[..56]) == u64_at(b, 56);
+    let version = u32_at(b, 8);
+    if ok && version != FORMAT_VERSION {
+        return Err(StoreError::UnsupportedVersion { file: MEM.into(), found: version, supported: FORMAT_VERSION });
+    }
+    if !ok {
+        return Err(StoreError::corrupt(MEM, "header (checksum)"));
+    }
+    let kind = match b[12] {
+        1 => Kind::Full,
+        2 => Kind::Incremental,
+        3 => Kind::Differential,
+        k => return Err(StoreError::corrupt(MEM, format!("header (kind {k})"))),
+    };
+    let hash = match b[13] {
+        0 => HashKind::Xxh3,
+        1 => HashKind::Blake3,
+        2 => HashKind::Md5,
+        k => return Err(StoreError::corrupt(MEM, format!("header (hash {k})"))),
+    };
+    let h = FileHeader {
+        kind,
+        hash,
+        seq: u64_at(b, 16),
+        base_seq: u64_at(b, 24),
+        parent_seq: u64_at(b, 32),
+        parent_id: u64_at(b, 40),
+        block_size: u32_at(b, 48),
+    };
+    let consistent = match kind {
+        Kind::Full => h.base_seq == h.seq && h.parent_seq == 0,
+        Kind::Incremental => h.parent_seq < h.seq && h.base_seq <= h.parent_seq,
+        Kind::Differential => h.parent_seq == h.base_seq && h.base_seq < h.seq,
+    };
+    if !consistent || !h.block_size.is_power_of_two() {
+        return Err(StoreError::corrupt(MEM, "header (inconsistent fields)"));
+    }
+    Ok(h)
+}
+
+fn commit_id(header: &[u8], s: &StreamSummary) -> u64 {
+    let mut x = Xxh3::new();
+    x.update(&header[..HEADER_LEN]);
+    x.update(&s.chunks_digest.to_le_bytes());
+    x.update(&s.chunks.to_le_bytes());
+    x.update(&s.raw_len.to_le_bytes());
+    x.digest()
+}
+
+/// A committed file.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub path: PathBuf,
+    pub commit_id: u64,
+    pub file_bytes: u64,
+    pub raw_bytes: u64,
+    pub stats: PipelineStats,
+    /// fsync of the file + rename + fsync of the directory.
+    pub sync: Duration,
+    /// The whole write, from opening the temp file to the directory fsync.
+    pub total: Duration,
+}
+
+/// Removes the temp file unless disarmed.
+struct TempGuard(Option<PathBuf>);
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+pub fn temp_name(name: &str) -> String {
+    format!(".{name}.tmp")
+}
+
+/// Creates `dir/name` atomically with `header` and the bytes `body` pushes
+/// through the pipeline. On error (or a panic in `body`) the temp file is
+/// removed and `dir` is unchanged.
+pub fn write_file(
+    dir: &Path,
+    name: &str,
+    header: &FileHeader,
+    cfg: &PipelineConfig,
+    fault: Option<Fault>,
+    body: impl FnOnce(&mut PipelineWriter<File>) -> Result<(), StoreError>,
+) -> Result<Written, StoreError> {
+    let t0 = Instant::now();
+    let tmp = dir.join(temp_name(name));
+    let dst = dir.join(name);
+    let ioe = |e: io::Error| StoreError::io(&tmp, e);
+    let guard = TempGuard(Some(tmp.clone()));
+    let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(ioe)?;
+    let hb = encode_header(header);
+    f.write_all(&hb).map_err(ioe)?;
+    let mut p = PipelineWriter::with_fault(f, cfg, fault).map_err(ioe)?;
+    body(&mut p)?;
+    let (mut f, summary) = p.finish().map_err(|e| e.with_file(&tmp))?;
+    let id = commit_id(&hb, &summary);
+    let mut rec = [0u8; COMMIT_LEN];
+    rec[0..8].copy_from_slice(&COMMIT_MAGIC);
+    rec[8..16].copy_from_slice(&summary.chunks.to_le_bytes());
+    rec[16..24].copy_from_slice(&summary.raw_len.to_le_bytes());
+    rec[24..32].copy_from_slice(&id.to_le_bytes());
+    rec[32..40].copy_from_slice(&END_MAGIC);
+    f.write_all(&rec).map_err(ioe)?;
+    let ts = Instant::now();
+    Fault::check(fault.as_ref(), Stage::Sync, 0).map_err(ioe)?;
+    f.sync_all().map_err(ioe)?;
+    let file_bytes = f.metadata().map_err(ioe)?.len();
+    drop(f);
+    Fault::check(fault.as_ref(), Stage::Rename, 0).map_err(ioe)?;
+    fs::rename(&tmp, &dst).map_err(ioe)?;
+    let mut guard = guard;
+    guard.0 = None;
+    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StoreError::io(dir, e))?;
+    let sync = ts.elapsed();
+    Ok(Written {
+        path: dst,
+        commit_id: id,
+        file_bytes,
+        raw_bytes: summary.raw_len,
+        stats: summary.stats,
+        sync,
+        total: t0.elapsed(),
+    })
+}
+
+/// A file whose every checksum and the commit record have been checked
+/// (nothing decompressed yet).
+#[derive(Clone, Debug)]
+pub struct Verified {
+    pub header: FileHeader,
+    pub commit_id: u64,
+    pub raw_len: u64,
+    chunks: Vec<(ChunkHeader, Range<usize>)>,
+}
+
+/// Checks header, every chunk checksum and the commit record of `b`.
+pub fn verify(b: &[u8]) -> Result<Verified, StoreError> {
+    let header = parse_header(b)?;
+    if b.len() < HEADER_LEN + COMMIT_LEN || b[b.len() - 8..] != END_MAGIC || b[b.len() - COMMIT_LEN..b.len() - 32] != COMMIT_MAGIC {
+        return Err(StoreError::Uncommitted { file: MEM.into() });
+    }
+    let end = b.len() - COMMIT_LEN;
+    let rec = &b[end..];
+    let (n_chunks, raw_len, id) = (u64_at(rec, 8), u64_at(rec, 16), u64_at(rec, 24));
+    let mut pos = HEADER_LEN;
+    let mut chunks = Vec::new();
+    let mut digest = Xxh3::new();
+    let mut total = 0u64;
+    while pos < end {
+        if end - pos < CHUNK_HEADER_LEN {
+            return Err(StoreError::corrupt(MEM, format!("chunk at byte {pos} (truncated header)")));
+        }
+        let hb = &b[pos..pos + CHUNK_HEADER_LEN];
+        let h = codec::parse_header(hb).map_err(|w| StoreError::corrupt(MEM, format!("chunk at byte {pos} ({w})")))?;
+        let s = pos + CHUNK_HEADER_LEN;
+        let e = s.checked_add(h.stored_len as usize).filter(|&e| e <= end);
+        let e = e.ok_or_else(|| StoreError::corrupt(MEM, format!("chunk at byte {pos} (length runs past the end)")))?;
+        if !codec::verify(hb, &b[s..e], &h) {
+            return Err(StoreError::corrupt(MEM, format!("chunk {} at byte {pos} (checksum)", h.index)));
+        }
+        if h.index as usize != chunks.len() {
+            return Err(StoreError::corrupt(MEM, format!("chunk at byte {pos} (index {} where {} was expected)", h.index, chunks.len())));
+        }
+        digest.update(&h.chunk_hash.to_le_bytes());
+        total += h.raw_len as u64;
+        chunks.push((h, s..e));
+        pos = e;
+    }
+    let summary = StreamSummary { chunks: chunks.len() as u64, raw_len: total, chunks_digest: digest.digest(), stats: Default::default() };
+    if n_chunks != summary.chunks || raw_len != total || commit_id(b, &summary) != id {
+        return Err(StoreError::corrupt(MEM, "commit record (does not match the chunks)"));
+    }
+    Ok(Verified { header, commit_id: id, raw_len, chunks })
+}
+
+/// Decodes every chunk of a verified file in parallel (current rayon pool)
+/// into one buffer.
+pub fn decode(b: &[u8], v: &Verified) -> Result<Vec<u8>, StoreError> {
+    let mut out = vec![0u8; v.raw_len as usize];
+    let mut parts: Vec<(&ChunkHeader, &[u8], &mut [u8])> = Vec::with_capacity(v.chunks.len());
+    let mut rest: &mut [u8] = &mut out;
+    for (h, r) in &v.chunks {
+        let (now, tail) = std::mem::take(&mut rest).split_at_mut(h.raw_len as usize);
+        parts.push((h, &b[r.clone()], now));
+        rest = tail;
+    }
+    parts.into_par_iter().try_for_each_init(codec::Decoder::default, |dec, (h, stored, dst)| {
+        codec::decode(h, stored, dst, dec).map_err(|w| StoreError::corrupt(MEM, format!("chunk {} ({w})", h.index)))
+    })?;
+    Ok(out)
+}
+
+/// A file's bytes, memory-mapped.
+pub struct Mapped(memmap2::Mmap);
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Maps a committed file read-only (an empty file reads as uncommitted).
+#[allow(unsafe_code)]
+pub fn map(path: &Path) -> Result<Mapped, StoreError> {
+    let f = File::open(path).map_err(|e| StoreError::io(path, e))?;
+    if f.metadata().map_err(|e| StoreError::io(path, e))?.len() == 0 {
+        return Err(StoreError::Uncommitted { file: path.into() });
+    }
+    // SAFETY: committed store files are never modified in place (a commit
+    // writes a new file and renames it); only GC deletes them, which keeps
+    // an existing mapping valid on Linux.
+    let m = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| StoreError::io(path, e))?;
+    Ok(Mapped(m))
+}
+
+/// Reads, verifies and decodes a whole file: its header, commit id and payload.
+pub fn read(path: &Path) -> Result<(Verified, Vec<u8>), StoreError> {
+    let m = map(path)?;
+    let v = verify(&m).map_err(|e| e.with_file(path))?;
+    let raw = decode(&m, &v).map_err(|e| e.with_file(path))?;
+    Ok((v, raw))
+}

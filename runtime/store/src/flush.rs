@@ -1,0 +1,237 @@
+//! Asynchronous flush: the program pays for a copy of its live data, and
+//! hashing, compression, writing, fsync and commit run on a background
+//! thread.
+//!
+//! Protocol. [`AsyncEngine::checkpoint`] copies the regions into a staging
+//! arena (in parallel, at memory bandwidth) and hands the arena to the
+//! flush thread, which runs [`Engine::checkpoint`] on it and sends back the
+//! result and the arena (reused by the next checkpoint: its pages are
+//! already mapped, so the next copy does not pay first-touch page faults).
+//! At most one checkpoint is in flight. The states:
+//!
+//! ```text
+//!   Idle ──checkpoint()──▶ Flushing(seq) ──thread done──▶ Done(result) ──poll/wait──▶ Idle
+//! ```
+//!
+//! When a checkpoint is requested while one is Flushing, the policy decides:
+//! - [`AsyncPolicy::Wait`] (default for async): wait for the one in flight to
+//!   commit (or fail), then stage the new one. The program's pause is then
+//!   the rest of the previous flush plus the copy; the newest state is
+//!   never dropped.
+//! - [`AsyncPolicy::Skip`]: return [`Staged::Skipped`] at once; the program
+//!   continues, and its next candidate tries again. The pause stays the
+//!   copy's, at the price of fewer checkpoints when flushing is slower than
+//!   the interval.
+//!
+//! A checkpoint becomes current only when its commit record is durable
+//! (file fsynced and renamed, directory fsynced): until then a crash
+//! restarts from the previous one. The result of each flush is reported
+//! exactly once, by `poll`, `wait` or the next `checkpoint` (see [`Staged`]).
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
+use rayon::prelude::*;
+
+use crate::config::AsyncPolicy;
+use crate::engine::{Committed, Engine};
+use crate::error::StoreError;
+use crate::region::Region;
+
+/// A staged checkpoint: the copy of every region, contiguous.
+struct Job {
+    arena: Vec<u8>,
+    /// (key, offset in arena, length)
+    layout: Vec<(u64, usize, usize)>,
+    meta: Vec<u8>,
+}
+
+type Outcome = (Result<Committed, StoreError>, Vec<u8>);
+
+/// What [`AsyncEngine::checkpoint`] did. (One value per checkpoint: the
+/// size difference of the variants does not matter.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Staged {
+    /// The regions are copied; the flush runs in the background.
+    Started {
+        /// Time spent waiting for the previous flush (Wait policy).
+        waited: Duration,
+        /// Time spent copying.
+        copy: Duration,
+        bytes: u64,
+        /// The previous flush's result, if it finished since last reported.
+        previous: Option<Result<Committed, StoreError>>,
+    },
+    /// Skipped: a flush was in flight (Skip policy).
+    Skipped,
+}
+
+/// Where the background flush stands.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum FlushState {
+    Idle,
+    Flushing,
+    Done(Result<Committed, StoreError>),
+}
+
+/// An [`Engine`] running on a background thread.
+pub struct AsyncEngine {
+    policy: AsyncPolicy,
+    tx: Option<Sender<Job>>,
+    rx: Receiver<Outcome>,
+    in_flight: bool,
+    spare: Vec<u8>,
+    thread: Option<std::thread::JoinHandle<Engine>>,
+}
+
+impl AsyncEngine {
+    /// Moves `engine` to a new flush thread. `policy` must be Wait or Skip
+    /// (Off is treated as Wait).
+    pub fn new(mut engine: Engine, policy: AsyncPolicy) -> Result<AsyncEngine, StoreError> {
+        let (tx, jobs) = bounded::<Job>(1);
+        let (done, rx) = bounded::<Outcome>(1);
+        let thread = std::thread::Builder::new()
+            .name("dao-flush".into())
+            .spawn(move || {
+                while let Ok(job) = jobs.recv() {
+                    let regions: Vec<Region<'_>> =
+                        job.layout.iter().map(|&(addr, off, len)| Region { addr, bytes: &job.arena[off..off + len] }).collect();
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.checkpoint(&regions, &job.meta)));
+                    let r = r.unwrap_or_else(|p| {
+                        let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+                        Err(StoreError::FlushThread(format!("panicked: {}", what.unwrap_or_default())))
+                    });
+                    drop(regions);
+                    if done.send((r, job.arena)).is_err() {
+                        break;
+                    }
+                }
+                engine
+            })
+            .map_err(|e| StoreError::FlushThread(e.to_string()))?;
+        let policy = if policy == AsyncPolicy::Off { AsyncPolicy::Wait } else { policy };
+        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Vec::new(), thread: Some(thread) })
+    }
+
+    fn take_outcome(&mut self, (r, arena): Outcome) -> Result<Committed, StoreError> {
+        self.in_flight = false;
+        self.spare = arena;
+        r
+    }
+
+    /// Stages a checkpoint and returns as soon as the regions are copied
+    /// (after waiting for, or skipping because of, one in flight).
+    pub fn checkpoint(&mut self, regions: &[Region<'_>], meta: &[u8]) -> Result<Staged, StoreError> {
+        crate::region::check_unique(regions)?;
+        let t0 = Instant::now();
+        let mut previous = None;
+        if self.in_flight {
+            match self.policy {
+                AsyncPolicy::Skip => match self.rx.try_recv() {
+                    Ok(o) => previous = Some(self.take_outcome(o)),
+                    Err(TryRecvError::Empty) => return Ok(Staged::Skipped),
+                    Err(TryRecvError::Disconnected) => return Err(StoreError::FlushThread("exited".into())),
+                },
+                _ => {
+                    let o = self.rx.recv().map_err(|_| StoreError::FlushThread("exited".into()))?;
+                    previous = Some(self.take_outcome(o));
+                }
+            }
+        }
+        let waited = t0.elapsed();
+        let t1 = Instant::now();
+        let total: usize = regions.iter().map(|r| r.bytes.len()).sum();
+        let mut arena = std::mem::take(&mut self.spare);
+        if arena.len() < total {
+            // Growing touches the new pages once; later checkpoints reuse them.
+            arena.resize(total, 0);
+        }
+        let mut layout = Vec::with_capacity(regions.len());
+        let mut off = 0;
+        for r in regions {
+            layout.push((r.addr, off, r.bytes.len()));
+            off += r.bytes.len();
+        }
+        stage_copy(regions, &mut arena[..total]);
+        let copy = t1.elapsed();
+        let job = Job { arena, layout, meta: meta.to_vec() };
+        self.tx
+            .as_ref()
+            .expect("open")
+            .send(job)
+            .map_err(|_| StoreError::FlushThread("exited".into()))?;
+        self.in_flight = true;
+        Ok(Staged::Started { waited, copy, bytes: total as u64, previous })
+    }
+
+    /// Where the flush stands; a finished result is reported once.
+    pub fn poll(&mut self) -> FlushState {
+        if !self.in_flight {
+            return FlushState::Idle;
+        }
+        match self.rx.try_recv() {
+            Ok(o) => FlushState::Done(self.take_outcome(o)),
+            Err(TryRecvError::Empty) => FlushState::Flushing,
+            Err(TryRecvError::Disconnected) => {
+                self.in_flight = false;
+                FlushState::Done(Err(StoreError::FlushThread("exited".into())))
+            }
+        }
+    }
+
+    /// Waits for the flush in flight, if any, and returns its result.
+    pub fn wait(&mut self) -> Option<Result<Committed, StoreError>> {
+        if !self.in_flight {
+            return None;
+        }
+        Some(match self.rx.recv() {
+            Ok(o) => self.take_outcome(o),
+            Err(_) => {
+                self.in_flight = false;
+                Err(StoreError::FlushThread("exited".into()))
+            }
+        })
+    }
+
+    /// Waits for the flush in flight and returns the engine.
+    pub fn shutdown(mut self) -> (Option<Engine>, Option<Result<Committed, StoreError>>) {
+        let last = self.wait();
+        self.tx = None;
+        let e = self.thread.take().and_then(|t| t.join().ok());
+        (e, last)
+    }
+}
+
+impl Drop for AsyncEngine {
+    /// Waits for the flush in flight: a checkpoint that was staged is
+    /// committed (or fails) before the process may exit normally.
+    fn drop(&mut self) {
+        let _ = self.wait();
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Copies every region into `arena` (concatenated), splitting large ones so
+/// that every thread of the current rayon pool copies.
+pub fn stage_copy(regions: &[Region<'_>], arena: &mut [u8]) {
+    const PIECE: usize = 1 << 20;
+    let mut work: Vec<(&[u8], &mut [u8])> = Vec::new();
+    let mut rest = arena;
+    for r in regions {
+        let (mut dst, tail) = std::mem::take(&mut rest).split_at_mut(r.bytes.len());
+        rest = tail;
+        let mut src = r.bytes;
+        while !src.is_empty() {
+            let n = PIECE.min(src.len());
+            let (d, dt) = std::mem::take(&mut dst).split_at_mut(n);
+            work.push((&src[..n], d));
+            src = &src[n..];
+            dst = dt;
+        }
+    }
+    work.into_par_iter().with_min_len(1).for_each(|(s, d)| d.copy_from_slice(s));
+}
