@@ -327,12 +327,16 @@ pub struct Stopped {
     pub func: *const crate::abi::DaoFuncDesc,
 }
 
-/// The gathering timeout (DAO_OMP_TIMEOUT seconds, default 10).
+/// The gathering timeout (DAO_OMP_TIMEOUT seconds, default 10). A
+/// malformed value is fatal, like every other DAO_* variable (config.rs).
 fn timeout() -> Duration {
     static T: OnceLock<Duration> = OnceLock::new();
-    *T.get_or_init(|| {
-        let s = std::env::var("DAO_OMP_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| *x > 0.0).unwrap_or(10.0);
-        Duration::from_secs_f64(s)
+    *T.get_or_init(|| match std::env::var("DAO_OMP_TIMEOUT") {
+        Err(_) => Duration::from_secs(10),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Duration::from_secs_f64(x),
+            _ => crate::diag::fatal(format_args!("DAO_OMP_TIMEOUT={v:?} must be a positive number of seconds")),
+        },
     })
 }
 
@@ -419,6 +423,7 @@ pub fn tid() -> i32 {
 /// (unless the user chose one): libomp's tree reduction waits inside
 /// `__kmpc_reduce*` for other threads, a wait no participation point covers.
 pub fn prepare_env() {
+    let _ = timeout(); // a malformed DAO_OMP_TIMEOUT fails at start, not at the first checkpoint
     if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
         std::env::set_var("KMP_FORCE_REDUCTION", "atomic");
     }

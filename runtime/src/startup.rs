@@ -168,11 +168,11 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
     // ICVs and the main thread's threadprivate values are per thread: put
     // back by dao_thread_start on the thread that runs main; each worker's
     // when it enters its first instrumented region
-    crate::omp::set_pending_master(c.omp.clone(), c.master_tls.iter().cloned().map(|t| dao_format::TlsValue { module_hash: t.module_hash, index: t.index, name: std::borrow::Cow::Owned(t.name.into_owned()), bytes: std::borrow::Cow::Owned(t.bytes.into_owned()) }).collect());
+    crate::omp::set_pending_master(c.omp.clone(), c.master_tls.iter().cloned().map(dao_format::TlsValue::into_owned).collect());
     crate::omp::set_pending_tls(
         c.workers
             .iter()
-            .map(|w| (w.thread, w.tls.iter().cloned().map(|t| dao_format::TlsValue { module_hash: t.module_hash, index: t.index, name: std::borrow::Cow::Owned(t.name.into_owned()), bytes: std::borrow::Cow::Owned(t.bytes.into_owned()) }).collect()))
+            .map(|w| (w.thread, w.tls.iter().cloned().map(dao_format::TlsValue::into_owned).collect()))
             .collect(),
     );
     let team_size = c.omp.team_size;

@@ -191,8 +191,15 @@ fn own<T: ?Sized + ToOwned>(c: Cow<'_, T>) -> Cow<'static, T> {
     Cow::Owned(c.into_owned())
 }
 
+impl TlsValue<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> TlsValue<'static> {
+        TlsValue { module_hash: self.module_hash, index: self.index, name: own(self.name), bytes: own(self.bytes) }
+    }
+}
+
 fn own_tls(v: Vec<TlsValue<'_>>) -> Vec<TlsValue<'static>> {
-    v.into_iter().map(|t| TlsValue { module_hash: t.module_hash, index: t.index, name: own(t.name), bytes: own(t.bytes) }).collect()
+    v.into_iter().map(TlsValue::into_owned).collect()
 }
 
 impl Checkpoint<'_> {
