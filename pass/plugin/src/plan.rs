@@ -216,23 +216,31 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let mut funcs = Vec::new();
     let mut conservative = 0;
     let mut moves = Vec::new();
+    // One diagnostic per task entry / inner region, at the marker it reaches.
+    let mut reported = std::collections::HashSet::new();
     for &(call, t) in &task_entries {
-        if on_path[t] {
+        if on_path[t] && reported.insert(t) {
             diags.push(Diag {
                 severity: Severity::Error,
-                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[t])),
+                loc: marker_loc(facts, &on_path, t).or_else(|| call.debug_loc()),
                 func: facts.funcs[t].name(),
-                msg: "a checkpoint marker is reachable inside an explicit OpenMP task; tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task".into(),
+                msg: format!(
+                    "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task",
+                    call.debug_loc().unwrap_or_else(|| "?".into())
+                ),
             });
         }
     }
     for &(caller, call, t) in &forks {
-        if on_path[t] && parallel[caller] {
+        if on_path[t] && parallel[caller] && reported.insert(t) {
             diags.push(Diag {
                 severity: Severity::Error,
-                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[caller])),
+                loc: marker_loc(facts, &on_path, t).or_else(|| call.debug_loc()),
                 func: facts.funcs[caller].name(),
-                msg: "a nested parallel region (a parallel region inside a parallel region) reaches a checkpoint marker; nested parallelism is not supported on a marker path: move the marker to the outer region or make the inner region sequential".into(),
+                msg: format!(
+                    "this checkpoint marker is in a nested parallel region (a parallel region inside a parallel region, opened at {}); nested parallelism is not supported on a marker path: move the marker to the outer region or make the inner region sequential",
+                    call.debug_loc().unwrap_or_else(|| "?".into())
+                ),
             });
         }
     }
@@ -476,4 +484,29 @@ fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Di
             });
         }
     }
+}
+
+/// Where the first marker reachable from function `f` is (through calls to
+/// functions on a marker path), for diagnostics that should point at it.
+fn marker_loc(facts: &ModuleFacts, on_path: &[bool], f: usize) -> Option<String> {
+    let mut seen = vec![false; facts.funcs.len()];
+    let mut work = vec![f];
+    while let Some(g) = work.pop() {
+        if std::mem::replace(&mut seen[g], true) {
+            continue;
+        }
+        for b in facts.funcs[g].blocks() {
+            for i in b.instructions() {
+                if !i.is_call() {
+                    continue;
+                }
+                match call_kind(facts, i) {
+                    CallKind::Marker(_) => return i.debug_loc().or_else(|| first_loc(facts.funcs[g])),
+                    CallKind::Defined(h) if on_path[h] => work.push(h),
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
 }
