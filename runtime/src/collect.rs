@@ -155,14 +155,14 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_al
             w.chain(st.top, save_all)
         };
         let tls = w.tls(&crate::omp::worker_tls(st.thread));
-        team.push(Worker { thread: st.thread, state: st.state, chain: frames, tls });
+        team.push(Worker { thread: st.thread, state: st.state, singles: crate::omp::singles_of(st.thread), chain: frames, tls });
     }
     let master_tls = w.tls(&crate::omp::tls_here());
     if workers.is_empty() {
         // outside a region: the idle workers' threadprivate values persist
         for t in crate::omp::tls_threads() {
             let tls = w.tls(&crate::omp::worker_tls(t));
-            team.push(Worker { thread: t, state: dao_format::WORKER_IDLE, chain: vec![], tls });
+            team.push(Worker { thread: t, state: dao_format::WORKER_IDLE, singles: 0, chain: vec![], tls });
         }
     }
     let Walk { mut bytes, mut roots, mut wanted, unknown_reads } = w;

@@ -204,6 +204,17 @@ pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
     guard("dao_omp_unpark", || crate::omp::unpark(frame));
 }
 
+/// `__kmpc_single`, routed here by the pass (omp.rs: instances already won
+/// before a checkpoint are not run again after the restart).
+///
+/// # Safety
+/// libomp's contract of __kmpc_single.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_single(ident: *mut c_void, gtid: c_int) -> c_int {
+    // SAFETY: forwarded contract.
+    guard("dao_omp_single", || unsafe { crate::omp::single(ident, gtid) })
+}
+
 // ---- the fixed-address heap ----
 
 fn set_errno(e: c_int) {

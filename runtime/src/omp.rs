@@ -56,10 +56,12 @@ struct Slot {
     syncs: AtomicU64,
     /// EXITED: the outlined function's descriptor (its frame is gone).
     func: AtomicPtr<crate::abi::DaoFuncDesc>,
+    /// `single` instances this thread has encountered in the region.
+    singles: AtomicU64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
-const SLOT: Slot = Slot { state: AtomicU32::new(IDLE), top: AtomicPtr::new(std::ptr::null_mut()), round: AtomicU64::new(0), syncs: AtomicU64::new(0), func: AtomicPtr::new(std::ptr::null_mut()) };
+const SLOT: Slot = Slot { state: AtomicU32::new(IDLE), top: AtomicPtr::new(std::ptr::null_mut()), round: AtomicU64::new(0), syncs: AtomicU64::new(0), func: AtomicPtr::new(std::ptr::null_mut()), singles: AtomicU64::new(0) };
 static SLOTS: [Slot; MAX_THREADS] = [SLOT; MAX_THREADS];
 
 /// Depth of instrumented forks on the main thread (1: inside a region).
@@ -145,6 +147,8 @@ pub fn icvs() -> OmpState {
             max_active_levels: (o.get_max_active_levels)().max(0) as u32,
             sched_kind: kind as u32,
             sched_chunk: chunk,
+            singles_won: 0,
+            master_singles: 0,
         }
     }
 }
@@ -176,6 +180,8 @@ pub fn state_for_checkpoint() -> OmpState {
     if in_region() {
         let mut s = FORK_ICVS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
         s.team_size = TEAM_SIZE.load(Acquire);
+        s.singles_won = SINGLE_WON.load(Acquire).max(SKIP_SINGLES.load(Acquire));
+        s.master_singles = SLOTS[0].singles.load(Acquire);
         s
     } else {
         icvs()
@@ -199,10 +205,13 @@ pub fn fork(_frame: *mut DaoFrame) {
     for s in &SLOTS {
         s.state.store(IDLE, Relaxed);
         s.syncs.store(0, Relaxed);
+        s.singles.store(0, Relaxed);
         s.top.store(std::ptr::null_mut(), Relaxed);
     }
     TEAM_SIZE.store(0, Relaxed);
     MASTER_SYNCS.store(0, Relaxed);
+    SINGLE_WON.store(0, Relaxed);
+    SKIP_SINGLES.store(0, Relaxed);
     *FORK_ICVS.lock().unwrap_or_else(|e| e.into_inner()) = Some(icvs());
     std::sync::atomic::fence(Release);
 }
@@ -233,6 +242,7 @@ pub fn begin(_frame: *mut DaoFrame) {
     if t > 0 {
         worker_tls_enter(t as u32);
     }
+    restore_singles(t as u32, s);
     s.syncs.store(0, Relaxed);
     s.state.store(RUNNING, Release);
     if main {
@@ -664,4 +674,80 @@ pub fn main_thread_start() {
         apply_icvs(&icvs);
         write_tls(&tls_here(), &tls);
     }
+}
+
+// ---- single constructs ----
+//
+// libomp gives a `single` to the first thread that arrives, counting
+// constructs per thread and per team. A worker may have run single instance
+// n (and be parked at its barrier) while the master, at a candidate, has not
+// reached it yet. After a restart the team is new: the master would win
+// instance n again and run its body twice. So the pass routes
+// `__kmpc_single` here: every thread counts its instances in the region;
+// a checkpoint records the highest instance some thread had won and each
+// thread's count; after a restart an instance already won returns 0 (the
+// body is skipped) without entering libomp, which leaves libomp's counters
+// equal in all threads of the new team.
+
+/// Highest single instance won in the current region.
+static SINGLE_WON: AtomicU64 = AtomicU64::new(0);
+/// After a restart inside a region: instances up to this one were won before.
+static SKIP_SINGLES: AtomicU64 = AtomicU64::new(0);
+/// At restart: (singles_won, per-thread counts) for the region being resumed.
+static PENDING_SINGLES: std::sync::Mutex<Option<(u64, Vec<(u32, u64)>)>> = std::sync::Mutex::new(None);
+
+/// At restart (startup.rs): the single-construct state of the region that
+/// holds the checkpoint.
+pub fn set_pending_singles(won: u64, counts: Vec<(u32, u64)>) {
+    if won > 0 || counts.iter().any(|c| c.1 > 0) {
+        *PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner()) = Some((won, counts));
+    }
+}
+
+fn restore_singles(t: u32, s: &Slot) {
+    let mut g = PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((won, counts)) = g.as_mut() else { return };
+    if t == 0 {
+        SKIP_SINGLES.store(*won, Release);
+    }
+    if let Some(i) = counts.iter().position(|c| c.0 == t) {
+        s.singles.store(counts.swap_remove(i).1, Relaxed);
+    }
+    if counts.is_empty() {
+        *g = None;
+    }
+}
+
+type KmpcSingle = unsafe extern "C" fn(*mut libc::c_void, i32) -> i32;
+
+/// `__kmpc_single`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_single.
+pub unsafe fn single(ident: *mut libc::c_void, gtid: i32) -> i32 {
+    static REAL: OnceLock<Option<KmpcSingle>> = OnceLock::new();
+    let Some(real) = *REAL.get_or_init(|| sym(c"__kmpc_single")) else {
+        crate::diag::fatal("__kmpc_single not found: the program calls it but libomp is not loaded");
+    };
+    let t = TID.with(|c| c.get());
+    let Some(s) = slot(t).filter(|_| DEPTH.load(Acquire) == 1) else {
+        // SAFETY: forwarded.
+        return unsafe { real(ident, gtid) };
+    };
+    let n = s.singles.load(Relaxed) + 1;
+    s.singles.store(n, Relaxed);
+    if n <= SKIP_SINGLES.load(Acquire) {
+        return 0;
+    }
+    // SAFETY: forwarded.
+    let r = unsafe { real(ident, gtid) };
+    if r != 0 {
+        SINGLE_WON.fetch_max(n, AcqRel);
+    }
+    r
+}
+
+/// Single instances worker `t` has encountered in the region.
+pub fn singles_of(t: u32) -> u64 {
+    SLOTS.get(t as usize).map_or(0, |s| s.singles.load(Acquire))
 }

@@ -176,6 +176,10 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
             .collect(),
     );
     let team_size = c.omp.team_size;
+    crate::omp::set_pending_singles(
+        c.omp.singles_won,
+        std::iter::once((0, c.omp.master_singles)).chain(c.workers.iter().map(|w| (w.thread, w.singles))).collect(),
+    );
     let workers: Vec<(u32, Vec<dao_format::Frame<'static>>)> =
         c.workers.into_iter().map(|w| (w.thread, w.chain.into_iter().map(dao_format::Frame::into_owned).collect())).collect();
     let owned: Vec<dao_format::Frame<'static>> = c.chain.into_iter().map(dao_format::Frame::into_owned).collect();

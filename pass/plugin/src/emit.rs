@@ -124,6 +124,25 @@ pub fn route_allocations(m: Module) -> usize {
     n
 }
 
+/// Route `__kmpc_single` to the runtime's `dao_omp_single`, which skips,
+/// after a restart inside a region, the single instances another thread had
+/// already run (runtime/src/omp.rs). Returns whether anything changed.
+pub fn route_omp(m: Module) -> bool {
+    let Some(f) = m.function("__kmpc_single") else { return false };
+    if !f.is_declaration() {
+        return false;
+    }
+    let fty = f.function_type();
+    let target = match m.function("dao_omp_single") {
+        Some(t) if t.function_type() == fty => t,
+        Some(_) => return false,
+        None => m.add_function("dao_omp_single", fty),
+    };
+    f.replace_all_uses_with(target);
+    f.delete_function();
+    true
+}
+
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
     let mut key = format!("{}\n{}\n", m.source_name(), m.identifier());
     for f in &plan.facts.funcs {

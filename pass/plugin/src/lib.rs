@@ -64,7 +64,8 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
 fn apply(m: ir::Module, plan: &plan::ModulePlan) -> bool {
     emit::emit(m, plan);
     let routed = emit::route_allocations(m);
-    !plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0
+    let singles = emit::route_omp(m);
+    !plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0 || singles
 }
 
 fn run(m: ir::Module) -> bool {

@@ -135,6 +135,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let mut has_sync = vec![false; nf];
     let mut forks: Vec<(usize, Value, usize)> = Vec::new();
     let mut task_entries: Vec<(Value, usize)> = Vec::new();
+    let mut dispatch_inits: Vec<(usize, Value)> = Vec::new();
     for (fi, f) in facts.funcs.iter().enumerate() {
         for b in f.blocks() {
             for i in b.instructions() {
@@ -160,6 +161,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                         let name = i.called_function().map(|c| c.name()).unwrap_or_default();
                         match omp_role(&name) {
                             Some(OmpRole::Barrier | OmpRole::EndReduce) => has_sync[fi] = true,
+                            _ if name.starts_with("__kmpc_dispatch_init_") => dispatch_inits.push((fi, i)),
                             Some(OmpRole::TaskAlloc) if i.num_args() > TASK_ENTRY_OPERAND => {
                                 if let Some(&t) = facts.func_ix.get(&i.operand(TASK_ENTRY_OPERAND)) {
                                     task_entries.push((i, t));
@@ -228,6 +230,16 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task",
                     call.debug_loc().unwrap_or_else(|| "?".into())
                 ),
+            });
+        }
+    }
+    for &(fi, call) in &dispatch_inits {
+        if parallel[fi] {
+            diags.push(Diag {
+                severity: Severity::Error,
+                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[fi])),
+                func: facts.funcs[fi].name(),
+                msg: "a worksharing loop with a dynamic, guided, runtime or ordered schedule in a parallel region that contains a checkpoint marker is not supported: threads ahead of the one at the checkpoint may already have taken chunks of it, which a restarted team would hand out again; use schedule(static) in this region, or move the marker to another region".into(),
             });
         }
     }

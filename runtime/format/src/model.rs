@@ -142,6 +142,12 @@ pub struct OmpState {
     pub max_active_levels: u32,
     pub sched_kind: u32,
     pub sched_chunk: i32,
+    /// `single` constructs of the region: the highest instance (counted per
+    /// thread from the region's start) that some thread had already won,
+    /// and how many the master had encountered. A restart skips instances
+    /// already won (runtime/src/omp.rs).
+    pub singles_won: u64,
+    pub master_singles: u64,
 }
 
 /// Where a worker thread stood when the checkpoint was taken.
@@ -168,6 +174,8 @@ pub struct Worker<'a> {
     pub thread: u32,
     /// WORKER_* above.
     pub state: u32,
+    /// `single` instances this thread had encountered in the region.
+    pub singles: u64,
     pub chain: Vec<Frame<'a>>,
     pub tls: Vec<TlsValue<'a>>,
 }
@@ -213,7 +221,7 @@ impl Checkpoint<'_> {
             workers: self
                 .workers
                 .into_iter()
-                .map(|w| Worker { thread: w.thread, state: w.state, chain: w.chain.into_iter().map(Frame::into_owned).collect(), tls: own_tls(w.tls) })
+                .map(|w| Worker { thread: w.thread, state: w.state, singles: w.singles, chain: w.chain.into_iter().map(Frame::into_owned).collect(), tls: own_tls(w.tls) })
                 .collect(),
             chain: self
                 .chain

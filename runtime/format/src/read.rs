@@ -129,6 +129,8 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
         max_active_levels: p.u32()?,
         sched_kind: p.u32()?,
         sched_chunk: p.u32()? as i32,
+        singles_won: p.u64()?,
+        master_singles: p.u64()?,
     };
     let master_tls = p.tls()?;
     let n = p.u32()?;
@@ -136,12 +138,13 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
     for _ in 0..n {
         let thread = p.u32()?;
         let state = p.u32()?;
+        let singles = p.u64()?;
         if !(WORKER_AT_CANDIDATE..=WORKER_IDLE).contains(&state) {
             return Err(corrupt("THREADS", "malformed worker state"));
         }
         let chain = p.frames()?;
         let tls = p.tls()?;
-        workers.push(Worker { thread, state, chain, tls });
+        workers.push(Worker { thread, state, singles, chain, tls });
     }
     p.end()?;
 

@@ -34,12 +34,14 @@
 //! - THREADS (format 2): the OpenMP state. team_size u32 (0: the checkpoint
 //!   was taken outside a parallel region), the master's ICVs at the last
 //!   fork or at the checkpoint: nthreads u32, dynamic u32, max_active_levels
-//!   u32, schedule kind u32, schedule chunk i32; then u32 worker count, per
-//!   worker: thread number u32, state u32 (1 at a candidate, 2 waiting at a
-//!   barrier, 3 finished its part of the region, 4 idle outside a region: saved
-//!   for its thread-local values only), its frames encoded as in
-//!   CHAIN (count + frames), then u32 count of thread-local values (module
-//!   hash u64, index u32, name str, bytes).
+//!   u32, schedule kind u32, schedule chunk i32, singles_won u64,
+//!   master_singles u64, the master's thread-local values (as below); then
+//!   u32 worker count, per worker: thread number u32, state u32 (1 at a
+//!   candidate, 2 waiting at a barrier, 3 finished its part of the region, 4
+//!   idle outside a region: saved for its thread-local values only), singles
+//!   u64, its frames encoded as in CHAIN (count + frames), then its
+//!   thread-local values: u32 count, then (module hash u64, index u32, name
+//!   str, bytes).
 //! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc
 //!   opt_str, addr u64, bytes).
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,

@@ -160,11 +160,14 @@ impl<W: Write + Seek> Writer<W> {
             s.u32(omp.max_active_levels)?;
             s.u32(omp.sched_kind)?;
             s.u32(omp.sched_chunk as u32)?;
+            s.u64(omp.singles_won)?;
+            s.u64(omp.master_singles)?;
             s.tls(master_tls)?;
             s.count(workers.len())?;
             for w in workers {
                 s.u32(w.thread)?;
                 s.u32(w.state)?;
+                s.u64(w.singles)?;
                 s.frames(&w.chain)?;
                 s.tls(&w.tls)?;
             }

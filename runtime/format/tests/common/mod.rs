@@ -49,11 +49,12 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
             addr: 0x601000,
             bytes: Cow::Owned(vec![7; 6]),
         }],
-        omp: OmpState { team_size: 2, nthreads: 2, dynamic: 0, max_active_levels: 1, sched_kind: 1, sched_chunk: 0 },
+        omp: OmpState { team_size: 2, nthreads: 2, dynamic: 0, max_active_levels: 1, sched_kind: 1, sched_chunk: 0, singles_won: 3, master_singles: 2 },
         master_tls: vec![TlsValue { module_hash: 7, index: 0, name: Cow::Borrowed("tp"), bytes: Cow::Borrowed(&[1, 2, 3, 4]) }],
         workers: vec![Worker {
             thread: 1,
             state: WORKER_AT_BARRIER,
+            singles: 3,
             chain: vec![Frame {
                 function: Cow::Borrowed("main.omp_outlined"),
                 module_hash: 7,
