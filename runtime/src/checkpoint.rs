@@ -151,13 +151,14 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"threads\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
+                    "{{\"event\":\"checkpoint\",\"threads\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
                     header.threads,
                     header.seq,
                     stats::quote(&path.display().to_string()),
                     if save_all { "all" } else { "live" },
                     if heap_all { "all" } else { "reachable" },
                     c.bytes.json(),
+                    roles_json(&c),
                     c.heap_blocks_total,
                     c.heap_blocks_saved,
                     c.chain.len(),
@@ -185,6 +186,27 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
             crate::policy::rearm();
         }
     }
+}
+
+/// Bytes per role: the master's private state (its frames and thread-local
+/// values), the workers' (theirs), and the shared state (globals and heap,
+/// saved once, by the master).
+fn roles_json(c: &Collected) -> String {
+    let frames = |ch: &[dao_format::Frame<'_>]| -> u64 {
+        ch.iter()
+            .map(|f| f.slots.iter().map(|v| v.bytes.len() as u64).sum::<u64>() + f.stack_objects.iter().map(|o| o.bytes.len() as u64).sum::<u64>())
+            .sum()
+    };
+    let tls = |t: &[dao_format::TlsValue<'_>]| -> u64 { t.iter().map(|v| v.bytes.len() as u64).sum() };
+    let wf: u64 = c.workers.iter().map(|w| frames(&w.chain)).sum();
+    let wt: u64 = c.workers.iter().map(|w| tls(&w.tls)).sum();
+    format!(
+        "{{\"master_frames\":{},\"master_tls\":{},\"workers\":{},\"workers_frames\":{wf},\"workers_tls\":{wt},\"shared\":{}}}",
+        frames(&c.chain),
+        tls(&c.master_tls),
+        c.workers.len(),
+        c.bytes.globals.saturating_sub(tls(&c.master_tls) + wt) + c.bytes.heap
+    )
 }
 
 fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &dao_format::OmpState, c: &Collected) -> io::Result<W> {
