@@ -8,7 +8,10 @@
 use std::io::{self, Seek, SeekFrom, Write};
 use std::time::Instant;
 
-use dao_format::{Header, RuntimeState, Writer, FLAG_HEAP_ALL, FLAG_SAVE_ALL};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use dao_format::{Header, Layout, Parts, RuntimeState, Writer, FLAG_HEAP_ALL, FLAG_SAVE_ALL};
 
 use crate::abi::DaoFrame;
 use crate::collect::{self, Collected};
@@ -118,14 +121,30 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
         pid: std::process::id(),
         timestamp: session::unix_time(),
     };
-    let kill_at = (s.cfg.crash_in == Some(s.attempts)).then(|| {
-        let total = encode(CountingSink::default(), &header, &rt, &omp, &c).map_or(0, |k| k.len);
-        total / 2
-    });
+    let crash_now = s.cfg.crash_in == Some(s.attempts);
+    // Distributed saving: only worth it when some worker stopped at a
+    // candidate can help (threads at a barrier are inside libomp).
+    let team = s.cfg.team_writes && !workers.is_empty();
+    let at_candidate = workers.iter().filter(|w| w.state == dao_format::WORKER_AT_CANDIDATE).count();
+    let writers = AtomicU32::new(1);
+    // time spent producing the bytes (the rest of write_s: flush, fsync, rename)
+    let encode_s = std::cell::Cell::new(0.0f64);
     let t1 = Instant::now();
-    let r = dir.commit(header.seq, |w| {
-        encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &omp, &c).map(drop)
-    });
+    let r = if team {
+        let team_size = 1 + workers.len();
+        write_distributed(&dir, &header, &rt, &omp, &c, crash_now, (team_size, at_candidate), &writers, &encode_s)
+    } else {
+        let kill_at = crash_now.then(|| {
+            let total = encode(CountingSink::default(), &header, &rt, &omp, &c).map_or(0, |k| k.len);
+            total / 2
+        });
+        dir.commit(header.seq, |w| {
+            let t = Instant::now();
+            let r = encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &omp, &c).map(drop);
+            encode_s.set(t.elapsed().as_secs_f64());
+            r
+        })
+    };
     let write_s = t1.elapsed().as_secs_f64();
     match r {
         Ok(path) => {
@@ -151,8 +170,9 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"threads\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
+                    "{{\"event\":\"checkpoint\",\"threads\":{},\"writers\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"encode_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
                     header.threads,
+                    writers.load(Relaxed),
                     header.seq,
                     stats::quote(&path.display().to_string()),
                     if save_all { "all" } else { "live" },
@@ -166,6 +186,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
                     file_bytes,
                     collect_s,
                     write_s,
+                    encode_s.get(),
                     rss,
                     stats::quote(&at)
                 ),
@@ -217,6 +238,92 @@ fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &dao_format
     wr.globals(&c.globals)?;
     wr.heap(&c.heap)?;
     wr.finish()
+}
+
+/// Writes the checkpoint with the team: the file is laid out first, then
+/// the master, every worker stopped at a candidate and a writer thread for
+/// each other team member claim its units (1 MiB checksum chunks) one at a
+/// time, hash them and write them with positioned writes; every unit is
+/// written by exactly one thread. The master then
+/// writes the records, header and trailer (`Layout::finish`), and the
+/// commit syncs and renames as always. With DAO_CRASH_IN, the thread that
+/// claims the middle unit kills the process (a half-written temp file).
+fn write_distributed(
+    dir: &dao_format::CheckpointDir,
+    header: &dao_format::Header,
+    rt: &RuntimeState,
+    omp: &dao_format::OmpState,
+    c: &Collected,
+    crash_now: bool,
+    (team_size, at_candidate): (usize, usize),
+    writers: &AtomicU32,
+    encode_s: &std::cell::Cell<f64>,
+) -> Result<std::path::PathBuf, dao_format::DirError> {
+    dir.commit_file(header.seq, |f| {
+        let t = Instant::now();
+        let layout = Layout::new(Parts {
+            header,
+            runtime: rt,
+            chain: &c.chain,
+            omp,
+            master_tls: &c.master_tls,
+            workers: &c.workers,
+            globals: &c.globals,
+            heap: &c.heap,
+        })?;
+        let units = layout.units();
+        let kill_unit = crash_now.then_some(units / 2);
+        let next = AtomicUsize::new(0);
+        let digests: Vec<AtomicU64> = (0..units).map(|_| AtomicU64::new(0)).collect();
+        let failed: Mutex<Option<io::Error>> = Mutex::new(None);
+        let helpers = AtomicU32::new(0);
+        let master = std::thread::current().id();
+        let work = || {
+            let mut wrote = false;
+            loop {
+                let i = next.fetch_add(1, Relaxed);
+                if i >= units {
+                    break;
+                }
+                if Some(i) == kill_unit {
+                    kill_self();
+                }
+                match layout.write_unit(i, f) {
+                    Ok(d) => digests[i].store(d, Relaxed),
+                    Err(e) => {
+                        failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                        next.store(units, Relaxed);
+                        break;
+                    }
+                }
+                wrote = true;
+            }
+            if wrote && std::thread::current().id() != master {
+                helpers.fetch_add(1, Relaxed);
+            }
+        };
+        // Team members waiting in a barrier or at the region's end are
+        // inside libomp and cannot help: a writer thread stands in for each
+        // (only for files of 4 units and more: a thread costs ~50 us).
+        let extra = if units >= 4 { team_size.saturating_sub(1 + at_candidate) } else { 0 };
+        std::thread::scope(|sc| {
+            for _ in 0..extra {
+                // a failed spawn (EAGAIN) only means fewer writers
+                let _ = std::thread::Builder::new().name("dao-writer".into()).spawn_scoped(sc, work);
+            }
+            crate::omp::share_work(&work);
+        });
+        writers.store(1 + helpers.load(Relaxed), Relaxed);
+        if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+        // share_work returned: every work call has returned (its stores are
+        // visible through the SeqCst exchange on JOB_USERS)
+        let d: Vec<u64> = digests.into_iter().map(|a| a.into_inner()).collect();
+        let r = layout.finish(&d, f);
+        encode_s.set(t.elapsed().as_secs_f64());
+        r
+    })
 }
 
 /// SIGKILL to this process (crash injection for tests).

@@ -35,6 +35,10 @@ pub struct Config {
     pub crash_in: Option<u64>,
     pub save_all: bool,
     pub heap_all: bool,
+    /// DAO_WRITERS=team (default) | master: inside a parallel region, the
+    /// workers stopped at a candidate write part of the checkpoint
+    /// (distributed saving) or the master writes all of it.
+    pub team_writes: bool,
     pub keep: usize,
     pub stats: Option<PathBuf>,
     pub verbose: bool,
@@ -136,6 +140,7 @@ impl Config {
             crash_in: parse("DAO_CRASH_IN", "a checkpoint count"),
             save_all: choice("DAO_SAVE", "all", "live").unwrap_or(false),
             heap_all: choice("DAO_HEAP", "all", "reachable").unwrap_or(false),
+            team_writes: choice("DAO_WRITERS", "team", "master").unwrap_or(true),
             keep,
             stats: var("DAO_STATS").map(PathBuf::from),
             verbose: var("DAO_VERBOSE").is_some_and(|v| v != "0"),

@@ -309,8 +309,66 @@ pub fn worker_stop(frame: *mut DaoFrame) {
     s.top.store(frame, Relaxed);
     s.round.store(r, Relaxed);
     s.state.store(CANDIDATE, SeqCst);
-    backoff_wait(|| DONE.load(Acquire) >= r);
+    let mut helped = false;
+    backoff_wait(|| {
+        if !helped {
+            helped = help();
+        }
+        DONE.load(Acquire) >= r
+    });
     s.state.store(RUNNING, Release);
+}
+
+// ---- distributed saving: the master shares the writing with stopped workers ----
+
+/// The work the master shares while it writes a checkpoint (null: none).
+/// Points to a `Job` on the master's stack.
+static JOB: AtomicPtr<Job> = AtomicPtr::new(std::ptr::null_mut());
+/// Workers that may be using `JOB` right now.
+static JOB_USERS: AtomicU32 = AtomicU32::new(0);
+
+struct Job {
+    /// Lifetime-erased `&(dyn Fn() + Sync)`; valid while `JOB` points here
+    /// and until `JOB_USERS` drops to 0 after `JOB` is cleared.
+    run: *const (dyn Fn() + Sync + 'static),
+}
+
+/// The master, with the team stopped: runs `work` on this thread and on
+/// every worker stopped at a candidate (those waiting in a barrier or in
+/// the region's end are inside libomp and cannot help). `work` must divide
+/// itself (each call claims pieces until none are left). Returns when every
+/// call of `work` has returned.
+///
+/// Safety argument (SeqCst Dekker pair): a worker increments `JOB_USERS`
+/// *then* loads `JOB`; the master stores null into `JOB` *then* waits for
+/// `JOB_USERS` to be 0. If the master reads 0, the worker's increment comes
+/// later in the single total order, so its load sees null and it never
+/// touches the job; otherwise the master waits until it has left.
+pub fn share_work(work: &(dyn Fn() + Sync)) {
+    // SAFETY: only the lifetime is erased; the pointer is dereferenced only
+    // by workers between their increment of JOB_USERS and the decrement,
+    // and this function returns only after JOB is null and JOB_USERS is 0.
+    let run: *const (dyn Fn() + Sync + 'static) = unsafe { std::mem::transmute(work as *const (dyn Fn() + Sync + '_)) };
+    let job = Job { run };
+    JOB.store(&job as *const Job as *mut Job, SeqCst);
+    work();
+    JOB.store(std::ptr::null_mut(), SeqCst);
+    backoff_wait(|| JOB_USERS.load(SeqCst) == 0);
+}
+
+/// A stopped worker: runs the shared job if there is one. True if it did.
+fn help() -> bool {
+    if JOB.load(Relaxed).is_null() {
+        return false;
+    }
+    JOB_USERS.fetch_add(1, SeqCst);
+    let j = JOB.load(SeqCst);
+    if !j.is_null() {
+        // SAFETY: see share_work.
+        unsafe { (*(*j).run)() };
+    }
+    JOB_USERS.fetch_sub(1, SeqCst);
+    !j.is_null()
 }
 
 fn backoff_wait(mut ready: impl FnMut() -> bool) {

@@ -128,3 +128,64 @@ fn table_covers_every_program() {
     }
     assert!(missing.is_empty(), "programs without a row in tests/tests/omp.rs: {missing:?}");
 }
+
+/// Distributed saving (DAO_WRITERS=team, the default, used by every case
+/// above) against master-only saving (DAO_WRITERS=master): a region with a
+/// 7.5 MiB shared heap grid, 4 threads. With `team`, the workers stopped at
+/// a candidate write part of the file (the stats' `writers` counts the
+/// threads that wrote at least one 1 MiB unit; a worker may arrive after
+/// the master has claimed every unit, so it is >= 2 for some checkpoints,
+/// not necessarily all); with `master`, exactly 1. Both restart correctly
+/// (the scenarios of check_plan, crash while writing included).
+#[test]
+fn distributed_and_master_only_saving() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join("test-programs/omp/c/stencil3d_heap.c");
+    let bdir = std::env::temp_dir().join("dao-omp-build-stencil3d_heap-O2");
+    let flags = vec!["-fopenmp".to_string()];
+    let clean = build_once("stencil3d_heap-O2-clean", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Clean, &bdir)).unwrap();
+    let inst = build_once("stencil3d_heap-O2-inst", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
+    for (mode, team) in [("team", true), ("master", false)] {
+        let dir = fresh_dir(&format!("omp-writers-{mode}"));
+        let stats = dir.join("stats.jsonl");
+        let st = std::process::Command::new(&inst)
+            .arg("65")
+            .env("OMP_NUM_THREADS", "4")
+            .env("DAO_DIR", dir.join("ck"))
+            .env("DAO_EVERY", "200")
+            .env("DAO_WRITERS", mode)
+            .env("DAO_STATS", &stats)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "{mode}: {st}");
+        let events: Vec<serde_json::Value> = std::fs::read_to_string(&stats)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|e: &serde_json::Value| e["event"] == "checkpoint" && e["threads"] == 4)
+            .collect();
+        assert!(events.len() >= 5, "{mode}: only {} checkpoints inside the region", events.len());
+        let writers: Vec<u64> = events.iter().map(|e| e["writers"].as_u64().unwrap()).collect();
+        if team {
+            assert!(writers.iter().any(|&w| w >= 2), "team: no checkpoint was written by more than the master: {writers:?}");
+            assert!(writers.iter().all(|&w| (1..=4).contains(&w)), "{writers:?}");
+        } else {
+            assert!(writers.iter().all(|&w| w == 1), "master: {writers:?}");
+        }
+        check_plan(&Plan {
+            label: format!("stencil3d_heap O2 t=4 writers={mode}"),
+            dir: dir.clone(),
+            clean: clean.clone(),
+            inst: inst.clone(),
+            args: &["65"],
+            env: vec![("OMP_NUM_THREADS", "4".into()), ("DAO_OMP_TIMEOUT", "20".into()), ("DAO_WRITERS", mode.into())],
+            every: 200,
+            crash_after: &[1, 4],
+            crash_in: &[2, 5],
+            drop_lines: &[],
+            reference_lines: vec![],
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

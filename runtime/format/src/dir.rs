@@ -128,6 +128,33 @@ impl CheckpointDir {
         }
     }
 
+    /// Like [`CheckpointDir::commit`], for writers that use positioned
+    /// writes (a [`crate::Layout`] written by several threads): `write`
+    /// gets the open temp file (read-write, empty).
+    pub fn commit_file<F>(&self, seq: u64, write: F) -> Result<PathBuf, DirError>
+    where
+        F: FnOnce(&File) -> io::Result<()>,
+    {
+        let name = Self::file_name(seq);
+        let tmp = self.path.join(format!(".{name}.tmp"));
+        let dst = self.path.join(&name);
+        let result = (|| {
+            let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp)?;
+            write(&f)?;
+            f.sync_all()?;
+            drop(f);
+            fs::rename(&tmp, &dst)?;
+            fsync_dir(&self.path)
+        })();
+        match result {
+            Ok(()) => Ok(dst),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(DirError::Write { dir: self.path.clone(), file: name, source: e })
+            }
+        }
+    }
+
     /// Keeps the newest `keep` checkpoints of run `run_id` (at least one) and
     /// deletes every older checkpoint file and every stale temp file.
     /// Returns the deleted paths.

@@ -27,4 +27,4 @@ pub use model::{
 };
 pub use read::{decode, read_file, read_header};
 pub use wire::{FORMAT_VERSION, MAGIC};
-pub use write::Writer;
+pub use write::{Layout, Parts, Writer};

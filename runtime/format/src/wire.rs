@@ -15,13 +15,20 @@
 //!  64  timestamp    u64      unix seconds
 //!  72  header_hash  u64      xxh3-64 of bytes 0..72
 //! sections, SECTION_COUNT of them, in the order RUNTIME, CHAIN, THREADS, GLOBALS, HEAP
-//!   kind u32, length u64, checksum u64 (xxh3-64 of payload), payload[length]
+//!   kind u32, length u64, checksum u64 (chunked xxh3 of the payload, below), payload[length]
 //! trailer (16 bytes)
 //!   file_hash u64  xxh3-64 of the header (80 bytes) followed by every
 //!                  section's 20-byte (kind, length, checksum) record: since
 //!                  each checksum covers its payload, this covers the file
 //!   end magic [u8; 8] "DAOEND\0\0"
 //! ```
+//!
+//! Section checksum (format 3): the payload is cut into chunks of [`CHUNK`]
+//! bytes (the last one shorter; an empty payload is one empty chunk); the
+//! checksum is the xxh3-64 of the concatenated little-endian xxh3-64 digests
+//! of the chunks. Chunks can be hashed (and written, and verified) by
+//! different threads: this is what distributed saving and parallel
+//! verification on restart use.
 //!
 //! Payload primitives: `u32`, `u64`, `i64`; `str` = u32 length + UTF-8;
 //! `opt_str` = u32 length (0xFFFF_FFFF: none) + UTF-8; `bytes` = u64 length +
@@ -47,9 +54,13 @@
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
 //!   and `size` raw bytes when saved is 1).
 
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// Checksum chunk size (see the module comment).
+pub const CHUNK: usize = 1 << 20;
 pub const HEADER_LEN: usize = 80;
 pub const HEADER_HASHED_LEN: usize = 72;
 pub const SECTION_HEADER_LEN: usize = 20;
@@ -107,4 +118,82 @@ pub fn le_u32(b: &[u8], at: usize) -> u32 {
 
 pub fn le_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Combines chunk digests into a section checksum.
+pub fn combine(digests: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h = Xxh3::new();
+    for d in digests {
+        h.update(&d.to_le_bytes());
+    }
+    h.digest()
+}
+
+/// The chunk digests of a payload (one for an empty payload).
+pub fn chunk_digests(p: &[u8]) -> Vec<u64> {
+    if p.is_empty() {
+        return vec![xxh3_64(&[])];
+    }
+    p.chunks(CHUNK).map(xxh3_64).collect()
+}
+
+/// The section checksum of a payload.
+pub fn payload_checksum(p: &[u8]) -> u64 {
+    combine(chunk_digests(p))
+}
+
+/// [`payload_checksum`] computed by up to `threads` threads (for large
+/// payloads at restart: verification runs at memory bandwidth per core).
+pub fn payload_checksum_par(p: &[u8], threads: usize) -> u64 {
+    let n = p.len().div_ceil(CHUNK);
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        return payload_checksum(p);
+    }
+    let per = n.div_ceil(threads);
+    let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+        let hs: Vec<_> = p.chunks(per * CHUNK).map(|part| s.spawn(move || chunk_digests(part))).collect();
+        hs.into_iter().map(|h| h.join().expect("checksum thread panicked")).collect()
+    });
+    combine(parts.into_iter().flatten())
+}
+
+/// Streaming form of [`payload_checksum`].
+#[derive(Clone)]
+pub struct ChunkedHash {
+    outer: Xxh3,
+    chunk: Xxh3,
+    fill: usize,
+    chunks: u64,
+}
+
+impl Default for ChunkedHash {
+    fn default() -> Self {
+        ChunkedHash { outer: Xxh3::new(), chunk: Xxh3::new(), fill: 0, chunks: 0 }
+    }
+}
+
+impl ChunkedHash {
+    pub fn update(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let n = (CHUNK - self.fill).min(b.len());
+            self.chunk.update(&b[..n]);
+            self.fill += n;
+            b = &b[n..];
+            if self.fill == CHUNK {
+                self.outer.update(&self.chunk.digest().to_le_bytes());
+                self.chunk.reset();
+                self.fill = 0;
+                self.chunks += 1;
+            }
+        }
+    }
+
+    pub fn digest(&self) -> u64 {
+        let mut o = self.outer.clone();
+        if self.fill > 0 || self.chunks == 0 {
+            o.update(&self.chunk.digest().to_le_bytes());
+        }
+        o.digest()
+    }
 }

@@ -5,34 +5,34 @@
 //! (no copy of program memory is made); each section's length and checksum
 //! are computed while streaming and patched into its record afterwards, which
 //! is why the output must be seekable.
+use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, Worker};
-use crate::wire::{self, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
+use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
-/// (runtime, chain, globals, heap), then [`Writer::finish`].
+/// (runtime, chain, threads, globals, heap), then [`Writer::finish`].
 pub struct Writer<W: Write + Seek> {
     w: W,
     file_hash: Xxh3,
     next_section: usize,
 }
 
-/// One open section: payload writes are hashed and counted.
-struct Section<'a, W: Write + Seek> {
-    w: &'a mut W,
-    hash: Xxh3,
-    len: u64,
-}
-
-impl<W: Write + Seek> Section<'_, W> {
-    fn raw(&mut self, b: &[u8]) -> io::Result<()> {
-        self.hash.update(b);
-        self.len += b.len() as u64;
-        self.w.write_all(b)
+/// Where the section bodies put their bytes: the streaming writer (hash and
+/// write at once) or a [`Layout`] (remember where each byte will go).
+/// `bulk` marks bytes of program memory that a layout may write without
+/// copying them (heap blocks, globals, stack objects).
+trait Sink<'a> {
+    fn raw(&mut self, b: &[u8]) -> io::Result<()>;
+    fn bulk(&mut self, b: &'a [u8]) -> io::Result<()> {
+        self.raw(b)
     }
+
     fn u8(&mut self, v: u8) -> io::Result<()> {
         self.raw(&[v])
     }
@@ -57,11 +57,15 @@ impl<W: Write + Seek> Section<'_, W> {
             None => self.u32(NONE_STR),
         }
     }
-    fn bytes(&mut self, b: &[u8]) -> io::Result<()> {
+    fn bytes(&mut self, b: &'a [u8]) -> io::Result<()> {
         self.u64(b.len() as u64)?;
-        self.raw(b)
+        self.bulk(b)
     }
-    fn tls(&mut self, v: &[TlsValue<'_>]) -> io::Result<()> {
+    fn count(&mut self, n: usize) -> io::Result<()> {
+        let n = u32::try_from(n).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "too many records"))?;
+        self.u32(n)
+    }
+    fn tls(&mut self, v: &'a [TlsValue<'_>]) -> io::Result<()> {
         self.count(v.len())?;
         for t in v {
             self.u64(t.module_hash)?;
@@ -71,36 +75,108 @@ impl<W: Write + Seek> Section<'_, W> {
         }
         Ok(())
     }
-    fn frames(&mut self, frames: &[Frame<'_>]) -> io::Result<()> {
-        let s = self;
-        s.count(frames.len())?;
+    fn frames(&mut self, frames: &'a [Frame<'_>]) -> io::Result<()> {
+        self.count(frames.len())?;
         for f in frames {
-            s.str(&f.function)?;
-            s.u64(f.module_hash)?;
-            s.u32(f.site)?;
-            s.u64(f.frame_addr)?;
-            s.count(f.slots.len())?;
+            self.str(&f.function)?;
+            self.u64(f.module_hash)?;
+            self.u32(f.site)?;
+            self.u64(f.frame_addr)?;
+            self.count(f.slots.len())?;
             for v in &f.slots {
-                s.u32(v.index)?;
-                s.str(&v.name)?;
-                s.opt_str(v.loc.as_deref())?;
-                s.bytes(&v.bytes)?;
+                self.u32(v.index)?;
+                self.str(&v.name)?;
+                self.opt_str(v.loc.as_deref())?;
+                self.bytes(&v.bytes)?;
             }
-            s.count(f.stack_objects.len())?;
+            self.count(f.stack_objects.len())?;
             for o in &f.stack_objects {
-                s.u32(o.index)?;
-                s.str(&o.name)?;
-                s.opt_str(o.loc.as_deref())?;
-                s.u64(o.addr)?;
-                s.bytes(&o.bytes)?;
+                self.u32(o.index)?;
+                self.str(&o.name)?;
+                self.opt_str(o.loc.as_deref())?;
+                self.u64(o.addr)?;
+                self.bytes(&o.bytes)?;
             }
         }
         Ok(())
     }
-    fn count(&mut self, n: usize) -> io::Result<()> {
-        let n = u32::try_from(n)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "too many records"))?;
-        self.u32(n)
+}
+
+// ---- section bodies (the payload layouts of wire.rs), shared by both encoders ----
+
+fn runtime_body<'a>(s: &mut impl Sink<'a>, r: &RuntimeState) -> io::Result<()> {
+    s.u64(r.candidates)?;
+    s.u64(r.checkpoints)?;
+    s.i64(r.stdout_offset)?;
+    s.i64(r.stderr_offset)
+}
+
+fn threads_body<'a>(s: &mut impl Sink<'a>, omp: &OmpState, master_tls: &'a [TlsValue<'_>], workers: &'a [Worker<'_>]) -> io::Result<()> {
+    s.u32(omp.team_size)?;
+    s.u32(omp.nthreads)?;
+    s.u32(omp.dynamic)?;
+    s.u32(omp.max_active_levels)?;
+    s.u32(omp.sched_kind)?;
+    s.u32(omp.sched_chunk as u32)?;
+    s.u64(omp.singles_won)?;
+    s.u64(omp.master_singles)?;
+    s.tls(master_tls)?;
+    s.count(workers.len())?;
+    for w in workers {
+        s.u32(w.thread)?;
+        s.u32(w.state)?;
+        s.u64(w.singles)?;
+        s.frames(&w.chain)?;
+        s.tls(&w.tls)?;
+    }
+    Ok(())
+}
+
+fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>]) -> io::Result<()> {
+    s.count(globals.len())?;
+    for g in globals {
+        s.u64(g.module_hash)?;
+        s.u32(g.index)?;
+        s.str(&g.name)?;
+        s.opt_str(g.loc.as_deref())?;
+        s.u64(g.addr)?;
+        s.bytes(&g.bytes)?;
+    }
+    Ok(())
+}
+
+fn heap_body<'a>(s: &mut impl Sink<'a>, heap: &'a Heap<'_>) -> io::Result<()> {
+    s.bytes(&heap.meta)?;
+    s.u64(heap.blocks.len() as u64)?;
+    for b in &heap.blocks {
+        s.u64(b.addr)?;
+        s.u64(b.size)?;
+        match &b.bytes {
+            Some(bytes) => {
+                if bytes.len() as u64 != b.size {
+                    return Err(io::Error::new(io::ErrorKind::InvalidInput, "heap block bytes differ from its size"));
+                }
+                s.u8(1)?;
+                s.bulk(bytes)?;
+            }
+            None => s.u8(0)?,
+        }
+    }
+    Ok(())
+}
+
+/// One open section of the streaming writer: payload writes are hashed and counted.
+struct Section<'w, W: Write + Seek> {
+    w: &'w mut W,
+    hash: ChunkedHash,
+    len: u64,
+}
+
+impl<'a, W: Write + Seek> Sink<'a> for Section<'_, W> {
+    fn raw(&mut self, b: &[u8]) -> io::Result<()> {
+        self.hash.update(b);
+        self.len += b.len() as u64;
+        self.w.write_all(b)
     }
 }
 
@@ -114,16 +190,12 @@ impl<W: Write + Seek> Writer<W> {
         Ok(Writer { w, file_hash, next_section: 0 })
     }
 
-    fn section(
-        &mut self,
-        kind: SectionKind,
-        body: impl FnOnce(&mut Section<'_, W>) -> io::Result<()>,
-    ) -> io::Result<()> {
+    fn section(&mut self, kind: SectionKind, body: impl FnOnce(&mut Section<'_, W>) -> io::Result<()>) -> io::Result<()> {
         assert_eq!(SECTIONS.get(self.next_section), Some(&kind), "sections out of order");
         self.next_section += 1;
         let start = self.w.stream_position()?;
         self.w.write_all(&[0u8; SECTION_HEADER_LEN])?;
-        let mut s = Section { w: &mut self.w, hash: Xxh3::new(), len: 0 };
+        let mut s = Section { w: &mut self.w, hash: ChunkedHash::default(), len: 0 };
         body(&mut s)?;
         let (len, sum) = (s.len, s.hash.digest());
         let mut rec = [0u8; SECTION_HEADER_LEN];
@@ -138,12 +210,7 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     pub fn runtime(&mut self, r: &RuntimeState) -> io::Result<()> {
-        self.section(SectionKind::Runtime, |s| {
-            s.u64(r.candidates)?;
-            s.u64(r.checkpoints)?;
-            s.i64(r.stdout_offset)?;
-            s.i64(r.stderr_offset)
-        })
+        self.section(SectionKind::Runtime, |s| runtime_body(s, r))
     }
 
     /// The label stack, outermost frame first.
@@ -153,67 +220,16 @@ impl<W: Write + Seek> Writer<W> {
 
     /// The OpenMP state: ICVs, the master's thread-local values, the workers.
     pub fn threads(&mut self, omp: &OmpState, master_tls: &[TlsValue<'_>], workers: &[Worker<'_>]) -> io::Result<()> {
-        self.section(SectionKind::Threads, |s| {
-            s.u32(omp.team_size)?;
-            s.u32(omp.nthreads)?;
-            s.u32(omp.dynamic)?;
-            s.u32(omp.max_active_levels)?;
-            s.u32(omp.sched_kind)?;
-            s.u32(omp.sched_chunk as u32)?;
-            s.u64(omp.singles_won)?;
-            s.u64(omp.master_singles)?;
-            s.tls(master_tls)?;
-            s.count(workers.len())?;
-            for w in workers {
-                s.u32(w.thread)?;
-                s.u32(w.state)?;
-                s.u64(w.singles)?;
-                s.frames(&w.chain)?;
-                s.tls(&w.tls)?;
-            }
-            Ok(())
-        })
+        self.section(SectionKind::Threads, |s| threads_body(s, omp, master_tls, workers))
     }
 
     pub fn globals(&mut self, globals: &[Global<'_>]) -> io::Result<()> {
-        self.section(SectionKind::Globals, |s| {
-            s.count(globals.len())?;
-            for g in globals {
-                s.u64(g.module_hash)?;
-                s.u32(g.index)?;
-                s.str(&g.name)?;
-                s.opt_str(g.loc.as_deref())?;
-                s.u64(g.addr)?;
-                s.bytes(&g.bytes)?;
-            }
-            Ok(())
-        })
+        self.section(SectionKind::Globals, |s| globals_body(s, globals))
     }
 
     /// The heap. A block's saved bytes must be exactly `size` long.
     pub fn heap(&mut self, heap: &Heap<'_>) -> io::Result<()> {
-        self.section(SectionKind::Heap, |s| {
-            s.bytes(&heap.meta)?;
-            s.u64(heap.blocks.len() as u64)?;
-            for b in &heap.blocks {
-                s.u64(b.addr)?;
-                s.u64(b.size)?;
-                match &b.bytes {
-                    Some(bytes) => {
-                        if bytes.len() as u64 != b.size {
-                            return Err(io::Error::new(
-                                io::ErrorKind::InvalidInput,
-                                "heap block bytes differ from its size",
-                            ));
-                        }
-                        s.u8(1)?;
-                        s.raw(bytes)?;
-                    }
-                    None => s.u8(0)?,
-                }
-            }
-            Ok(())
-        })
+        self.section(SectionKind::Heap, |s| heap_body(s, heap))
     }
 
     /// Writes the trailer and returns the output (not flushed or synced).
@@ -233,5 +249,209 @@ impl<W: Write + Seek> Writer<W> {
         wr.globals(&c.globals)?;
         wr.heap(&c.heap)?;
         wr.finish()
+    }
+}
+
+// ---- distributed writing ----
+
+/// Payloads shorter than this are copied into the layout's metadata buffer
+/// instead of being written from program memory (fewer, larger writes).
+const BULK_MIN: usize = 4096;
+
+enum Src<'a> {
+    /// `len` bytes at this offset of the metadata buffer.
+    Meta(usize),
+    Bulk(&'a [u8]),
+}
+
+struct Piece<'a> {
+    /// Offset in the section payload.
+    off: u64,
+    len: u64,
+    src: Src<'a>,
+}
+
+struct PlannedSection<'a> {
+    kind: SectionKind,
+    /// File offset of the section record (the payload follows it).
+    at: u64,
+    len: u64,
+    pieces: Vec<Piece<'a>>,
+    /// Index of its first unit.
+    first_unit: usize,
+}
+
+/// A section being planned: metadata bytes are appended to the shared
+/// buffer, program memory is referenced.
+struct Planner<'a, 'p> {
+    meta: &'p mut Vec<u8>,
+    pieces: &'p mut Vec<Piece<'a>>,
+    len: u64,
+}
+
+impl<'a> Sink<'a> for Planner<'a, '_> {
+    fn raw(&mut self, b: &[u8]) -> io::Result<()> {
+        if b.is_empty() {
+            return Ok(());
+        }
+        let start = self.meta.len();
+        self.meta.extend_from_slice(b);
+        match self.pieces.last_mut() {
+            Some(Piece { src: Src::Meta(at), len, off }) if *at + *len as usize == start && *off + *len == self.len => *len += b.len() as u64,
+            _ => self.pieces.push(Piece { off: self.len, len: b.len() as u64, src: Src::Meta(start) }),
+        }
+        self.len += b.len() as u64;
+        Ok(())
+    }
+    fn bulk(&mut self, b: &'a [u8]) -> io::Result<()> {
+        if b.len() < BULK_MIN {
+            return self.raw(b);
+        }
+        self.pieces.push(Piece { off: self.len, len: b.len() as u64, src: Src::Bulk(b) });
+        self.len += b.len() as u64;
+        Ok(())
+    }
+}
+
+/// A checkpoint laid out before it is written, so that several threads can
+/// write it: every byte's file offset is known, the file is cut into units
+/// (one checksum chunk of one section each, [`wire::CHUNK`] bytes), and
+/// each unit is hashed and written with positioned writes by whichever
+/// thread claims it; [`Layout::finish`] then writes the section records,
+/// the header and the trailer from the units' digests. Program memory is
+/// referenced, not copied (payloads under 4 KiB are).
+///
+/// The file is the same, byte for byte, as the one [`Writer`] writes.
+pub struct Layout<'a> {
+    header: [u8; wire::HEADER_LEN],
+    meta: Vec<u8>,
+    sections: Vec<PlannedSection<'a>>,
+    /// (section, chunk index in its payload)
+    units: Vec<(usize, u64)>,
+    len: u64,
+}
+
+/// The parts of a checkpoint, borrowed for a [`Layout`].
+pub struct Parts<'a> {
+    pub header: &'a Header,
+    pub runtime: &'a RuntimeState,
+    pub chain: &'a [Frame<'a>],
+    pub omp: &'a OmpState,
+    pub master_tls: &'a [TlsValue<'a>],
+    pub workers: &'a [Worker<'a>],
+    pub globals: &'a [Global<'a>],
+    pub heap: &'a Heap<'a>,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(p: Parts<'a>) -> io::Result<Self> {
+        let mut meta = Vec::new();
+        let mut sections = Vec::with_capacity(SECTIONS.len());
+        let mut at = wire::HEADER_LEN as u64;
+        let mut units = Vec::new();
+        for kind in SECTIONS {
+            let mut pieces = Vec::new();
+            let mut s = Planner { meta: &mut meta, pieces: &mut pieces, len: 0 };
+            match kind {
+                SectionKind::Runtime => runtime_body(&mut s, p.runtime)?,
+                SectionKind::Chain => s.frames(p.chain)?,
+                SectionKind::Threads => threads_body(&mut s, p.omp, p.master_tls, p.workers)?,
+                SectionKind::Globals => globals_body(&mut s, p.globals)?,
+                SectionKind::Heap => heap_body(&mut s, p.heap)?,
+            }
+            let len = s.len;
+            let first_unit = units.len();
+            let n = (len as usize).div_ceil(wire::CHUNK).max(1) as u64;
+            units.extend((0..n).map(|k| (sections.len(), k)));
+            sections.push(PlannedSection { kind, at, len, pieces, first_unit });
+            at += SECTION_HEADER_LEN as u64 + len;
+        }
+        Ok(Layout { header: wire::encode_header(p.header), meta, sections, units, len: at + wire::TRAILER_LEN as u64 })
+    }
+
+    /// The file's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Number of units (see the type's comment).
+    pub fn units(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Hashes unit `i` and writes its bytes to `f` at their offsets;
+    /// returns the unit's chunk digest. Any thread may write any unit, in
+    /// any order, concurrently with others.
+    pub fn write_unit(&self, i: usize, f: &File) -> io::Result<u64> {
+        let (si, k) = self.units[i];
+        let s = &self.sections[si];
+        let start = k * wire::CHUNK as u64;
+        let end = (start + wire::CHUNK as u64).min(s.len);
+        let base = s.at + SECTION_HEADER_LEN as u64;
+        let mut h = Xxh3::new();
+        let first = s.pieces.partition_point(|p| p.off + p.len <= start);
+        for p in &s.pieces[first..] {
+            if p.off >= end {
+                break;
+            }
+            let (a, b) = (start.max(p.off), end.min(p.off + p.len));
+            let bytes = match p.src {
+                Src::Meta(m) => &self.meta[m + (a - p.off) as usize..m + (b - p.off) as usize],
+                Src::Bulk(x) => &x[(a - p.off) as usize..(b - p.off) as usize],
+            };
+            h.update(bytes);
+            f.write_all_at(bytes, base + a)?;
+        }
+        Ok(h.digest())
+    }
+
+    /// Writes the section records, the header and the trailer, given every
+    /// unit's digest (indexed like the units). Call after all units.
+    pub fn finish(&self, digests: &[u64], f: &File) -> io::Result<()> {
+        assert_eq!(digests.len(), self.units.len(), "one digest per unit");
+        let mut file_hash = Xxh3::new();
+        file_hash.update(&self.header);
+        for (si, s) in self.sections.iter().enumerate() {
+            let n = self.units[s.first_unit..].iter().take_while(|u| u.0 == si).count();
+            let sum = wire::combine(digests[s.first_unit..s.first_unit + n].iter().copied());
+            let mut rec = [0u8; SECTION_HEADER_LEN];
+            rec[0..4].copy_from_slice(&(s.kind as u32).to_le_bytes());
+            rec[4..12].copy_from_slice(&s.len.to_le_bytes());
+            rec[12..20].copy_from_slice(&sum.to_le_bytes());
+            f.write_all_at(&rec, s.at)?;
+            file_hash.update(&rec);
+        }
+        let mut trailer = [0u8; wire::TRAILER_LEN];
+        trailer[..8].copy_from_slice(&file_hash.digest().to_le_bytes());
+        trailer[8..].copy_from_slice(&END_MAGIC);
+        f.write_all_at(&trailer, self.len - wire::TRAILER_LEN as u64)?;
+        f.write_all_at(&self.header, 0)
+    }
+
+    /// Writes the whole file with `threads` threads (each claims units in
+    /// turn; used by tests and tools; the runtime uses the team's threads).
+    pub fn write_with_threads(&self, f: &File, threads: usize) -> io::Result<()> {
+        let next = AtomicUsize::new(0);
+        let digests: Vec<AtomicU64> = (0..self.units()).map(|_| AtomicU64::new(0)).collect();
+        let work = || -> io::Result<()> {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= self.units() {
+                    return Ok(());
+                }
+                digests[i].store(self.write_unit(i, f)?, Ordering::Relaxed);
+            }
+        };
+        std::thread::scope(|sc| {
+            let hs: Vec<_> = (1..threads.max(1)).map(|_| sc.spawn(work)).collect();
+            let mine = work();
+            hs.into_iter().map(|h| h.join().expect("writer thread panicked")).chain([mine]).collect::<io::Result<Vec<()>>>()
+        })?;
+        let d: Vec<u64> = digests.into_iter().map(|a| a.into_inner()).collect();
+        self.finish(&d, f)
     }
 }

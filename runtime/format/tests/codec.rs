@@ -54,13 +54,13 @@ fn wrong_magic_and_version() {
     assert!(matches!(decode(&b), Err(FormatError::NotACheckpoint { .. })));
     assert!(matches!(decode(b"hello world, no checkpoint"), Err(FormatError::NotACheckpoint { .. })));
 
-    // A (hypothetical) version 2 file with a valid header checksum.
+    // A (hypothetical) version 1 file with a valid header checksum.
     let mut b = common::sample(1, 1).encode();
     b[8..12].copy_from_slice(&1u32.to_le_bytes());
     let h = xxhash_rust::xxh3::xxh3_64(&b[..72]);
     b[72..80].copy_from_slice(&h.to_le_bytes());
     match decode(&b) {
-        Err(FormatError::UnsupportedVersion { found: 1, supported: 2, .. }) => {}
+        Err(FormatError::UnsupportedVersion { found: 1, supported: 3, .. }) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -91,4 +91,91 @@ fn streaming_writer_matches_encode() {
     w.heap(&c.heap).unwrap();
     w.finish().unwrap();
     assert_eq!(cur.into_inner(), c.encode());
+}
+
+/// A checkpoint with payloads of several checksum chunks: heap blocks that
+/// straddle chunk boundaries, a large global, many small blocks (copied into
+/// the layout's metadata) between big ones.
+fn big_sample() -> Checkpoint<'static> {
+    let mut c = common::sample(3, 4);
+    let pat = |n: usize, seed: u8| -> Vec<u8> { (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect() };
+    c.globals[0].bytes = std::borrow::Cow::Owned(pat(3 * wire::CHUNK + 17, 5));
+    let mut blocks = Vec::new();
+    let mut addr = 0x10_0000u64;
+    for (k, n) in [100usize, wire::CHUNK - 3, 5000, 7, 2 * wire::CHUNK + 1, 4096, 4095, 300_000].into_iter().enumerate() {
+        blocks.push(HeapBlock { addr, size: n as u64, bytes: Some(std::borrow::Cow::Owned(pat(n, k as u8))) });
+        addr += n as u64 + 64;
+    }
+    blocks.push(HeapBlock { addr, size: 64, bytes: None });
+    c.heap.blocks = blocks;
+    c
+}
+
+fn layout_bytes(c: &Checkpoint<'_>, threads: usize) -> Vec<u8> {
+    let l = Layout::new(Parts {
+        header: &c.header,
+        runtime: &c.runtime,
+        chain: &c.chain,
+        omp: &c.omp,
+        master_tls: &c.master_tls,
+        workers: &c.workers,
+        globals: &c.globals,
+        heap: &c.heap,
+    })
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("dao-layout-{}-{threads}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("x.dao");
+    let f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&p).unwrap();
+    l.write_with_threads(&f, threads).unwrap();
+    drop(f);
+    let b = std::fs::read(&p).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(b.len() as u64, l.len());
+    b
+}
+
+#[test]
+fn distributed_layout_writes_the_same_bytes_as_the_stream() {
+    for c in [common::sample(9, 9), Checkpoint::default(), big_sample()] {
+        let want = c.encode();
+        for threads in [1, 2, 3, 8] {
+            let got = layout_bytes(&c, threads);
+            assert!(got == want, "layout with {threads} threads differs from the streaming writer ({} vs {} bytes)", got.len(), want.len());
+        }
+        assert_eq!(decode(&want).unwrap(), c);
+    }
+}
+
+#[test]
+fn chunked_checksum_forms_agree() {
+    let b: Vec<u8> = (0..5 * wire::CHUNK + 3).map(|i| (i * 7 % 251) as u8).collect();
+    for n in [0, 1, wire::CHUNK - 1, wire::CHUNK, wire::CHUNK + 1, 5 * wire::CHUNK + 3] {
+        let p = &b[..n];
+        let mut s = wire::ChunkedHash::default();
+        for part in p.chunks(777) {
+            s.update(part);
+        }
+        assert_eq!(s.digest(), wire::payload_checksum(p), "streaming, {n} bytes");
+        for t in [1, 2, 3, 16] {
+            assert_eq!(wire::payload_checksum_par(p, t), wire::payload_checksum(p), "{t} threads, {n} bytes");
+        }
+    }
+    // a changed byte in any chunk changes the checksum
+    let base = wire::payload_checksum(&b);
+    for at in [0, wire::CHUNK - 1, wire::CHUNK, 3 * wire::CHUNK + 5, b.len() - 1] {
+        let mut x = b.clone();
+        x[at] ^= 0x40;
+        assert_ne!(wire::payload_checksum(&x), base, "flip at {at}");
+    }
+}
+
+#[test]
+fn big_checkpoint_corruption_in_a_later_chunk_is_detected() {
+    let b = big_sample().encode();
+    for at in [b.len() / 2, b.len() - 20, b.len() / 3 + 12345] {
+        let mut x = b.clone();
+        x[at] ^= 1;
+        assert!(decode(&x).is_err(), "flip at {at} of {} not detected", b.len());
+    }
 }
