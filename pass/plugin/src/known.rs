@@ -71,12 +71,17 @@ pub enum OmpRole {
 
 /// The OpenMP construct table, by exact name. Entry points not listed here
 /// have no construct-level meaning for the pass (static worksharing init/fini,
-/// thread-number queries, copyprivate, ...).
+/// thread-number queries, ...).
 pub fn omp_role(name: &str) -> Option<OmpRole> {
     Some(match name {
         "__kmpc_fork_call" => OmpRole::Fork,
         "__kmpc_push_num_threads" => OmpRole::PushNumThreads,
-        "__kmpc_barrier" => OmpRole::Barrier,
+        // copyprivate waits for the whole team (two barriers inside libomp)
+        // after the single's winner published its values: a thread may wait
+        // there while others are at candidates, and redoing the call on
+        // restart redoes the broadcast (each thread's arguments are live
+        // at the site and saved).
+        "__kmpc_barrier" | "__kmpc_copyprivate" => OmpRole::Barrier,
         "__kmpc_end_reduce" => OmpRole::EndReduce,
         "__kmpc_single" => OmpRole::Exclusive { end: "__kmpc_end_single", what: "an OpenMP 'single' block (only one thread runs it)", allowed: false },
         "__kmpc_master" => OmpRole::Exclusive { end: "__kmpc_end_master", what: "an OpenMP 'master' block (only the master thread runs it)", allowed: false },
