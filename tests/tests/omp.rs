@@ -109,6 +109,7 @@ cases! {
     f_timestep_barrier     => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
     f_private_clauses      => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
     f_orphaned_do          => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
+    f_num_threads_clause   => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.

@@ -351,16 +351,8 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     diags.push(Diag { severity: Severity::Error, loc: i.debug_loc(), func: name.clone(), msg: "a musttail call on the path to a checkpoint marker is not supported".into() });
                     continue;
                 }
-                // a fork is replayed together with the push_num_threads right before it
-                let mut anchor = i;
-                if kind == SiteKind::Fork {
-                    let insts = b.instructions();
-                    if let Some(p) = insts.iter().position(|x| *x == i).filter(|p| *p > 0).map(|p| insts[p - 1]) {
-                        if p.is_call() && p.called_function().is_some_and(|c| c.name() == "__kmpc_push_num_threads") {
-                            anchor = p;
-                        }
-                    }
-                }
+                // a fork is replayed together with the pushes before it
+                let anchor = if kind == SiteKind::Fork { fork_anchor(f, b, i) } else { i };
                 let (bi, si) = t.pos[&anchor];
                 let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
                 let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
@@ -400,7 +392,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     allocas,
                     globals,
                     unknown_reads,
-                    entry_pos: (b == entry).then_some(ii).map(|p| if anchor != i { p - 1 } else { p }),
+                    entry_pos: (anchor.parent_block() == entry).then(|| anchor_index(entry, anchor)),
                     anchor,
                     end_reduce: kind == SiteKind::Sync && matches!(role, Some(OmpRole::EndReduce)),
                 });
@@ -521,4 +513,73 @@ fn marker_loc(facts: &ModuleFacts, on_path: &[bool], f: usize) -> Option<String>
         }
     }
     None
+}
+
+/// Where a fork's label goes: before the first of the `__kmpc_push_*` calls
+/// (num_threads, proc_bind) that set up this fork, so that the restart
+/// replays them with it. Between them and the fork only flang's filling of
+/// its argument struct may stand (stores of pointers into an alloca that is
+/// passed to the fork, and constant GEPs into it): re-executing those stores
+/// writes the same addresses again. Anything else ends the search.
+fn fork_anchor(f: Value, b: crate::ir::Block, fork: Value) -> Value {
+    let fork_args = fork.operands();
+    let base_of = |p: Value| -> Option<Value> {
+        let mut base = p;
+        while base.is_instruction() && base.opcode() == Opcode::LLVMGetElementPtr {
+            if !base.operands()[1..].iter().all(|o| o.is_const_int()) {
+                return None;
+            }
+            base = base.operand(0);
+        }
+        base.is_alloca().then_some(base)
+    };
+    // allocas whose address is stored into the struct in the window (flang's
+    // `.reloaded` copies of by-value captures): their stores may be redone too
+    let captured = std::cell::RefCell::new(Vec::<Value>::new());
+    let struct_arg = |p: Value| -> bool { base_of(p).is_some_and(|a| fork_args.contains(&a) || captured.borrow().contains(&a)) };
+    let mut anchor = fork;
+    let mut block = b;
+    let mut insts = b.instructions();
+    let Some(mut pos) = insts.iter().position(|x| *x == fork) else { return fork };
+    loop {
+        for &p in insts[..pos].iter().rev() {
+            let push = p.is_call() && p.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_push_num_threads" | "__kmpc_push_proc_bind"));
+            if push {
+                anchor = p;
+                continue;
+            }
+            let fills_struct = match p.opcode() {
+                Opcode::LLVMStore if base_of(p.operand(1)).is_some_and(|a| fork_args.contains(&a)) => {
+                    // a field of the struct: a pointer (maybe to a capture copy)
+                    let v = p.operand(0);
+                    if v.ty().is_pointer() && v.is_alloca() {
+                        captured.borrow_mut().push(v);
+                    }
+                    v.ty().is_pointer()
+                }
+                Opcode::LLVMStore => struct_arg(p.operand(1)),
+                Opcode::LLVMGetElementPtr => struct_arg(p),
+                _ => false,
+            };
+            if !fills_struct {
+                return anchor;
+            }
+        }
+        // flang -O0 puts the push in a block of its own that branches
+        // straight to the fork's block: continue there if it is the only
+        // predecessor and only falls through to this block
+        let preds: Vec<crate::ir::Block> = f.blocks().into_iter().filter(|x| x.successors().contains(&block)).collect();
+        let [pred] = preds[..] else { return anchor };
+        let term = pred.terminator();
+        if pred.successors().len() != 1 || !term.is_some_and(|t| t.opcode() == Opcode::LLVMBr) || pred == block {
+            return anchor;
+        }
+        block = pred;
+        insts = pred.instructions();
+        pos = insts.len() - 1; // before the branch
+    }
+}
+
+fn anchor_index(b: crate::ir::Block, anchor: Value) -> usize {
+    b.instructions().iter().position(|x| *x == anchor).expect("anchor in its block")
 }
