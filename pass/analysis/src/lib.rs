@@ -8,6 +8,8 @@
 //!   saved at a point iff it is live there.
 //! - [`callgraph`]: which functions may reach a checkpoint marker, and
 //!   interprocedural read summaries over strongly connected components.
+//! - [`omp`]: which program points lie inside an OpenMP construct opened
+//!   and closed by runtime calls (single, critical, dynamic loops, ...).
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -20,6 +22,7 @@ pub mod body;
 pub mod callgraph;
 pub mod dataflow;
 pub mod liveness;
+pub mod omp;
 pub mod textcfg;
 
 pub use bitset::BitSet;

@@ -9,10 +9,13 @@
 //! nesting, so it works on clang's and flang's shapes at any -O level: an
 //! instruction is inside when it is reachable from the begin call without
 //! passing an end call, *and* an end call is reachable from it without
-//! passing a begin call. The second half keeps out the code after the
-//! construct that loops back to it (`for (...) { single {...} marker; }`),
-//! and the path that skips a `single` body.
+//! passing a begin call. The graph walk itself is pure and tested on
+//! hand-written graphs: `dao_analysis::omp` (pass/analysis/tests/omp.rs).
 use std::collections::{HashMap, HashSet};
+
+use dao_analysis::body::Stmt;
+use dao_analysis::omp::Point;
+use dao_analysis::Body;
 
 use crate::ir::{Block, Value};
 use crate::known::{omp_role, OmpRole};
@@ -39,77 +42,26 @@ pub struct Construct {
     pub ends: Vec<Value>,
 }
 
-fn preds_map(f: Value) -> HashMap<Block, Vec<Block>> {
-    let mut p: HashMap<Block, Vec<Block>> = HashMap::new();
-    for b in f.blocks() {
-        for s in b.successors() {
-            p.entry(s).or_default().push(b);
-        }
-    }
-    p
-}
-
-/// Instructions strictly between `starts` and an end call (see the module comment).
+/// Instructions strictly between `starts` and an end call: the function as
+/// a [`Body`] with one statement per instruction, and
+/// `dao_analysis::omp::between` on it (see the module comment).
 pub fn between(f: Value, starts: &[Value], is_end: &dyn Fn(Value) -> bool, is_begin: &dyn Fn(Value) -> bool) -> HashSet<Value> {
-    // forward from after each start, not across end calls
-    let mut fwd = HashSet::new();
-    let mut seen: HashSet<Block> = HashSet::new();
-    let mut work: Vec<(Block, usize)> = Vec::new();
-    for s in starts {
-        let b = s.parent_block();
-        let pos = b.instructions().iter().position(|i| i == s).unwrap_or(0);
-        work.push((b, pos + 1));
+    let blocks = f.blocks();
+    let index: HashMap<Block, usize> = blocks.iter().enumerate().map(|(k, b)| (*b, k)).collect();
+    let insts: Vec<Vec<Value>> = blocks.iter().map(|b| b.instructions()).collect();
+    let mut body = Body::new(0);
+    for (k, b) in blocks.iter().enumerate() {
+        let id = body.add_block();
+        body.blocks[id].stmts = vec![Stmt::default(); insts[k].len()];
+        body.blocks[id].succs = b.successors().iter().filter_map(|s| index.get(s).copied()).collect();
     }
-    while let Some((b, from)) = work.pop() {
-        let insts = b.instructions();
-        let mut stopped = false;
-        for i in &insts[from.min(insts.len())..] {
-            if is_end(*i) {
-                stopped = true;
-                break;
-            }
-            fwd.insert(*i);
-        }
-        if !stopped {
-            for s in b.successors() {
-                if seen.insert(s) {
-                    work.push((s, 0));
-                }
-            }
-        }
-    }
-    // backward from each end call, not across begin calls
-    let preds = preds_map(f);
-    let mut bwd = HashSet::new();
-    let mut seen: HashSet<Block> = HashSet::new();
-    let mut work: Vec<(Block, Option<usize>)> = Vec::new();
-    for b in f.blocks() {
-        for (k, i) in b.instructions().into_iter().enumerate() {
-            if is_end(i) {
-                work.push((b, Some(k)));
-            }
-        }
-    }
-    while let Some((b, upto)) = work.pop() {
-        let insts = b.instructions();
-        let end = upto.unwrap_or(insts.len());
-        let mut stopped = false;
-        for i in insts[..end].iter().rev() {
-            if is_begin(*i) {
-                stopped = true;
-                break;
-            }
-            bwd.insert(*i);
-        }
-        if !stopped {
-            for p in preds.get(&b).into_iter().flatten() {
-                if seen.insert(*p) {
-                    work.push((*p, None));
-                }
-            }
-        }
-    }
-    fwd.intersection(&bwd).copied().collect()
+    let point_of = |i: Value| -> Option<Point> {
+        let b = *index.get(&i.parent_block())?;
+        insts[b].iter().position(|x| *x == i).map(|k| (b, k))
+    };
+    let begins: Vec<Point> = starts.iter().filter_map(|s| point_of(*s)).collect();
+    let inside = dao_analysis::omp::between(&body, &begins, |(b, k)| is_end(insts[b][k]), |(b, k)| is_begin(insts[b][k]));
+    inside.into_iter().map(|(b, k)| insts[b][k]).collect()
 }
 
 fn ident_flags(ident: Value) -> Option<u64> {
