@@ -104,11 +104,13 @@ cases! {
     static_chunk           => OmpCase { name: "static_chunk",           lang: Lang::C, args: &["65"],  master: 17015, serial: false };
     deep_calls_region      => OmpCase { name: "deep_calls_region",      lang: Lang::C, args: &["20"],  master: 2800,  serial: false };
     nowait_loops           => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
+    parallel_if            => OmpCase { name: "parallel_if",            lang: Lang::C, args: &["60"],  master: 2460,  serial: false };
     single_copyprivate     => OmpCase { name: "single_copyprivate",     lang: Lang::C, args: &["100"], master: 11900, serial: false };
     f_parallel_do_reduction => OmpCase { name: "parallel_do_reduction", lang: Lang::Fortran, args: &["45"],  master: 17640, serial: false };
     f_timestep_barrier     => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
     f_private_clauses      => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
     f_orphaned_do          => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
+    f_parallel_if          => OmpCase { name: "parallel_if",            lang: Lang::Fortran, args: &["60"],  master: 2460,  serial: false };
     f_num_threads_clause   => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
 }
 

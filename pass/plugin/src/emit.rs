@@ -471,9 +471,11 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
         };
         let target = match s.kind {
             SiteKind::Call => {
-                b.before(s.inst);
+                // the anchor is the call, or the __kmpc_serialized_parallel
+                // before a direct call of an outlined function (plan.rs)
+                b.before(s.anchor);
                 spill(&b);
-                Block::split_before(s.inst, &format!("dao.site.{}", k + 1))
+                Block::split_before(s.anchor, &format!("dao.site.{}", k + 1))
             }
             SiteKind::Fork => {
                 // label + spills, then (re-executed on restart from here)

@@ -74,7 +74,7 @@ pub enum OmpRole {
 /// thread-number queries, ...).
 pub fn omp_role(name: &str) -> Option<OmpRole> {
     Some(match name {
-        "__kmpc_fork_call" => OmpRole::Fork,
+        "__kmpc_fork_call" | "__kmpc_fork_call_if" => OmpRole::Fork,
         "__kmpc_push_num_threads" => OmpRole::PushNumThreads,
         // copyprivate waits for the whole team (two barriers inside libomp)
         // after the single's winner published its values: a thread may wait
@@ -179,7 +179,9 @@ pub fn classify(name: &str) -> Option<Effect> {
     if name.starts_with("dao_") {
         return Some(Effect::NoMem);
     }
-    if name == "__kmpc_fork_call" {
+    // fork_call_if(ident, argc, microtask, cond, args...): flang's
+    // `parallel if(...)`; libomp serialises the region when cond is 0
+    if name == "__kmpc_fork_call" || name == "__kmpc_fork_call_if" {
         return Some(Effect::ForkCall);
     }
     if RETURNS_TWICE.contains(&name) {

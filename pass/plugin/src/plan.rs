@@ -267,7 +267,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
             if direct {
                 continue;
             }
-            let fork = u.is_call() && u.called_function().is_some_and(|c| c.name() == "__kmpc_fork_call");
+            let fork = u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if"));
             if fork && u.num_args() > FORK_MICROTASK_OPERAND && u.operand(FORK_MICROTASK_OPERAND) == f {
                 continue; // a Fork site in the caller
             }
@@ -352,7 +352,15 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     continue;
                 }
                 // a fork is replayed together with the pushes before it
-                let anchor = if kind == SiteKind::Fork { fork_anchor(f, b, i) } else { i };
+                let anchor = match k {
+                    _ if kind == SiteKind::Fork => fork_anchor(f, b, i),
+                    // clang's `parallel if(...)`, false branch: the outlined
+                    // function called directly between __kmpc_serialized_parallel
+                    // and __kmpc_end_serialized_parallel; the restart must
+                    // enter the serialized region again
+                    CallKind::Defined(g) if microtask[g] => serial_anchor(b, i),
+                    _ => i,
+                };
                 let (bi, si) = t.pos[&anchor];
                 let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
                 let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
@@ -578,6 +586,26 @@ fn fork_anchor(f: Value, b: crate::ir::Block, fork: Value) -> Value {
         insts = pred.instructions();
         pos = insts.len() - 1; // before the branch
     }
+}
+
+/// Where the label of a direct call of an outlined function goes: before
+/// the `__kmpc_serialized_parallel` that opens clang's serialized region
+/// (the stores of the thread id and the zero bound into the allocas passed
+/// to the call may stand between them and are redone), or at the call.
+fn serial_anchor(b: crate::ir::Block, call: Value) -> Value {
+    let insts = b.instructions();
+    let Some(pos) = insts.iter().position(|x| *x == call) else { return call };
+    let args = call.operands();
+    for &p in insts[..pos].iter().rev() {
+        if p.is_call() && p.called_function().is_some_and(|c| c.name() == "__kmpc_serialized_parallel") {
+            return p;
+        }
+        let redo = p.opcode() == Opcode::LLVMStore && p.operand(1).is_alloca() && args.contains(&p.operand(1)) && !p.operand(0).ty().is_pointer();
+        if !redo {
+            break;
+        }
+    }
+    call
 }
 
 fn anchor_index(b: crate::ir::Block, anchor: Value) -> usize {
