@@ -281,9 +281,13 @@ impl<'a> FuncFacts<'a> {
             return Bases { param: true, ..Default::default() };
         }
         if v.is_function() || v.is_global_var() {
-            // functions, constant globals: nothing that needs saving
-            // (thread-local globals are the OpenMP issue's: unknown)
-            return if v.is_global_var() && v.is_thread_local() { Bases::unknown() } else { Bases::default() };
+            // functions, constant globals: nothing that needs saving.
+            // A thread-local global defined here is in the module's TLS
+            // table: the runtime saves every thread's copy whole at every
+            // checkpoint (not by liveness), so reading it needs nothing
+            // more; one defined elsewhere stays unknown.
+            let foreign_tls = v.is_global_var() && v.is_thread_local() && v.initializer().is_none();
+            return if foreign_tls { Bases::unknown() } else { Bases::default() };
         }
         if v.is_const_expr() {
             return match v.const_opcode() {
@@ -312,7 +316,10 @@ impl<'a> FuncFacts<'a> {
             Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
             Opcode::LLVMCall => {
                 let name = v.called_function().map(|c| c.name()).unwrap_or_default();
-                if matches!(classify(&name), Some(Effect::Alloc(_))) || (name.starts_with("dao_") && name.contains("alloc")) {
+                if name == "llvm.threadlocal.address" {
+                    // clang's access to a thread-local global (threadprivate)
+                    self.bases(v.operand(0))
+                } else if matches!(classify(&name), Some(Effect::Alloc(_))) || (name.starts_with("dao_") && name.contains("alloc")) {
                     Bases { heap: true, ..Default::default() }
                 } else {
                     Bases::unknown()

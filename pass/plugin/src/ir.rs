@@ -484,9 +484,13 @@ impl Value {
     /// Move this instruction right before `before`.
     pub fn move_before(self, before: Value, b: &Builder) {
         unsafe {
+            // keep the name (LLVMInsertIntoBuilder would clear it)
+            let mut len = 0usize;
+            let p = LLVMGetValueName2(self.0, &mut len);
+            let name = std::ffi::CString::new(std::slice::from_raw_parts(p as *const u8, len)).unwrap_or_default();
             LLVMInstructionRemoveFromParent(self.0);
             LLVMPositionBuilderBefore(b.b, before.0);
-            LLVMInsertIntoBuilder(b.b, self.0);
+            LLVMInsertIntoBuilderWithName(b.b, self.0, name.as_ptr());
         }
     }
     pub fn set_alignment(self, a: u32) {

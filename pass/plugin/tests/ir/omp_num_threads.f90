@@ -29,7 +29,7 @@ end subroutine
 ! CHECK: dao.fork.1:
 ! CHECK-NOT: {{^[a-z._0-9]+:}}
 ! CHECK: call void @__kmpc_push_num_threads(ptr {{.*}}@1, i32 %dao.demote{{[0-9]*}}.0, i32 3)
-! CHECK-NEXT: store i64 %dao.demote{{[0-9]*}}.0, ptr %[[COPY:[0-9]+]]
+! CHECK-NEXT: store i64 %dao.demote{{[0-9]*}}.0, ptr %[[COPY:[a-zA-Z._0-9]+]]
 ! O0-NEXT: br label %omp_parallel
 ! O0: omp_parallel:
 ! O0-NEXT: getelementptr

@@ -99,10 +99,10 @@ double roles(int n, double fp) {
 // IR0: dao.fork.1:
 // IR0-NEXT: [[FPR:%dao.demote[0-9.]*]] = phi i64 [ %dao.reload, %dao.restore.1 ], [ [[FP]], %{{.*}} ]
 // IR0-NEXT: call void @dao_omp_fork(
-// IR0-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 4, ptr @roles.omp_outlined, ptr %n.addr, ptr %{{[0-9]+}}, ptr %{{[0-9]+}}, i64 [[FPR]])
+// IR0-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 4, ptr @roles.omp_outlined, ptr %n.addr, ptr %{{[a-zA-Z._0-9]+}}, ptr %{{[a-zA-Z._0-9]+}}, i64 [[FPR]])
 // IR0: dao.fork.2:
 // IR0-NEXT: call void @dao_omp_fork(
-// IR0-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 3, ptr @roles.omp_outlined.1, ptr %n.addr, ptr %{{[0-9]+}}, ptr %{{[0-9]+}})
+// IR0-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{[0-9]+}}, i32 3, ptr @roles.omp_outlined.1, ptr %n.addr, ptr %{{[a-zA-Z._0-9]+}}, ptr %{{[a-zA-Z._0-9]+}})
 
 // reduction, -O2: the running partial sum (an SSA value) is spilled on the
 // candidate's path and merged back by a phi at the resume point.
