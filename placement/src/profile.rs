@@ -83,6 +83,12 @@ pub struct ThreadBytes {
     pub id: u32,
     pub slots: u64,
     pub stack: u64,
+    /// Thread-local (threadprivate) values, saved whole.
+    #[serde(default)]
+    pub tls: u64,
+    /// Workers: where the thread stood (candidate, barrier, exited, idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,7 +105,7 @@ impl Instance {
         self.shared.globals + self.shared.heap
     }
     pub fn private_bytes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.threads.iter().map(|t| t.slots + t.stack)
+        self.threads.iter().map(|t| t.slots + t.stack + t.tls)
     }
     /// Saved bytes (module comment).
     pub fn bytes(&self, threads: Option<u32>) -> u64 {

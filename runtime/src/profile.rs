@@ -12,8 +12,11 @@
 //! "Checkpoint placement"), one instance per line.
 //!
 //! Bytes: shared = globals + heap, private (per thread) = slots + stack
-//! objects of its frames. Only the main thread reaches candidates for now,
-//! so `threads` has one entry, role "master"; issue #3 adds the workers.
+//! objects of its frames + its thread-local values (`tls`). Instances are
+//! the main thread's candidates; inside a parallel region the team is
+//! gathered and `threads` has one entry per worker too (role "worker",
+//! with the `state` it stopped in: candidate, barrier, exited), plus idle
+//! workers outside regions that hold thread-local values.
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -37,6 +40,8 @@ struct State {
     overhead_ns: u64,
     /// One JSON object per instance.
     lines: Vec<String>,
+    /// Largest team seen at an instance.
+    team: u32,
 }
 
 /// Starts profiling when DAO_PROFILE is set (config.rs has checked that
@@ -47,7 +52,7 @@ pub fn setup(cfg: &Config) {
     let ident = crate::identity::current()
         .unwrap_or_else(|e| fatal(format_args!("cannot read /proc/self/exe to identify the executable: {e}")));
     let exe = std::fs::read_link("/proc/self/exe").map(|p| p.display().to_string()).unwrap_or_default();
-    *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(State { path, exe, ident, start_ns, overhead_ns: 0, lines: Vec::new() });
+    *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(State { path, exe, ident, start_ns, overhead_ns: 0, lines: Vec::new(), team: 1 });
     ON.store(true, Relaxed);
     // SAFETY: registering a plain extern "C" fn.
     unsafe { libc::atexit(at_exit) };
@@ -70,26 +75,61 @@ fn site_name(top: *mut DaoFrame) -> String {
     format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
 }
 
-/// Measures the candidate instance the countdown just reached.
+fn frame_bytes(chain: &[dao_format::Frame<'_>]) -> (u64, u64) {
+    let slots = chain.iter().flat_map(|f| &f.slots).map(|v| v.bytes.len() as u64).sum();
+    let stack = chain.iter().flat_map(|f| &f.stack_objects).map(|o| o.bytes.len() as u64).sum();
+    (slots, stack)
+}
+
+fn tls_bytes(t: &[dao_format::TlsValue<'_>]) -> u64 {
+    t.iter().map(|v| v.bytes.len() as u64).sum()
+}
+
+/// The byte counts of one instance, as the JSON fields after "site".
+fn measure(frame: *mut DaoFrame, workers: &[crate::omp::Stopped]) -> (String, u32) {
+    let c = crate::collect::collect_team(frame, workers, false, false);
+    let (ms, mk) = frame_bytes(&c.chain);
+    let mt = tls_bytes(&c.master_tls);
+    let wt: u64 = c.workers.iter().map(|w| tls_bytes(&w.tls)).sum();
+    let mut threads = vec![format!("{{\"role\":\"master\",\"id\":0,\"slots\":{ms},\"stack\":{mk},\"tls\":{mt}}}")];
+    let mut team = 1;
+    for w in &c.workers {
+        let (s, k) = frame_bytes(&w.chain);
+        let state = match w.state {
+            dao_format::WORKER_AT_CANDIDATE => "candidate",
+            dao_format::WORKER_AT_BARRIER => "barrier",
+            dao_format::WORKER_EXITED => "exited",
+            _ => "idle",
+        };
+        if w.state != dao_format::WORKER_IDLE {
+            team += 1;
+        }
+        threads.push(format!("{{\"role\":\"worker\",\"id\":{},\"state\":\"{state}\",\"slots\":{s},\"stack\":{k},\"tls\":{}}}", w.thread, tls_bytes(&w.tls)));
+    }
+    let globals = c.bytes.globals.saturating_sub(mt + wt);
+    (format!("\"shared\":{{\"globals\":{globals},\"heap\":{}}},\"threads\":[{}]", c.bytes.heap, threads.join(",")), team)
+}
+
+/// Measures the candidate instance the countdown just reached. Inside a
+/// parallel region the team is gathered as for a checkpoint (the blocking
+/// protocol), so every worker's private bytes are those at the position it
+/// stopped at; the gathering time counts as measuring time.
 pub fn record(frame: *mut DaoFrame) {
     let t0 = now_ns();
     let n = crate::policy::candidates();
     let site = site_name(frame);
-    let c = crate::collect::collect(frame, false, false);
-    let b = c.bytes;
-    drop(c);
+    let mut m = None;
+    if crate::omp::in_region() {
+        crate::omp::with_team_stopped(|w| m = Some(measure(frame, w)));
+    }
+    // outside a region, or the team could not be gathered (DAO_OMP_TIMEOUT,
+    // warned): the master alone
+    let (fields, team) = m.unwrap_or_else(|| measure(frame, &[]));
     let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
     let Some(s) = g.as_mut() else { return };
     let time = t0.saturating_sub(s.start_ns).saturating_sub(s.overhead_ns);
-    let mut line = format!(
-        "{{\"n\":{n},\"time_s\":{:.9},\"site\":{},\"shared\":{{\"globals\":{},\"heap\":{}}},\"threads\":[{{\"role\":\"master\",\"id\":0,\"slots\":{},\"stack\":{}}}]",
-        time as f64 * 1e-9,
-        quote(&site),
-        b.globals,
-        b.heap,
-        b.slots,
-        b.stack
-    );
+    s.team = s.team.max(team);
+    let mut line = format!("{{\"n\":{n},\"time_s\":{:.9},\"site\":{},{fields}", time as f64 * 1e-9, quote(&site));
     let spent = now_ns().saturating_sub(t0);
     line += &format!(",\"measure_s\":{:.9}}}", spent as f64 * 1e-9);
     s.lines.push(line);
@@ -111,10 +151,11 @@ fn finish() {
     let wall = now_ns().saturating_sub(s.start_ns);
     let total = wall.saturating_sub(s.overhead_ns);
     let text = format!(
-        "{{\"format\":\"dao-profile\",\"version\":1,\"executable\":{{\"path\":{},\"hash\":\"{:016x}\",\"size\":{}}},\"threads\":1,\"total_time_s\":{:.9},\"overhead_s\":{:.9},\"wall_time_s\":{:.9},\"instances\":[\n{}\n]}}\n",
+        "{{\"format\":\"dao-profile\",\"version\":1,\"executable\":{{\"path\":{},\"hash\":\"{:016x}\",\"size\":{}}},\"threads\":{},\"total_time_s\":{:.9},\"overhead_s\":{:.9},\"wall_time_s\":{:.9},\"instances\":[\n{}\n]}}\n",
         quote(&s.exe),
         s.ident.hash,
         s.ident.size,
+        s.team,
         total as f64 * 1e-9,
         s.overhead_ns as f64 * 1e-9,
         wall as f64 * 1e-9,

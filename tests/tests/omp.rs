@@ -193,3 +193,47 @@ fn distributed_and_master_only_saving() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A profiling run (DAO_PROFILE) of a program with candidates inside a
+/// parallel region gathers the team at each instance: the instances in the
+/// region list every worker with its private bytes and where it stopped;
+/// `dao place` reads the profile.
+#[test]
+fn profile_lists_the_workers_private_bytes() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join("test-programs/omp/c/stencil3d_heap.c");
+    let bdir = std::env::temp_dir().join("dao-omp-build-stencil3d_heap-O2");
+    let flags = vec!["-fopenmp".to_string()];
+    let inst = build_once("stencil3d_heap-O2-inst", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
+    let dir = fresh_dir("omp-profile-workers");
+    let prof = dir.join("profile.json");
+    let st = std::process::Command::new(&inst)
+        .arg("30")
+        .env("OMP_NUM_THREADS", "3")
+        .env("DAO_PROFILE", &prof)
+        .env_remove("DAO_DIR")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "{st}");
+    let p: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    assert_eq!(p["threads"], 3, "team size of the profile");
+    let inst_in_region: Vec<&serde_json::Value> = p["instances"].as_array().unwrap().iter().filter(|i| i["threads"].as_array().unwrap().len() == 3).collect();
+    assert!(!inst_in_region.is_empty(), "no instance inside the region lists the workers");
+    for i in &inst_in_region {
+        let th = i["threads"].as_array().unwrap();
+        assert_eq!(th[0]["role"], "master");
+        for (k, w) in th[1..].iter().enumerate() {
+            assert_eq!(w["role"], "worker");
+            assert_eq!(w["id"], k as u64 + 1);
+            assert!(["candidate", "barrier", "exited"].contains(&w["state"].as_str().unwrap()), "{w}");
+            if w["state"] == "candidate" {
+                assert!(w["slots"].as_u64().unwrap() + w["stack"].as_u64().unwrap() > 0, "a worker at a candidate saves its position: {w}");
+            }
+        }
+        assert!(i["shared"]["heap"].as_u64().unwrap() > 1_000_000, "the shared grids: {i}");
+    }
+    let out = std::process::Command::new(&dao_tests::paths::tools().dao).args(["place", "--profile"]).arg(&prof).args(["--mtbf", "100"]).output().unwrap();
+    assert!(out.status.success(), "dao place: {}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
