@@ -27,7 +27,12 @@
 //! d costs at least T + waste(d). Given any placement of expected time U
 //! (we use the better of Young's and Daly's periodic placements and of no
 //! checkpoint at all), the optimum has no segment longer than d_max with
-//! waste(d_max) = U - T, and the DP only looks that far back.
+//! waste(d_max) = U - T, and the DP only looks that far back. Second, per
+//! j: g(i) >= t_i (every segment costs at least its work) and E grows with
+//! the recovery cost, so g(i) + E(i, j) >= t_j - d + E(d, c_j, restart),
+//! a bound that does not decrease with d (its derivative is
+//! (M + restart)/M e^{(d+c)/M} - 1 >= 0): scanning i backwards, the DP
+//! stops at the first i whose bound reaches the best value found so far.
 //!
 //! Young's interval sqrt(2 C M) and Daly's are computed with C the mean
 //! checkpoint cost over the instances; their placements are periodic
@@ -164,6 +169,12 @@ pub fn min_expected(p: &Problem, m: &CostModel) -> (Choice, u64) {
         for i in (0..j).rev() {
             let d = tj - time(i);
             if d > d_max {
+                break;
+            }
+            // g(i) >= t_i and E(i, j) >= E with the smallest recovery, so
+            // g(i) + E(i, j) >= t_j - d + E(d, c_j, restart), which does
+            // not decrease with d: nothing further back can beat `best`
+            if tj - d + m.segment(d, cj, m.restart) >= best {
                 break;
             }
             if g[i].is_finite() {
