@@ -256,7 +256,15 @@ impl<W: Write + Seek> Writer<W> {
 
 /// Payloads shorter than this are copied into the layout's metadata buffer
 /// instead of being written from program memory (fewer, larger writes).
-const BULK_MIN: usize = 4096;
+const BULK_MIN: usize = 256;
+
+/// A unit made of more pieces than this is assembled in a buffer and
+/// written with one system call.
+const GATHER_OVER: usize = 8;
+
+thread_local! {
+    static GATHER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 enum Src<'a> {
     /// `len` bytes at this offset of the metadata buffer.
@@ -319,7 +327,7 @@ impl<'a> Sink<'a> for Planner<'a, '_> {
 /// each unit is hashed and written with positioned writes by whichever
 /// thread claims it; [`Layout::finish`] then writes the section records,
 /// the header and the trailer from the units' digests. Program memory is
-/// referenced, not copied (payloads under 4 KiB are).
+/// referenced, not copied (payloads under 256 bytes are; a unit of many pieces is assembled in a per-thread buffer and written at once).
 ///
 /// The file is the same, byte for byte, as the one [`Writer`] writes.
 pub struct Layout<'a> {
@@ -394,17 +402,33 @@ impl<'a> Layout<'a> {
         let base = s.at + SECTION_HEADER_LEN as u64;
         let mut h = Xxh3::new();
         let first = s.pieces.partition_point(|p| p.off + p.len <= start);
-        for p in &s.pieces[first..] {
-            if p.off >= end {
-                break;
-            }
+        let pieces = s.pieces[first..].iter().take_while(|p| p.off < end);
+        let slices = pieces.map(|p| {
             let (a, b) = (start.max(p.off), end.min(p.off + p.len));
             let bytes = match p.src {
                 Src::Meta(m) => &self.meta[m + (a - p.off) as usize..m + (b - p.off) as usize],
                 Src::Bulk(x) => &x[(a - p.off) as usize..(b - p.off) as usize],
             };
-            h.update(bytes);
-            f.write_all_at(bytes, base + a)?;
+            (a, bytes)
+        });
+        if s.pieces[first..].iter().take_while(|p| p.off < end).nth(GATHER_OVER).is_none() {
+            // few pieces: write each from where it is
+            for (a, bytes) in slices {
+                h.update(bytes);
+                f.write_all_at(bytes, base + a)?;
+            }
+        } else {
+            // many small pieces (a heap of many blocks): one write per unit
+            // costs a copy of at most 1 MiB instead of a system call per piece
+            GATHER.with(|g| -> io::Result<()> {
+                let mut g = g.borrow_mut();
+                g.clear();
+                for (_, bytes) in slices {
+                    g.extend_from_slice(bytes);
+                }
+                h.update(&g);
+                f.write_all_at(&g, base + start)
+            })?;
         }
         Ok(h.digest())
     }

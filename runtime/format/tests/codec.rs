@@ -111,6 +111,21 @@ fn big_sample() -> Checkpoint<'static> {
     c
 }
 
+/// Many heap blocks just over the bulk threshold: units made of hundreds of
+/// pieces (the gathered write path).
+fn many_blocks_sample() -> Checkpoint<'static> {
+    let mut c = common::sample(4, 5);
+    let mut blocks = Vec::new();
+    let mut addr = 0x20_0000u64;
+    for k in 0..1500usize {
+        let n = 4096 + (k * 37) % 3000;
+        blocks.push(HeapBlock { addr, size: n as u64, bytes: Some(std::borrow::Cow::Owned((0..n).map(|i| (i ^ k) as u8).collect())) });
+        addr += n as u64 + 16;
+    }
+    c.heap.blocks = blocks;
+    c
+}
+
 fn layout_bytes(c: &Checkpoint<'_>, threads: usize) -> Vec<u8> {
     let l = Layout::new(Parts {
         header: &c.header,
@@ -137,7 +152,7 @@ fn layout_bytes(c: &Checkpoint<'_>, threads: usize) -> Vec<u8> {
 
 #[test]
 fn distributed_layout_writes_the_same_bytes_as_the_stream() {
-    for c in [common::sample(9, 9), Checkpoint::default(), big_sample()] {
+    for c in [common::sample(9, 9), Checkpoint::default(), big_sample(), many_blocks_sample()] {
         let want = c.encode();
         for threads in [1, 2, 3, 8] {
             let got = layout_bytes(&c, threads);
