@@ -214,6 +214,12 @@ pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, i
         }
         args.extend(inputs.link_objects.iter().map(|p| p.as_os_str().to_owned()));
         if let Some(rt) = &inputs.runtime {
+            // libm first: the Rust staticlib carries compiler_builtins'
+            // weak software copies of trunc, floor, fmod, sqrt, ...; a
+            // reference still open when the linker reaches the archive
+            // would take them (19 instructions for trunc instead of 2;
+            // flang's links have no -lm before ours)
+            args.push("-lm".into());
             args.push(rt.as_os_str().to_owned());
             args.extend(RUNTIME_NATIVE_LIBS.iter().map(OsString::from));
         }
@@ -278,7 +284,7 @@ mod tests {
         assert_eq!(p.program, "clang-19");
         let s = display_command(&p.program, &p.args);
         assert!(s.starts_with("clang-19 -fpass-plugin=/x/libdao.so -I/x/include -gline-tables-only -fno-discard-value-names -O2 a.c -o a -no-pie -Wl,--wrap=malloc"), "{s}");
-        assert!(s.contains(" /x/libdao_rt.a"), "{s}");
+        assert!(s.contains(" -lm /x/libdao_rt.a"), "libm before the runtime: {s}");
         assert!(s.contains("-lpthread") && s.contains("-ldl"), "{s}");
         assert!(p.env.is_empty());
     }

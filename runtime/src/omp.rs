@@ -339,9 +339,11 @@ struct Job {
 /// itself (each call claims pieces until none are left). Returns when every
 /// call of `work` has returned.
 ///
-/// Safety argument (SeqCst Dekker pair): a worker increments `JOB_USERS`
-/// *then* loads `JOB`; the master stores null into `JOB` *then* waits for
-/// `JOB_USERS` to be 0. If the master reads 0, the worker's increment comes
+/// Safety argument (Dekker pair, SeqCst accesses with a SeqCst fence
+/// between each side's write and read; model-checked in
+/// runtime/protocol-model): a worker increments `JOB_USERS` *then* loads
+/// `JOB`; the master stores null into `JOB` *then* waits for `JOB_USERS`
+/// to be 0. If the master reads 0, the worker's increment comes
 /// later in the single total order, so its load sees null and it never
 /// touches the job; otherwise the master waits until it has left.
 pub fn share_work(work: &(dyn Fn() + Sync)) {
@@ -353,6 +355,7 @@ pub fn share_work(work: &(dyn Fn() + Sync)) {
     JOB.store(&job as *const Job as *mut Job, SeqCst);
     work();
     JOB.store(std::ptr::null_mut(), SeqCst);
+    std::sync::atomic::fence(SeqCst);
     backoff_wait(|| JOB_USERS.load(SeqCst) == 0);
 }
 
@@ -362,6 +365,7 @@ fn help() -> bool {
         return false;
     }
     JOB_USERS.fetch_add(1, SeqCst);
+    std::sync::atomic::fence(SeqCst);
     let j = JOB.load(SeqCst);
     if !j.is_null() {
         // SAFETY: see share_work.
@@ -487,13 +491,17 @@ pub fn tid() -> i32 {
 }
 
 /// Before main: settings that keep libomp from blocking threads where the
-/// protocol cannot see them. Reductions are forced to the atomic method
+/// protocol cannot see them. Reductions are forced to the critical method
 /// (unless the user chose one): libomp's tree reduction waits inside
 /// `__kmpc_reduce*` for other threads, a wait no participation point covers.
+/// With the critical method a thread waits there only for the lock, which
+/// the holder releases after combining its contribution (no marker, no
+/// barrier in between). Not `atomic`: flang's reductions do not support it,
+/// and libomp then warns at every reduction.
 pub fn prepare_env() {
     let _ = timeout(); // a malformed DAO_OMP_TIMEOUT fails at start, not at the first checkpoint
     if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
-        std::env::set_var("KMP_FORCE_REDUCTION", "atomic");
+        std::env::set_var("KMP_FORCE_REDUCTION", "critical");
     }
 }
 

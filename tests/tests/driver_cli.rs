@@ -292,3 +292,35 @@ fn run_resumes_an_instrumented_program_until_done() {
     assert_eq!(resumes, 4, "{e}");
     assert_eq!(std::fs::read(&outfile).unwrap(), expected.stdout, "output after 4 kills differs from the clean run");
 }
+
+/// libm's functions are not replaced by the runtime archive's weak
+/// software copies (Rust's compiler_builtins): flang's link line has no
+/// -lm before the runtime, so `dao fc` puts one there. `trunc` must come
+/// from glibc (undefined in the executable), not be defined in it.
+#[test]
+fn fc_links_libm_math_not_the_runtime_copies() {
+    let dir = fresh_dir("driver-fc-libm");
+    let src = write(
+        &dir,
+        "t.f90",
+        "program t\n  real(8) :: x, y\n  integer :: i\n  x = 0\n  y = 1.7d0 + command_argument_count()\n  do i = 1, 10\n    x = x + aint(dble(i) * y) + floor(dble(i) / y)\n  end do\n  print *, x\nend program t\n",
+    );
+    let exe = dir.join("t");
+    let o = out(dao(&["fc", "-O2", src.to_str().unwrap(), "-o", exe.to_str().unwrap()]));
+    assert!(o.status.success(), "dao fc: {}", stderr(&o));
+    let nm = out({
+        let mut c = Command::new("nm");
+        c.arg(&exe);
+        c
+    });
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    let referenced = |f: &str| syms.lines().any(|l| l.split_whitespace().last().is_some_and(|n| n == f || n.starts_with(&format!("{f}@"))));
+    assert!(referenced("trunc"), "the test program must call trunc (flang inlined it?):\n{syms}");
+    for f in ["trunc", "floor"] {
+        let defined = syms.lines().any(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() == 3 && w[2] == f && matches!(w[1], "W" | "T" | "t" | "w")
+        });
+        assert!(!defined, "{f} is defined in the executable (the runtime's software copy), not taken from libm:\n{}", syms.lines().filter(|l| l.contains(f)).collect::<Vec<_>>().join("\n"));
+    }
+}

@@ -237,3 +237,29 @@ fn profile_lists_the_workers_private_bytes() {
     assert!(out.status.success(), "dao place: {}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With checkpointing on, the runtime forces libomp's reductions to a
+/// method that does not wait for the team inside `__kmpc_reduce`; the
+/// method must be one flang's reductions support, or libomp warns at every
+/// reduction (it did with `atomic`).
+#[test]
+fn fortran_reductions_run_without_libomp_warnings() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join("test-programs/omp/fortran/timestep_barrier.f90");
+    let bdir = std::env::temp_dir().join("dao-omp-build-timestep_barrier-O2");
+    let flags = vec!["-fopenmp".to_string()];
+    let inst = build_once("timestep_barrier-O2-inst", || build_sources(Lang::Fortran, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
+    let dir = fresh_dir("omp-reduction-warnings");
+    let out = std::process::Command::new(&inst)
+        .arg("200")
+        .env("OMP_NUM_THREADS", "2")
+        .env("DAO_DIR", dir.join("ck"))
+        .env("DAO_EVERY", "100")
+        .env_remove("KMP_FORCE_REDUCTION")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("OMP: Warning"), "libomp warnings on stderr:\n{}", err.lines().take(5).collect::<Vec<_>>().join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
