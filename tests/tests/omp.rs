@@ -40,17 +40,23 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
     };
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join(format!("test-programs/omp/{sub}/{}.{ext}", c.name));
-    let bdir = std::env::temp_dir().join(format!("dao-omp-build-{}-{}", c.name, opt.name()));
+    // C and Fortran programs may share a name (parallel_if): keep their
+    // builds, build-cache keys and output directories apart
+    let tag = match c.lang {
+        Lang::C => c.name.to_string(),
+        Lang::Fortran => format!("f-{}", c.name),
+    };
+    let bdir = std::env::temp_dir().join(format!("dao-omp-build-{tag}-{}", opt.name()));
     let flags = vec!["-fopenmp".to_string()];
-    let clean = build_once(&format!("{}-{}-clean", c.name, opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Clean, &bdir))
+    let clean = build_once(&format!("{tag}-{}-clean", opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Clean, &bdir))
         .unwrap_or_else(|e| panic!("clean build: {e}"));
-    let inst = build_once(&format!("{}-{}-inst", c.name, opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Instrumented, &bdir))
+    let inst = build_once(&format!("{tag}-{}-inst", opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Instrumented, &bdir))
         .unwrap_or_else(|e| panic!("instrumented build: {e}"));
     let per_master = if c.serial { c.master } else { c.master / threads as u64 };
     let every = (per_master / 12).max(1);
-    let dir = fresh_dir(&format!("omp-{}-{}-t{threads}", c.name, opt.name()));
+    let dir = fresh_dir(&format!("omp-{tag}-{}-t{threads}", opt.name()));
     check_plan(&Plan {
-        label: format!("{} {} t={threads}", c.name, opt.name()),
+        label: format!("{tag} {} t={threads}", opt.name()),
         dir: dir.clone(),
         clean,
         inst,
@@ -246,9 +252,9 @@ fn profile_lists_the_workers_private_bytes() {
 fn fortran_reductions_run_without_libomp_warnings() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join("test-programs/omp/fortran/timestep_barrier.f90");
-    let bdir = std::env::temp_dir().join("dao-omp-build-timestep_barrier-O2");
+    let bdir = std::env::temp_dir().join("dao-omp-build-f-timestep_barrier-O2");
     let flags = vec!["-fopenmp".to_string()];
-    let inst = build_once("timestep_barrier-O2-inst", || build_sources(Lang::Fortran, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
+    let inst = build_once("f-timestep_barrier-O2-inst", || build_sources(Lang::Fortran, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
     let dir = fresh_dir("omp-reduction-warnings");
     let out = std::process::Command::new(&inst)
         .arg("200")
