@@ -163,9 +163,6 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
             (store.file_path(r.seq).display().to_string(), bytes, Some(info))
         }
     };
-    for (f, why) in &skipped {
-        diag::warn(format_args!("{f} is {why}, falling back to {file}"));
-    }
     let c = match &found {
         Found::File { blob, .. } => decode(blob).unwrap_or_else(|e| fatal(e.with_file(&file))),
         Found::Store(r) => {
@@ -181,7 +178,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
             diag::info(format_args!("store checkpoint {} ({}): {}", r.seq, crate::storage::kind_name(r.kind), chain.join(" + ")));
         }
     }
-    restore(s, c, &file, file_bytes, skipped.len(), store_info, t0);
+    restore(s, c, &file, file_bytes, &skipped, store_info, t0);
     match found {
         Found::Store(r) => Some(r),
         Found::File { .. } => None,
@@ -191,7 +188,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
 /// Puts the chosen checkpoint back: checks it is this executable's, then
 /// heap, globals, stdout/stderr, counters, and arms the lazy restore of
 /// the frame chains.
-fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: usize, store_info: Option<String>, t0: Instant) {
+fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: &[(String, String)], store_info: Option<String>, t0: Instant) {
     let file = file.to_string();
     let h = &c.header;
     if h.binary_hash != s.ident.hash || h.binary_size != s.ident.size {
@@ -237,6 +234,10 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     }
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
+    // after the rewind of stderr, so that they stay in a stderr file
+    for (f, why) in skipped {
+        diag::warn(format_args!("{f} is {why}, falling back to {file}"));
+    }
 
     policy::set_candidates(c.runtime.candidates);
     s.checkpoints = c.runtime.checkpoints;
@@ -271,7 +272,7 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
             bytes_restored.json(),
             c.chain.len(),
             file_bytes,
-            skipped,
+            skipped.len(),
             t0.elapsed().as_secs_f64(),
             store_info.map(|i| format!(",{i}")).unwrap_or_default()
         ),

@@ -268,3 +268,146 @@ fn every_mode_and_flush_is_covered() {
         }
     }
 }
+
+// ---- damage, foreign checkpoints, finished runs, switching formats ----
+
+use dao_tests::process::{self, compare_outputs, RunSpec};
+use std::time::Duration;
+
+/// One run of `exe` (grid3d-sized) with DAO_DIR=`ck`, DAO_EVERY=60 and `env`,
+/// stdout appended to `out`.
+fn run(exe: &std::path::Path, ck: &std::path::Path, out: &std::path::Path, stats: &std::path::Path, env: &[(&'static str, &str)]) -> process::Finished {
+    let mut e: Vec<(&'static str, String)> = vec![
+        ("DAO_DIR", ck.display().to_string()),
+        ("DAO_EVERY", "60".into()),
+        ("DAO_STATS", stats.display().to_string()),
+    ];
+    e.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    let spec = RunSpec { exe, args: &["80"], env: e, stdout_append: out.to_path_buf(), stderr: stats.with_extension("stderr") };
+    process::run(&spec, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn reference(dir: &std::path::Path) -> PathBuf {
+    let clean = binary(&GRID3D, Variant::Clean);
+    let r = dir.join("clean.stdout");
+    let _ = std::fs::remove_file(&r);
+    let spec = RunSpec { exe: &clean, args: &["80"], env: vec![], stdout_append: r.clone(), stderr: dir.join("clean.stderr") };
+    assert!(process::run(&spec, Duration::from_secs(60)).unwrap().status.success());
+    r
+}
+
+const ENGINE_INCR: &[(&str, &str)] = &[("DAO_STORE", "engine"), ("DAO_INCREMENTAL", "incremental")];
+
+fn with(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    ENGINE_INCR.iter().copied().chain(extra.iter().copied()).collect()
+}
+
+fn flip_middle_byte(p: &std::path::Path) {
+    let mut b = std::fs::read(p).unwrap();
+    let i = b.len() / 2;
+    b[i] ^= 0x40;
+    std::fs::write(p, b).unwrap();
+}
+
+/// A damaged file in the middle of an incremental chain: the restart names
+/// every checkpoint it passes over (the damaged one and the deltas built
+/// on it), resumes from the newest intact one, and the output is still the
+/// clean run's; `dao inspect` shows the same. Damage to the base of every
+/// chain is a clear error (exit 3), not a fresh start.
+#[test]
+fn damaged_chain_falls_back_and_says_so() {
+    let dir = fresh_dir("store/damaged");
+    let (ck, out, st) = (dir.join("ck"), dir.join("out"), dir.join("st"));
+    let want = reference(&dir);
+    let inst = binary(&GRID3D, Variant::Instrumented);
+    let r = run(&inst, &ck, &out, &st.with_extension("1"), &with(&[("DAO_CRASH_AFTER", "6")]));
+    assert!(r.killed_by(9), "{}", r.describe());
+    flip_middle_byte(&ck.join("store.000004.dst"));
+    let listing = std::process::Command::new(&tools().dao).arg("inspect").arg(&ck).output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    assert!(listing.contains("a restart would resume from store.000003.dst"), "{listing}");
+    assert_eq!(listing.matches("invalid").count(), 3, "4, 5 and 6: {listing}");
+
+    let r = run(&inst, &ck, &out, &st.with_extension("2"), ENGINE_INCR);
+    assert!(r.status.success(), "{}", r.describe());
+    for q in [4, 5, 6] {
+        assert!(
+            r.stderr.contains(&format!("store.00000{q}.dst is not restorable")) && r.stderr.contains("falling back to"),
+            "checkpoint {q} is reported: {}",
+            r.stderr
+        );
+    }
+    assert!(r.stderr.contains("dao: resuming from") && r.stderr.contains("store.000003.dst (checkpoint 3"), "{}", r.stderr);
+    let restarts = events(&st.with_extension("2"), "restart");
+    assert_eq!(restarts[0]["seq"], 3);
+    assert_eq!(restarts[0]["skipped"], 3);
+    compare_outputs(&want, &out).unwrap();
+
+    // the base of every chain damaged: nothing to resume, which is an error
+    let (ck2, out2) = (dir.join("ck2"), dir.join("out2"));
+    let r = run(&inst, &ck2, &out2, &st.with_extension("3"), &with(&[("DAO_CRASH_AFTER", "3")]));
+    assert!(r.killed_by(9), "{}", r.describe());
+    flip_middle_byte(&ck2.join("store.000001.dst"));
+    let r = run(&inst, &ck2, &out2, &st.with_extension("4"), ENGINE_INCR);
+    assert_eq!(r.status.code(), Some(3), "{}", r.describe());
+    assert!(r.stderr.contains("dao: error: no valid checkpoint") && r.stderr.contains("store.000001.dst"), "{}", r.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Another executable's store checkpoint is refused with exit 3; a run that
+/// finished is not resumed, and the next run numbers after it, starting a
+/// new chain with a full checkpoint.
+#[test]
+fn foreign_and_finished_store_checkpoints_are_not_resumed() {
+    let dir = fresh_dir("store/foreign");
+    let (ck, out, st) = (dir.join("ck"), dir.join("out"), dir.join("st"));
+    let inst = binary(&GRID3D, Variant::Instrumented);
+    let other = binary(&LINKED_LIST, Variant::Instrumented);
+    let r = run(&inst, &ck, &out, &st.with_extension("1"), &with(&[("DAO_CRASH_AFTER", "2")]));
+    assert!(r.killed_by(9), "{}", r.describe());
+    let r = run(&other, &ck, &dir.join("out-other"), &st.with_extension("2"), ENGINE_INCR);
+    assert_eq!(r.status.code(), Some(3), "{}", r.describe());
+    assert!(r.stderr.contains("was written by a different executable"), "{}", r.stderr);
+
+    let (ck, out) = (dir.join("ck-fin"), dir.join("out-fin"));
+    let r = run(&inst, &ck, &out, &st.with_extension("3"), ENGINE_INCR);
+    assert!(r.status.success(), "{}", r.describe());
+    let n = events(&st.with_extension("3"), "checkpoint").len() as u64;
+    assert!(n >= 2);
+    let r = run(&inst, &ck, &out, &st.with_extension("4"), ENGINE_INCR);
+    assert!(r.status.success() && !r.stderr.contains("resuming"), "{}", r.describe());
+    let cps = events(&st.with_extension("4"), "checkpoint");
+    assert_eq!(cps[0]["seq"], n + 1, "numbering continues after the finished run");
+    assert_eq!(cps[0]["store"]["kind"], "full", "a new chain: {}", cps[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// DAO_STORE chooses how checkpoints are written; a restart reads either
+/// kind, whichever is newest (one numbering): single files -> engine ->
+/// single files -> engine, killed after two checkpoints each time, ends
+/// with the clean run's output.
+#[test]
+fn switching_between_single_files_and_the_store() {
+    let dir = fresh_dir("store/switch");
+    let (ck, out, st) = (dir.join("ck"), dir.join("out"), dir.join("st"));
+    let want = reference(&dir);
+    let inst = binary(&GRID3D, Variant::Instrumented);
+    let file: &[(&str, &str)] = &[("DAO_STORE", "file"), ("DAO_CRASH_AFTER", "2")];
+    let engine: &[(&str, &str)] = &[("DAO_STORE", "engine"), ("DAO_CRASH_AFTER", "2"), ("DAO_ASYNC", "wait")];
+    let steps: [(&[(&str, &str)], Option<&str>); 4] =
+        [(file, None), (engine, Some("ckpt.000002.dao")), (file, Some("store.000004.dst")), (engine, Some("ckpt.000006.dao"))];
+    for (i, (env, from)) in steps.iter().enumerate() {
+        let s = st.with_extension(i.to_string());
+        let r = run(&inst, &ck, &out, &s, env);
+        assert!(r.killed_by(9), "step {i}: {}", r.describe());
+        if let Some(f) = from {
+            let rs = events(&s, "restart");
+            assert!(rs.len() == 1 && rs[0]["file"].as_str().unwrap().ends_with(f), "step {i} resumes {f}: {rs:?}");
+        }
+    }
+    let r = run(&inst, &ck, &out, &st.with_extension("9"), &[("DAO_STORE", "engine")]);
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(events(&st.with_extension("9"), "restart")[0]["file"].as_str().unwrap().ends_with("store.000008.dst"));
+    compare_outputs(&want, &out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
