@@ -51,6 +51,9 @@ pub struct Storage {
     /// Seconds the program waited for the previous flush before this
     /// checkpoint (async `wait`), part of its pause.
     waited_s: f64,
+    /// The process that opened the engine (a forked child that exits
+    /// must not wait for a flush thread it does not have).
+    pid: u32,
 }
 
 /// What is known of a checkpoint when it is handed to the engine; its
@@ -91,7 +94,7 @@ impl Storage {
             AsyncPolicy::Off => Backend::Sync(e),
             p => Backend::Async(AsyncEngine::new(e, p)?),
         };
-        Ok(Storage { backend, cfg, pending: None, waited_s: 0.0 })
+        Ok(Storage { backend, cfg, pending: None, waited_s: 0.0, pid: std::process::id() })
     }
 
     /// The number the next checkpoint gets.
@@ -139,7 +142,7 @@ pub fn before_checkpoint(s: &mut Session) -> bool {
 /// the run is marked finished: a checkpoint committed after the marker
 /// would carry a higher number and be resumed).
 pub fn finish(s: &mut Session) {
-    let Some(st) = s.storage.as_mut() else { return };
+    let Some(st) = s.storage.as_mut().filter(|st| st.pid == std::process::id()) else { return };
     if let Backend::Async(a) = &mut st.backend {
         if let Some(r) = a.wait() {
             settle_result(s, r);
