@@ -82,7 +82,7 @@ const ALLOCATABLE: Prog = Prog {
 };
 /// Small state, frequent candidates: with DAO_ASYNC=skip most candidates
 /// come while a flush runs (fsync) and are skipped.
-const FP_ACCUM: Prog = Prog { name: "fp_accum", sources: &["test-programs/c/fp_accum.c"], args: &["4000000"], every: 20, ..GRID3D };
+const FP_ACCUM: Prog = Prog { name: "fp_accum", sources: &["test-programs/c/fp_accum.c"], args: &["16000000"], every: 40, ..GRID3D };
 /// Checkpoints inside a parallel region (team of 2, shared heap grids).
 const STENCIL_OMP: Prog = Prog {
     name: "stencil3d_heap_t2",
