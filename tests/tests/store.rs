@@ -343,6 +343,18 @@ fn damaged_chain_falls_back_and_says_so() {
     assert_eq!(restarts[0]["skipped"], 3);
     compare_outputs(&want, &out).unwrap();
 
+    // `dao inspect` of a store file rebuilds it from its chain
+    let o = std::process::Command::new(&tools().dao).arg("inspect").arg(ck.join("store.000003.dst")).arg("--json").arg("--binary").arg(&inst).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["seq"], 3);
+    assert_eq!(j["store"]["kind"], "incremental");
+    assert_eq!(j["store"]["chain"], serde_json::json!(["store.000001.dst", "store.000002.dst", "store.000003.dst"]));
+    assert_eq!(j["binary_check"]["matches"], true);
+    assert!(!j["label_stack"].as_array().unwrap().is_empty() && j["heap"]["blocks_saved"].as_u64().unwrap() > 0, "{j}");
+    let o = std::process::Command::new(&tools().dao).arg("inspect").arg(ck.join("store.000005.dst")).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("store.000004.dst"), "a broken chain names the link");
+
     // the base of every chain damaged: nothing to resume, which is an error
     let (ck2, out2) = (dir.join("ck2"), dir.join("out2"));
     let r = run(&inst, &ck2, &out2, &st.with_extension("3"), &with(&[("DAO_CRASH_AFTER", "3")]));
