@@ -412,7 +412,7 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
     // the single file found and the finished marker's coverage
     let file_seq = restart_from.as_deref().and_then(|n| n.split('.').nth(1)).and_then(|x| x.parse::<u64>().ok());
     let floor = cd.finished_through().map_or(0, |t| t + 1).max(file_seq.map_or(0, |q| q + 1));
-    if let Some(&q) = restorable.iter().rev().next().filter(|&&q| q >= floor) {
+    if let Some(&q) = restorable.iter().next_back().filter(|&&q| q >= floor) {
         restart_from = Some(StoreDir::file_name(q));
     }
     Ok(DirReport { dir: dir.display().to_string(), checkpoints, temp_files, finished_run: cd.finished_run().map(hex), restart_from })

@@ -37,6 +37,8 @@ use crate::diag;
 use crate::session::Session;
 use crate::stats;
 
+/// (One per run: the size difference of the variants does not matter.)
+#[allow(clippy::large_enum_variant)]
 enum Backend {
     Sync(Engine),
     Async(AsyncEngine),

@@ -406,7 +406,8 @@ fn switching_between_single_files_and_the_store() {
     let inst = binary(&GRID3D, Variant::Instrumented);
     let file: &[(&str, &str)] = &[("DAO_STORE", "file"), ("DAO_CRASH_AFTER", "2")];
     let engine: &[(&str, &str)] = &[("DAO_STORE", "engine"), ("DAO_CRASH_AFTER", "2"), ("DAO_ASYNC", "wait")];
-    let steps: [(&[(&str, &str)], Option<&str>); 4] =
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let steps: [(Env, Option<&str>); 4] =
         [(file, None), (engine, Some("ckpt.000002.dao")), (file, Some("store.000004.dst")), (engine, Some("ckpt.000006.dao"))];
     for (i, (env, from)) in steps.iter().enumerate() {
         let s = st.with_extension(i.to_string());
