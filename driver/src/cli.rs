@@ -23,7 +23,14 @@ DAO_DIR=ckpt DAO_INTERVAL=60 ./solver      # checkpoints at most every 60 s\n  \
 DAO_DIR=ckpt ./solver                      # resumes from the last checkpoint\n  \
 dao inspect ckpt                           # what is in the checkpoints\n\n\
 Environment: DAO_HOME=<prefix> selects the dao installation (lib/libdao.so, \
-lib/libdao_rt.a, include/)."
+lib/libdao_rt.a, include/).\n\n\
+The program's runtime reads DAO_* variables (all listed in runtime/README.md): DAO_DIR, \
+DAO_EVERY / DAO_INTERVAL / DAO_MTBF / DAO_PLACEMENT (when), DAO_RESTART, DAO_KEEP, DAO_STATS, \
+DAO_VERBOSE, ... Storage: DAO_STORE=file (default: one checkpoint file each) or engine (the \
+storage engine: only changed blocks, compressed, optionally flushed in the background), tuned by \
+DAO_INCREMENTAL=full|incremental|differential|adaptive, DAO_ASYNC=off|wait|skip, DAO_COMPRESS, \
+DAO_FILTER, DAO_BLOCK, DAO_HASH, DAO_CHAIN_MAX, DAO_DELTA_MAX, DAO_BUFFER, DAO_QUEUE, \
+DAO_WORKERS, DAO_COMPRESS_SKIP, DAO_KEEP_CHAINS."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -4,10 +4,19 @@
 //! runtime uses), then summarised into a [`FileReport`]/[`DirReport`] that is
 //! printed as text or JSON. Nothing here interprets bytes itself: a file the
 //! format crate rejects is reported with the format crate's reason.
+//!
+//! Checkpoints of the storage engine (`store.NNNNNN.dst`, DAO_STORE=engine)
+//! are read by `dao-store` the way a restart reads them: a file is rebuilt
+//! from its base and deltas (every link verified) and its skeleton decoded
+//! with the restored bytes, so the report is the same as for a single file,
+//! plus the store's view (kind, chain, regions). A directory lists both
+//! kinds; store files are verified (checksums, commit record, chain) but
+//! not decoded.
 
 use std::path::{Path, PathBuf};
 
 use dao_format::{Checkpoint, CheckpointDir, FormatError, FLAG_HEAP_ALL, FLAG_SAVE_ALL, FORMAT_VERSION};
+use dao_store::StoreDir;
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +30,9 @@ pub enum InspectError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Dir(#[from] dao_format::DirError),
+    /// A store file that cannot be rebuilt (the message names the file and link).
+    #[error("{0}")]
+    Store(#[from] dao_store::StoreError),
 }
 
 /// Did `--binary PROG` write the checkpoint?
@@ -99,12 +111,37 @@ pub struct FileReport {
     pub globals: Vec<Var>,
     pub heap: HeapReport,
     pub totals: Totals,
+    /// A checkpoint of the storage engine: how it is stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StoreReport {
+    /// "full", "incremental" or "differential".
+    pub kind: &'static str,
+    /// The files the state is rebuilt from, base first.
+    pub chain: Vec<String>,
+    /// The file's bytes plus those of the rest of its chain.
+    pub chain_bytes: u64,
+    pub regions: u64,
+    pub region_bytes: u64,
+    /// The skeleton (the dao-format metadata without memory contents).
+    pub skeleton_bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
 pub struct DirEntry {
     pub file: String,
     pub valid: bool,
+    /// Store files: "full", "incremental" or "differential"
+    /// (valid: every checksum and the commit record of this file and of
+    /// every file of its chain check out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_kind: Option<&'static str>,
+    /// Store deltas: the checkpoint it is a delta against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -263,6 +300,7 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         globals,
         heap,
         totals,
+        store: None,
     })
 }
 
@@ -285,6 +323,8 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
             Err(e) => DirEntry {
                 file,
                 valid: false,
+                store_kind: None,
+                parent: None,
                 reason: Some(format!("unreadable ({e})")),
                 run_id: None,
                 seq: None,
@@ -296,6 +336,8 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
                 Ok(c) => DirEntry {
                     file,
                     valid: true,
+                    store_kind: None,
+                    parent: None,
                     reason: None,
                     run_id: Some(hex(c.header.run_id)),
                     seq: Some(c.header.seq),
@@ -306,6 +348,8 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
                 Err(e) => DirEntry {
                     file,
                     valid: false,
+                    store_kind: None,
+                    parent: None,
                     reason: Some(e.reason()),
                     run_id: None,
                     seq: None,
@@ -317,6 +361,44 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
         };
         checkpoints.push(entry);
     }
+    // The storage engine's files (verified, not decoded).
+    let sd = StoreDir::at(dir);
+    let store_files = sd.list()?;
+    let mut restorable = std::collections::BTreeSet::new();
+    for (seq, p) in &store_files {
+        let file = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let file_bytes = std::fs::metadata(p).map_or(0, |m| m.len());
+        let checked = sd.check(*seq).and_then(|(h, _)| sd.verified_chain(*seq).map(|_| h));
+        checkpoints.push(match checked {
+            Ok(h) => {
+                restorable.insert(*seq);
+                DirEntry {
+                    file,
+                    valid: true,
+                    store_kind: Some(store_kind(h.kind)),
+                    parent: (h.kind != dao_store::Kind::Full).then_some(h.parent_seq),
+                    reason: None,
+                    run_id: None,
+                    seq: Some(*seq),
+                    time_utc: None,
+                    file_bytes,
+                    binary_matches: None,
+                }
+            }
+            Err(e) => DirEntry {
+                file,
+                valid: false,
+                store_kind: None,
+                parent: None,
+                reason: Some(e.to_string()),
+                run_id: None,
+                seq: Some(*seq),
+                time_utc: None,
+                file_bytes,
+                binary_matches: None,
+            },
+        });
+    }
     let mut temp_files: Vec<String> = std::fs::read_dir(dir)
         .map_err(|source| InspectError::Io { path: dir.to_path_buf(), source })?
         .filter_map(|e| e.ok())
@@ -325,15 +407,48 @@ pub fn dir_report(dir: &Path, binary: Option<&Path>) -> Result<DirReport, Inspec
         .collect();
     temp_files.sort();
     let latest = cd.latest_valid()?;
-    Ok(DirReport {
-        dir: dir.display().to_string(),
-        checkpoints,
-        temp_files,
-        finished_run: cd.finished_run().map(hex),
-        restart_from: latest
-            .found
-            .map(|(p, _)| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
-    })
+    let mut restart_from = latest.found.map(|(p, _)| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    // as the runtime chooses: the newest restorable store checkpoint beyond
+    // the single file found and the finished marker's coverage
+    let file_seq = restart_from.as_deref().and_then(|n| n.split('.').nth(1)).and_then(|x| x.parse::<u64>().ok());
+    let floor = cd.finished_through().map_or(0, |t| t + 1).max(file_seq.map_or(0, |q| q + 1));
+    if let Some(&q) = restorable.iter().next_back().filter(|&&q| q >= floor) {
+        restart_from = Some(StoreDir::file_name(q));
+    }
+    Ok(DirReport { dir: dir.display().to_string(), checkpoints, temp_files, finished_run: cd.finished_run().map(hex), restart_from })
+}
+
+fn store_kind(k: dao_store::Kind) -> &'static str {
+    match k {
+        dao_store::Kind::Full => "full",
+        dao_store::Kind::Incremental => "incremental",
+        dao_store::Kind::Differential => "differential",
+    }
+}
+
+/// `DIR/store.NNNNNN.dst`: rebuilds the checkpoint as a restart would and
+/// reports it.
+fn store_file_report(path: &Path, binary: Option<&Path>) -> Result<FileReport, InspectError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let seq = name.strip_prefix("store.").and_then(|n| n.strip_suffix(".dst")).and_then(|n| n.parse::<u64>().ok());
+    let Some(seq) = seq else { return Err(InspectError::NotFound { path: path.to_path_buf() }) };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let sd = StoreDir::at(dir);
+    let r = sd.restore(seq)?;
+    let by_key: std::collections::HashMap<u64, &[u8]> = r.state.regions.iter().map(|x| (x.addr, &x.bytes[..])).collect();
+    let mut fill = |key: u64, len: u64| by_key.get(&key).and_then(|b| b.get(..len as usize));
+    let c = dao_format::decode_skeleton(&r.state.meta, &mut fill).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
+    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut rep = file_report(path, &c, file_bytes, binary)?;
+    rep.store = Some(StoreReport {
+        kind: store_kind(r.kind),
+        chain: r.chain.iter().map(|&q| StoreDir::file_name(q)).collect(),
+        chain_bytes: r.chain.iter().filter_map(|&q| std::fs::metadata(sd.file_path(q)).ok()).map(|m| m.len()).sum(),
+        regions: r.state.regions.len() as u64,
+        region_bytes: r.state.regions.iter().map(|x| x.bytes.len() as u64).sum(),
+        skeleton_bytes: r.state.meta.len() as u64,
+    });
+    Ok(rep)
 }
 
 fn size(n: u64) -> String {
@@ -366,6 +481,18 @@ pub fn render_file(r: &FileReport) -> String {
         None => {}
     }
     let _ = writeln!(s, "\n  image base   {}", r.image_base);
+    if let Some(st) = &r.store {
+        let _ = writeln!(
+            s,
+            "  store        {} checkpoint of the storage engine, rebuilt from {} ({}); {} regions, {}; skeleton {}",
+            st.kind,
+            st.chain.join(" + "),
+            size(st.chain_bytes),
+            st.regions,
+            size(st.region_bytes),
+            size(st.skeleton_bytes)
+        );
+    }
     let _ = writeln!(s, "  run          {}, checkpoint seq {}, written {} by pid {}", r.run_id, r.seq, r.time_utc, r.pid);
     let _ = writeln!(s, "  threads      {}", r.threads);
     let off = |o: i64| if o < 0 { "not a file".to_string() } else { o.to_string() };
@@ -450,7 +577,10 @@ pub fn render_dir(r: &DirReport) -> String {
         let _ = writeln!(s, "  no checkpoint files");
     }
     for e in &r.checkpoints {
-        if e.valid {
+        if let (true, Some(k)) = (e.valid, e.store_kind) {
+            let of = e.parent.map(|p| format!(" of {p}")).unwrap_or_default();
+            let _ = writeln!(s, "  {:<18} valid    store, {k}{of}, seq {:<5} {:>10}", e.file, e.seq.unwrap_or(0), size(e.file_bytes));
+        } else if e.valid {
             let m = match e.binary_matches {
                 Some(true) => ", binary matches",
                 Some(false) => ", binary DOES NOT MATCH",
@@ -508,6 +638,14 @@ pub fn inspect(path: &Path, binary: Option<&Path>, json: bool) -> Result<i32, In
         let r = dir_report(path, binary)?;
         print!("{}", if json { to_json(&r) } else { render_dir(&r) });
         return Ok(0);
+    }
+    if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("store.") && n.to_string_lossy().ends_with(".dst")) {
+        let r = store_file_report(path, binary)?;
+        print!("{}", if json { to_json(&r) } else { render_file(&r) });
+        return Ok(match &r.binary_check {
+            Some(b) if !b.matches => 1,
+            _ => 0,
+        });
     }
     let (bytes, n) = read_checkpoint(path)?;
     let c = dao_format::decode(&bytes).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;

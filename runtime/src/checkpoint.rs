@@ -24,6 +24,11 @@ use crate::stdio;
 /// inside a parallel region, of every thread of the team (omp.rs gathers
 /// them first and releases them after).
 pub fn take(frame: *mut DaoFrame) {
+    // The storage engine with async flush: settle (wait for, or skip
+    // because of) the checkpoint still flushing, before the team is stopped.
+    if !session::with(crate::storage::before_checkpoint).unwrap_or(true) {
+        return;
+    }
     if crate::omp::in_region() {
         let gathered = crate::omp::with_team_stopped(|workers| {
             session::with(|s| take_in(s, frame, workers));
@@ -122,6 +127,34 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
         timestamp: session::unix_time(),
     };
     let crash_now = s.cfg.crash_in == Some(s.attempts);
+    if s.storage.is_some() {
+        let parts = Parts {
+            header: &header,
+            runtime: &rt,
+            chain: &c.chain,
+            omp: &omp,
+            master_tls: &c.master_tls,
+            workers: &c.workers,
+            globals: &c.globals,
+            heap: &c.heap,
+        };
+        let fields = format!(
+            "\"threads\":{},\"writers\":1,\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
+            header.threads,
+            if save_all { "all" } else { "live" },
+            if heap_all { "all" } else { "reachable" },
+            c.bytes.json(),
+            roles_json(&c),
+            c.heap_blocks_total,
+            c.heap_blocks_saved,
+            c.chain.len(),
+            c.globals.len(),
+            collect_s,
+            rss,
+            stats::quote(&at)
+        );
+        return store_write(s, &parts, fields, t0, collect_s, crash_now);
+    }
     // Distributed saving: only worth it when some worker stopped at a
     // candidate can help (threads at a barrier are inside libomp).
     // Only inside a region. Between regions writer threads could stand in
@@ -211,6 +244,38 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
             crate::policy::rearm();
         }
     }
+}
+
+/// DAO_STORE=engine: the checkpoint as a skeleton plus regions, handed to
+/// the storage engine (storage.rs).
+fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, collect_s: f64, crash_now: bool) {
+    let t = Instant::now();
+    let skeleton = match dao_format::encode_skeleton(parts) {
+        Ok(b) => b,
+        Err(e) => {
+            diag::warn_once(
+                &format!("skeleton {e}"),
+                format_args!("checkpoint {} not written: {e} (checkpointing continues; this warning is shown once)", parts.header.seq),
+            );
+            crate::policy::rearm();
+            return;
+        }
+    };
+    let regions: Vec<dao_store::Region<'_>> =
+        dao_format::skeleton_regions(parts).into_iter().map(|(addr, bytes)| dao_store::Region { addr, bytes }).collect();
+    let encode_s = t.elapsed().as_secs_f64();
+    let p = crate::storage::Pending {
+        seq: parts.header.seq,
+        fields: format!("{fields},\"encode_s\":{encode_s:.6}"),
+        frames: parts.chain.len(),
+        regions: regions.len(),
+        skeleton_bytes: skeleton.len(),
+        collect_s,
+        pause_s: 0.0,
+        copy_s: 0.0,
+        wait_s: 0.0,
+    };
+    crate::storage::checkpoint(s, &regions, &skeleton, p, t0, crash_now);
 }
 
 /// Bytes per role: the master's private state (its frames and thread-local

@@ -47,6 +47,50 @@ pub struct Config {
     pub profile: Option<PathBuf>,
     /// DAO_PLACEMENT: the placement file to follow.
     pub placement: Option<PathBuf>,
+    /// DAO_STORE=engine: checkpoints are written by the storage engine
+    /// (dao-store: incremental/differential chains, compression, async
+    /// flush; storage.rs) with this configuration (its DAO_* variables).
+    /// None (DAO_STORE=file, the default): one dao-format file each.
+    pub store: Option<dao_store::StoreConfig>,
+}
+
+/// The storage engine's variables (dao_store::config); they mean nothing
+/// without DAO_STORE=engine.
+const STORE_VARS: [&str; 13] = [
+    "DAO_INCREMENTAL",
+    "DAO_CHAIN_MAX",
+    "DAO_DELTA_MAX",
+    "DAO_BLOCK",
+    "DAO_HASH",
+    "DAO_COMPRESS",
+    "DAO_FILTER",
+    "DAO_COMPRESS_SKIP",
+    "DAO_BUFFER",
+    "DAO_QUEUE",
+    "DAO_WORKERS",
+    "DAO_ASYNC",
+    "DAO_KEEP_CHAINS",
+];
+
+/// DAO_STORE: `file` (default) or `engine`; the engine's configuration is
+/// read and validated only with `engine`.
+fn store() -> Option<dao_store::StoreConfig> {
+    let engine = var("DAO_STORE").map(|v| match v.trim() {
+        "engine" => true,
+        "file" => false,
+        _ => fatal(format_args!("DAO_STORE={v:?}: expected file (one checkpoint file each, the default) or engine (the storage engine: incremental chains, compression, async flush)")),
+    });
+    if engine != Some(true) {
+        let set: Vec<&str> = STORE_VARS.iter().copied().filter(|k| var(k).is_some()).collect();
+        if !set.is_empty() && var("DAO_DIR").is_some() {
+            crate::diag::warn(format_args!("{} set without DAO_STORE=engine: ignored (checkpoints are single files)", set.join(", ")));
+        }
+        return None;
+    }
+    match dao_store::StoreConfig::from_env() {
+        Ok(c) => Some(c),
+        Err(e) => fatal(e),
+    }
 }
 
 fn var(name: &str) -> Option<String> {
@@ -147,6 +191,7 @@ impl Config {
             stack_size: size("DAO_STACK_SIZE"),
             profile,
             placement,
+            store: store(),
         }
     }
 }

@@ -29,4 +29,5 @@ pub mod stack;
 pub mod startup;
 pub mod stats;
 pub mod stdio;
+pub mod storage;
 pub mod wrap;

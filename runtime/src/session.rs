@@ -23,6 +23,8 @@ pub struct Session {
     /// Checkpoints attempted / committed by this process (DAO_CRASH_*).
     pub attempts: u64,
     pub commits: u64,
+    /// DAO_STORE=engine: the storage engine (storage.rs); None: single files.
+    pub storage: Option<crate::storage::Storage>,
 }
 
 static SESSION: Mutex<Option<Session>> = Mutex::new(None);

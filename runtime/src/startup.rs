@@ -5,7 +5,10 @@
 //! arming the lazy restoration of the frame chain (chain.rs).
 use std::time::Instant;
 
-use dao_format::{decode, CheckpointDir};
+use std::collections::HashMap;
+
+use dao_format::{decode, Checkpoint, CheckpointDir};
+use dao_store::{Restored, StoreDir};
 
 use crate::config::Config;
 use crate::desc;
@@ -16,6 +19,7 @@ use crate::policy;
 use crate::session::{self, Session};
 use crate::stats::{self, Bytes};
 use crate::stdio;
+use crate::storage::Storage;
 
 /// Sets up the session; resumes a checkpoint when there is one to resume.
 pub fn start(cfg: Config) {
@@ -28,6 +32,7 @@ pub fn start(cfg: Config) {
         checkpoints: 0,
         attempts: 0,
         commits: 0,
+        storage: None,
         cfg,
     };
     let Some(path) = s.cfg.dir.clone() else {
@@ -46,41 +51,145 @@ pub fn start(cfg: Config) {
             return;
         }
     };
-    if s.cfg.restart_auto {
-        resume(&mut s, &dir);
-    }
+    let restored = if s.cfg.restart_auto { resume(&mut s, &dir) } else { None };
+    // Single files (ckpt.NNNNNN.dao) and store files (store.NNNNNN.dst)
+    // share one numbering: a fresh run numbers after the highest of either,
+    // a resumed one after the checkpoint it resumed (and, writing single
+    // files, after every store file, so the newest checkpoint always has
+    // the highest number).
+    let store_max = StoreDir::at(&path).max_seq();
     if s.next_seq == 1 {
-        s.next_seq = dir.max_seq() + 1;
+        s.next_seq = dir.max_seq().max(store_max) + 1;
     }
+    s.next_seq = s.next_seq.max(store_max + 1);
+    if let Some(cfg) = s.cfg.store.clone() {
+        match Storage::open(&path, cfg, restored.as_ref(), s.next_seq) {
+            Ok(st) => {
+                s.next_seq = st.next_seq();
+                s.storage = Some(st);
+            }
+            Err(e) => diag::warn(format_args!("cannot start the storage engine (DAO_STORE=engine): {e}; checkpoints are written as single files")),
+        }
+    }
+    drop(restored);
     s.dir = Some(dir);
     policy::activate();
     session::install(s);
 }
 
-fn resume(s: &mut Session, dir: &CheckpointDir) {
+/// The checkpoint a restart resumes: a single file, or a state rebuilt by
+/// the storage engine (its skeleton in `state.meta`).
+enum Found {
+    File { path: std::path::PathBuf, blob: dao_format::Blob },
+    Store(Restored),
+}
+
+/// Sequence number in a `ckpt.NNNNNN.dao` / `store.NNNNNN.dst` name.
+fn seq_in_name(p: &std::path::Path) -> u64 {
+    let n = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    n.split('.').nth(1).and_then(|x| x.parse().ok()).unwrap_or(0)
+}
+
+/// Chooses the newest checkpoint a restart can use among the single files
+/// and the store's chains (newer invalid ones are reported), restores it
+/// into memory, and returns the store's state when it came from the store
+/// (the engine continues its chain).
+fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
     let t0 = Instant::now();
     let latest = match dir.latest_valid() {
         Ok(l) => l,
         Err(e) => fatal(format_args!("{e}; fix the directory or set DAO_RESTART=never")),
     };
-    let Some((path, bytes)) = latest.found else {
-        if !latest.skipped.is_empty() {
-            let reasons: Vec<String> = latest.skipped.iter().map(|k| k.error.to_string()).collect();
+    let file_seq = latest.found.as_ref().map(|(p, _)| seq_in_name(p));
+    // Store checkpoints: those newer than the single file found and than
+    // the finished marker's coverage.
+    let store = StoreDir::at(dir.path());
+    let floor = dir.finished_through().map_or(0, |t| t + 1).max(file_seq.map_or(0, |q| q + 1)).max(1);
+    let mut store_failed: Option<dao_store::StoreError> = None;
+    let mut found: Option<Found> = None;
+    if store.max_seq() >= floor {
+        match store.restore_latest_from(floor) {
+            Ok(r) => {
+                // a checkpoint of the finished run is never resumed
+                let run = dao_format::read_header(&r.state.meta).ok().map(|h| h.run_id);
+                if run.is_none() || run != dir.finished_run() {
+                    found = Some(Found::Store(r));
+                }
+            }
+            Err(dao_store::StoreError::NothingToRestore { .. }) => {}
+            Err(e) => store_failed = Some(e),
+        }
+    }
+    let mut skipped: Vec<(String, String)> =
+        latest.skipped.iter().map(|k| (k.path.display().to_string(), k.error.reason())).collect();
+    if let Some(Found::Store(r)) = &found {
+        skipped.extend(r.fell_back.iter().map(|f| {
+            let why = if f.broken_seq == f.seq {
+                f.error.to_string()
+            } else {
+                format!("its chain is broken at {}: {}", StoreDir::file_name(f.broken_seq), f.error)
+            };
+            (store.file_path(f.seq).display().to_string(), format!("not restorable ({why})"))
+        }));
+    } else if let Some(e) = &store_failed {
+        skipped.push((format!("the store checkpoints of {} from number {floor} on", dir.path().display()), format!("not restorable ({e})")));
+    }
+    if found.is_none() {
+        found = latest.found.map(|(path, blob)| Found::File { path, blob });
+    }
+    let Some(found) = found else {
+        if !skipped.is_empty() {
+            let reasons: Vec<String> = skipped.iter().map(|(f, why)| format!("{f}: {why}")).collect();
             fatal(format_args!(
                 "no valid checkpoint in {}: {}; remove the directory or set DAO_RESTART=never to start from scratch",
                 dir.path().display(),
                 reasons.join("; ")
             ));
         }
-        return;
+        return None;
     };
-    let file = path.display().to_string();
-    if !latest.skipped.is_empty() {
-        for k in &latest.skipped {
-            diag::warn(format_args!("{} is {}, falling back to {}", k.path.display(), k.error.reason(), file));
+    let (file, file_bytes, store_info) = match &found {
+        Found::File { path, blob } => (path.display().to_string(), blob.len() as u64, None),
+        Found::Store(r) => {
+            let bytes: u64 = r.chain.iter().filter_map(|&q| std::fs::metadata(store.file_path(q)).ok()).map(|m| m.len()).sum();
+            let chain: Vec<String> = r.chain.iter().map(|q| q.to_string()).collect();
+            let info = format!(
+                "\"storage\":\"engine\",\"store\":{{\"kind\":\"{}\",\"chain\":[{}],\"regions\":{},\"state_bytes\":{}}}",
+                crate::storage::kind_name(r.kind),
+                chain.join(","),
+                r.state.regions.len(),
+                r.state.regions.iter().map(|x| x.bytes.len() as u64).sum::<u64>()
+            );
+            (store.file_path(r.seq).display().to_string(), bytes, Some(info))
+        }
+    };
+    let c = match &found {
+        Found::File { blob, .. } => decode(blob).unwrap_or_else(|e| fatal(e.with_file(&file))),
+        Found::Store(r) => {
+            let by_key: HashMap<u64, &[u8]> = r.state.regions.iter().map(|x| (x.addr, &x.bytes[..])).collect();
+            let mut fill = |key: u64, len: u64| by_key.get(&key).and_then(|b| b.get(..len as usize));
+            dao_format::decode_skeleton(&r.state.meta, &mut fill)
+                .unwrap_or_else(|e| fatal(format_args!("{}; the store holds an inconsistent checkpoint: remove the directory or set DAO_RESTART=never", e.with_file(&file))))
+        }
+    };
+    if s.cfg.verbose {
+        if let Found::Store(r) = &found {
+            let chain: Vec<String> = r.chain.iter().map(|&q| StoreDir::file_name(q)).collect();
+            diag::info(format_args!("store checkpoint {} ({}): {}", r.seq, crate::storage::kind_name(r.kind), chain.join(" + ")));
         }
     }
-    let c = decode(&bytes).unwrap_or_else(|e| fatal(e.with_file(&file)));
+    restore(s, c, &file, file_bytes, &skipped, store_info, t0);
+    match found {
+        Found::Store(r) => Some(r),
+        Found::File { .. } => None,
+    }
+}
+
+/// Puts the chosen checkpoint back: checks it is this executable's, then
+/// heap, globals, stdout/stderr, counters, and arms the lazy restore of
+/// the frame chains.
+fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: &[(String, String)], store_info: Option<String>, t0: Instant) {
+    let file = file.to_string();
     let h = &c.header;
     if h.binary_hash != s.ident.hash || h.binary_size != s.ident.size {
         fatal(format_args!(
@@ -125,6 +234,10 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
     }
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
+    // after the rewind of stderr, so that they stay in a stderr file
+    for (f, why) in skipped {
+        diag::warn(format_args!("{f} is {why}, falling back to {file}"));
+    }
 
     policy::set_candidates(c.runtime.candidates);
     s.checkpoints = c.runtime.checkpoints;
@@ -136,7 +249,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
         h.seq,
         h.run_id,
         c.chain.len(),
-        bytes.len(),
+        file_bytes,
         age,
         h.pid
     ));
@@ -153,14 +266,15 @@ fn resume(s: &mut Session, dir: &CheckpointDir) {
     stats::append(
         s.cfg.stats.as_deref(),
         &format!(
-            "{{\"event\":\"restart\",\"seq\":{},\"file\":{},\"bytes\":{},\"frames\":{},\"file_bytes\":{},\"skipped\":{},\"restore_s\":{:.6}}}",
+            "{{\"event\":\"restart\",\"seq\":{},\"file\":{},\"bytes\":{},\"frames\":{},\"file_bytes\":{},\"skipped\":{},\"restore_s\":{:.6}{}}}",
             h.seq,
             stats::quote(&file),
             bytes_restored.json(),
             c.chain.len(),
-            bytes.len(),
-            latest.skipped.len(),
-            t0.elapsed().as_secs_f64()
+            file_bytes,
+            skipped.len(),
+            t0.elapsed().as_secs_f64(),
+            store_info.map(|i| format!(",{i}")).unwrap_or_default()
         ),
     );
     // OpenMP: the master's ICVs as they were (for a checkpoint inside a
@@ -195,8 +309,10 @@ pub fn at_exit() {
         diag::warn(format_args!("the program ended before reaching the checkpointed position of {p}"));
     }
     session::with(|s| {
+        // the storage engine's flush in flight commits (or fails) first
+        crate::storage::finish(s);
         if let Some(dir) = &s.dir {
-            if let Err(e) = dir.mark_finished(s.run_id) {
+            if let Err(e) = dir.mark_finished_after(s.run_id, StoreDir::at(dir.path()).max_seq()) {
                 diag::warn_once("finished", format_args!("cannot mark the run finished: {e}"));
             } else if s.cfg.verbose {
                 diag::info(format_args!("run {:016x} finished; its checkpoints will not be resumed", s.run_id));

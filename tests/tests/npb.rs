@@ -132,6 +132,7 @@ fn check_npb(row: &Row, threads: u32) {
             " Verification    =               SUCCESSFUL".to_string(),
             format!(" Total threads   = {threads:>24}"),
         ],
+        exact_count: true,
     });
 }
 

@@ -67,6 +67,7 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
         crash_in: &[3],
         drop_lines: &[],
         reference_lines: vec![],
+        exact_count: true,
     });
     // 168 cases of about ten runs each: keep the outputs (checkpoints
     // included) only of a failing case (check_plan panics before this line)
@@ -195,6 +196,7 @@ fn distributed_and_master_only_saving() {
             crash_in: &[2, 5],
             drop_lines: &[],
             reference_lines: vec![],
+            exact_count: true,
         });
         let _ = std::fs::remove_dir_all(&dir);
     }

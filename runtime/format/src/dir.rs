@@ -231,9 +231,17 @@ impl CheckpointDir {
     /// sequence number now in the directory (or already covered): every
     /// checkpoint up to it is stale from now on.
     pub fn mark_finished(&self, run_id: u64) -> Result<(), DirError> {
+        self.mark_finished_after(run_id, 0)
+    }
+
+    /// [`CheckpointDir::mark_finished`], covering at least sequence number
+    /// `other` too: the storage engine's files (`store.NNNNNN.dst`, same
+    /// numbering) are not listed by this crate, so the runtime passes their
+    /// highest number.
+    pub fn mark_finished_after(&self, run_id: u64, other: u64) -> Result<(), DirError> {
         let tmp = self.path.join(format!(".{FINISHED}.tmp"));
         let dst = self.path.join(FINISHED);
-        let highest = self.list().ok().and_then(|l| l.last().map(|(s, _)| *s)).unwrap_or(0);
+        let highest = self.list().ok().and_then(|l| l.last().map(|(s, _)| *s)).unwrap_or(0).max(other);
         let through = highest.max(self.finished_through().unwrap_or(0));
         let r = (|| {
             let mut f = File::create(&tmp)?;

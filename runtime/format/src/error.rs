@@ -15,6 +15,8 @@ pub enum FormatError {
     Corrupt { file: String, section: &'static str, what: String },
     #[error("{file}: cannot read: {source}")]
     Io { file: String, #[source] source: std::io::Error },
+    #[error("{file}: a checkpoint skeleton (the metadata of a checkpoint kept by the storage engine, without memory contents); it is read through its store file (store.NNNNNN.dst)")]
+    Skeleton { file: String },
 }
 
 impl FormatError {
@@ -25,7 +27,8 @@ impl FormatError {
             | FormatError::UnsupportedVersion { file, .. }
             | FormatError::Truncated { file, .. }
             | FormatError::Corrupt { file, .. }
-            | FormatError::Io { file, .. } => *file = name.to_string(),
+            | FormatError::Io { file, .. }
+            | FormatError::Skeleton { file } => *file = name.to_string(),
         }
         self
     }
@@ -42,6 +45,7 @@ impl FormatError {
             }
             FormatError::Corrupt { section, what, .. } => format!("corrupt ({what} of section {section})"),
             FormatError::Io { source, .. } => format!("unreadable ({source})"),
+            FormatError::Skeleton { .. } => "a skeleton without memory contents (read through the store)".into(),
         }
     }
 }

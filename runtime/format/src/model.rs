@@ -9,6 +9,14 @@ use std::borrow::Cow;
 pub const FLAG_SAVE_ALL: u32 = 1 << 0;
 /// Header flag: every allocated heap block was saved (DAO_HEAP=all or DAO_SAVE=all).
 pub const FLAG_HEAP_ALL: u32 = 1 << 1;
+/// Header flag: a *skeleton*, the metadata of a checkpoint stored by the
+/// storage engine (dao-store): every byte payload of program memory is
+/// replaced by a reference (its length and a key, see `wire.rs`); the bytes
+/// are regions of the store, keyed the same way.
+pub const FLAG_SKELETON: u32 = 1 << 2;
+/// Key of the heap allocator's metadata in a skeleton and in the store (no
+/// program object lies at this address).
+pub const META_KEY: u64 = u64::MAX;
 
 /// Identity of the run and of the executable that wrote the checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -5,6 +5,11 @@
 //! trailer (end magic, file checksum), and only then parses the payloads.
 //! Any single changed or missing byte is therefore reported as an error and
 //! never yields a checkpoint. Decoded byte fields borrow from the input.
+//!
+//! A skeleton (flag [`FLAG_SKELETON`], written by the storage engine's
+//! runtime path) holds references instead of byte payloads: [`decode`]
+//! refuses it, [`decode_skeleton`] resolves every reference through the
+//! caller's lookup (the regions restored from the store).
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -118,8 +123,31 @@ fn split(b: &[u8]) -> Result<(Header, [&[u8]; 5]), FormatError> {
 
 /// Decodes and fully validates a checkpoint held in memory.
 pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
+    decode_with(b, None)
+}
+
+/// Looks up the bytes of a skeleton reference: `(key, length)` to a slice of
+/// exactly `length` bytes, or None when the store has no such region.
+pub type Fill<'f, 'a> = &'f mut dyn FnMut(u64, u64) -> Option<&'a [u8]>;
+
+/// Decodes and validates a skeleton, taking every byte payload from `fill`
+/// (the payloads then borrow from what `fill` returns). A payload `fill`
+/// cannot provide is a `Corrupt` error naming the section and the key.
+/// A complete checkpoint is decoded as by [`decode`] (`fill` unused).
+pub fn decode_skeleton<'a>(b: &'a [u8], fill: Fill<'_, 'a>) -> Result<Checkpoint<'a>, FormatError> {
+    decode_with(b, Some(fill))
+}
+
+fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkpoint<'a>, FormatError> {
     let (header, [rt, chain, threads, globals, heap]) = split(b)?;
-    let mut p = Parser { b: rt, pos: 0, section: "RUNTIME" };
+    let skeleton = header.flags & FLAG_SKELETON != 0;
+    if skeleton && fill.is_none() {
+        return Err(FormatError::Skeleton { file: MEM.into() });
+    }
+    if !skeleton {
+        fill = None;
+    }
+    let mut p = Parser { b: rt, pos: 0, section: "RUNTIME", fill: None };
     let runtime = RuntimeState {
         candidates: p.u64()?,
         checkpoints: p.u64()?,
@@ -128,11 +156,12 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
     };
     p.end()?;
 
-    let mut p = Parser { b: chain, pos: 0, section: "CHAIN" };
+    let mut p = Parser { b: chain, pos: 0, section: "CHAIN", fill: fill.take() };
     let frames = p.frames()?;
     p.end()?;
+    fill = p.fill.take();
 
-    let mut p = Parser { b: threads, pos: 0, section: "THREADS" };
+    let mut p = Parser { b: threads, pos: 0, section: "THREADS", fill: fill.take() };
     let omp = OmpState {
         team_size: p.u32()?,
         nthreads: p.u32()?,
@@ -158,8 +187,9 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
         workers.push(Worker { thread, state, singles, chain, tls });
     }
     p.end()?;
+    fill = p.fill.take();
 
-    let mut p = Parser { b: globals, pos: 0, section: "GLOBALS" };
+    let mut p = Parser { b: globals, pos: 0, section: "GLOBALS", fill: fill.take() };
     let n = p.u32()?;
     let mut gs = Vec::new();
     for _ in 0..n {
@@ -173,8 +203,9 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
         });
     }
     p.end()?;
+    fill = p.fill.take();
 
-    let mut p = Parser { b: heap, pos: 0, section: "HEAP" };
+    let mut p = Parser { b: heap, pos: 0, section: "HEAP", fill: fill.take() };
     let meta = p.bytes()?;
     let n = p.u64()?;
     let mut blocks = Vec::new();
@@ -183,6 +214,10 @@ pub fn decode(b: &[u8]) -> Result<Checkpoint<'_>, FormatError> {
         let size = p.u64()?;
         let bytes = match p.u8()? {
             0 => None,
+            1 if p.fill.is_some() => {
+                let key = p.u64()?;
+                Some(p.resolve(key, size)?)
+            }
             1 => Some(Cow::Borrowed(p.take(size)?)),
             _ => return Err(corrupt("HEAP", "malformed saved flag")),
         };
@@ -200,14 +235,23 @@ pub fn read_file(path: &Path) -> Result<Checkpoint<'static>, FormatError> {
     decode(&bytes).map(Checkpoint::into_owned).map_err(|e| e.with_file(&name))
 }
 
-/// Cursor over one section's payload.
-struct Parser<'a> {
+/// Cursor over one section's payload (with a skeleton's lookup).
+struct Parser<'a, 'f> {
     b: &'a [u8],
     pos: usize,
     section: &'static str,
+    fill: Option<&'f mut dyn FnMut(u64, u64) -> Option<&'a [u8]>>,
 }
 
-impl<'a> Parser<'a> {
+impl<'a> Parser<'a, '_> {
+    /// A skeleton reference: the bytes of region `key`, `len` long.
+    fn resolve(&mut self, key: u64, len: u64) -> Result<Cow<'a, [u8]>, FormatError> {
+        let f = self.fill.as_mut().expect("resolve is called for skeletons only");
+        match f(key, len) {
+            Some(b) if b.len() as u64 == len => Ok(Cow::Borrowed(b)),
+            _ => Err(corrupt(self.section, format!("skeleton reference to region {key:#x} ({len} bytes), which the store does not hold"))),
+        }
+    }
     fn take(&mut self, n: u64) -> Result<&'a [u8], FormatError> {
         let rest = (self.b.len() - self.pos) as u64;
         if n > rest {
@@ -286,6 +330,10 @@ impl<'a> Parser<'a> {
     }
     fn bytes(&mut self) -> Result<Cow<'a, [u8]>, FormatError> {
         let n = self.u64()?;
+        if self.fill.is_some() {
+            let key = self.u64()?;
+            return self.resolve(key, n);
+        }
         self.take(n).map(Cow::Borrowed)
     }
     fn end(&self) -> Result<(), FormatError> {

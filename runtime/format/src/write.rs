@@ -5,6 +5,12 @@
 //! (no copy of program memory is made); each section's length and checksum
 //! are computed while streaming and patched into its record afterwards, which
 //! is why the output must be seekable.
+//!
+//! [`Writer::skeleton`] writes a *skeleton* (flag [`FLAG_SKELETON`]): the same
+//! file with every byte payload replaced by a reference (length and key, see
+//! `wire.rs`); [`skeleton_regions`] lists the referenced bytes under the same
+//! keys. The storage engine stores the skeleton as its metadata blob and the
+//! bytes as its regions.
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -12,7 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, Worker};
+use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, Worker, FLAG_SKELETON, META_KEY};
 use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
@@ -21,6 +27,16 @@ pub struct Writer<W: Write + Seek> {
     w: W,
     file_hash: Xxh3,
     next_section: usize,
+    skeleton: bool,
+}
+
+/// The key of a byte payload in a skeleton: the address of its bytes. The
+/// runtime describes program memory in place (`Cow::Borrowed`), so this is
+/// the object's address, the same object from one checkpoint to the next
+/// (address-preserving restart, docs/design.md section 1). The heap
+/// metadata, which the runtime copies, has the fixed key [`META_KEY`].
+pub fn key_of(b: &[u8]) -> u64 {
+    b.as_ptr() as u64
 }
 
 /// Where the section bodies put their bytes: the streaming writer (hash and
@@ -31,6 +47,10 @@ trait Sink<'a> {
     fn raw(&mut self, b: &[u8]) -> io::Result<()>;
     fn bulk(&mut self, b: &'a [u8]) -> io::Result<()> {
         self.raw(b)
+    }
+    /// Writing a skeleton: byte payloads become references (key_of).
+    fn skeleton(&self) -> bool {
+        false
     }
 
     fn u8(&mut self, v: u8) -> io::Result<()> {
@@ -59,6 +79,9 @@ trait Sink<'a> {
     }
     fn bytes(&mut self, b: &'a [u8]) -> io::Result<()> {
         self.u64(b.len() as u64)?;
+        if self.skeleton() {
+            return self.u64(key_of(b));
+        }
         self.bulk(b)
     }
     fn count(&mut self, n: usize) -> io::Result<()> {
@@ -146,7 +169,12 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>]) -> io::Res
 }
 
 fn heap_body<'a>(s: &mut impl Sink<'a>, heap: &'a Heap<'_>) -> io::Result<()> {
-    s.bytes(&heap.meta)?;
+    if s.skeleton() {
+        s.u64(heap.meta.len() as u64)?;
+        s.u64(META_KEY)?;
+    } else {
+        s.bytes(&heap.meta)?;
+    }
     s.u64(heap.blocks.len() as u64)?;
     for b in &heap.blocks {
         s.u64(b.addr)?;
@@ -157,7 +185,11 @@ fn heap_body<'a>(s: &mut impl Sink<'a>, heap: &'a Heap<'_>) -> io::Result<()> {
                     return Err(io::Error::new(io::ErrorKind::InvalidInput, "heap block bytes differ from its size"));
                 }
                 s.u8(1)?;
-                s.bulk(bytes)?;
+                if s.skeleton() {
+                    s.u64(key_of(bytes))?;
+                } else {
+                    s.bulk(bytes)?;
+                }
             }
             None => s.u8(0)?,
         }
@@ -170,6 +202,7 @@ struct Section<'w, W: Write + Seek> {
     w: &'w mut W,
     hash: ChunkedHash,
     len: u64,
+    skeleton: bool,
 }
 
 impl<'a, W: Write + Seek> Sink<'a> for Section<'_, W> {
@@ -177,6 +210,9 @@ impl<'a, W: Write + Seek> Sink<'a> for Section<'_, W> {
         self.hash.update(b);
         self.len += b.len() as u64;
         self.w.write_all(b)
+    }
+    fn skeleton(&self) -> bool {
+        self.skeleton
     }
 }
 
@@ -187,7 +223,15 @@ impl<W: Write + Seek> Writer<W> {
         w.write_all(&h)?;
         let mut file_hash = Xxh3::new();
         file_hash.update(&h);
-        Ok(Writer { w, file_hash, next_section: 0 })
+        Ok(Writer { w, file_hash, next_section: 0, skeleton: header.flags & FLAG_SKELETON != 0 })
+    }
+
+    /// Writes the header of a skeleton ([`FLAG_SKELETON`] is added to the
+    /// header's flags): the sections then reference their byte payloads
+    /// instead of holding them.
+    pub fn skeleton(w: W, header: &Header) -> io::Result<Self> {
+        let h = Header { flags: header.flags | FLAG_SKELETON, ..header.clone() };
+        Writer::new(w, &h)
     }
 
     fn section(&mut self, kind: SectionKind, body: impl FnOnce(&mut Section<'_, W>) -> io::Result<()>) -> io::Result<()> {
@@ -195,7 +239,7 @@ impl<W: Write + Seek> Writer<W> {
         self.next_section += 1;
         let start = self.w.stream_position()?;
         self.w.write_all(&[0u8; SECTION_HEADER_LEN])?;
-        let mut s = Section { w: &mut self.w, hash: ChunkedHash::default(), len: 0 };
+        let mut s = Section { w: &mut self.w, hash: ChunkedHash::default(), len: 0, skeleton: self.skeleton };
         body(&mut s)?;
         let (len, sum) = (s.len, s.hash.digest());
         let mut rec = [0u8; SECTION_HEADER_LEN];
@@ -249,6 +293,77 @@ impl<W: Write + Seek> Writer<W> {
         wr.globals(&c.globals)?;
         wr.heap(&c.heap)?;
         wr.finish()
+    }
+}
+
+// ---- skeletons ----
+
+/// The byte payloads a skeleton of `p` references, as (key, bytes), sorted
+/// by key, each key once: when two payloads share a key (the same address:
+/// an alias, or an empty payload) the longest is kept, and every payload of
+/// that key is a prefix of it. These are the regions the storage engine
+/// stores; `decode_skeleton` finds each payload again by key and length.
+pub fn skeleton_regions<'a>(p: &Parts<'a>) -> Vec<(u64, &'a [u8])> {
+    let mut v: Vec<(u64, &'a [u8])> = Vec::new();
+    let frames = |fs: &'a [Frame<'a>], v: &mut Vec<(u64, &'a [u8])>| {
+        for f in fs {
+            for x in &f.slots {
+                v.push((key_of(&x.bytes), &x.bytes));
+            }
+            for x in &f.stack_objects {
+                v.push((key_of(&x.bytes), &x.bytes));
+            }
+        }
+    };
+    frames(p.chain, &mut v);
+    for w in p.workers {
+        frames(&w.chain, &mut v);
+        for t in &w.tls {
+            v.push((key_of(&t.bytes), &t.bytes));
+        }
+    }
+    for t in p.master_tls {
+        v.push((key_of(&t.bytes), &t.bytes));
+    }
+    for g in p.globals {
+        v.push((key_of(&g.bytes), &g.bytes));
+    }
+    v.push((META_KEY, &p.heap.meta));
+    for b in &p.heap.blocks {
+        if let Some(x) = &b.bytes {
+            v.push((key_of(x), x));
+        }
+    }
+    // longest first within a key, then keep the first of each key
+    v.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
+    v.dedup_by_key(|r| r.0);
+    v
+}
+
+/// Encodes the skeleton of `p` (see [`Writer::skeleton`]).
+pub fn encode_skeleton(p: &Parts<'_>) -> io::Result<Vec<u8>> {
+    let mut wr = Writer::skeleton(io::Cursor::new(Vec::new()), p.header)?;
+    wr.runtime(p.runtime)?;
+    wr.chain(p.chain)?;
+    wr.threads(p.omp, p.master_tls, p.workers)?;
+    wr.globals(p.globals)?;
+    wr.heap(p.heap)?;
+    Ok(wr.finish()?.into_inner())
+}
+
+impl<'a> Parts<'a> {
+    /// The parts of a whole checkpoint.
+    pub fn of(c: &'a Checkpoint<'a>) -> Parts<'a> {
+        Parts {
+            header: &c.header,
+            runtime: &c.runtime,
+            chain: &c.chain,
+            omp: &c.omp,
+            master_tls: &c.master_tls,
+            workers: &c.workers,
+            globals: &c.globals,
+            heap: &c.heap,
+        }
     }
 }
 
@@ -353,6 +468,9 @@ pub struct Parts<'a> {
 
 impl<'a> Layout<'a> {
     pub fn new(p: Parts<'a>) -> io::Result<Self> {
+        if p.header.flags & FLAG_SKELETON != 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a skeleton is written with Writer::skeleton, not laid out"));
+        }
         let mut meta = Vec::new();
         let mut sections = Vec::with_capacity(SECTIONS.len());
         let mut at = wire::HEADER_LEN as u64;

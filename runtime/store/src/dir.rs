@@ -163,6 +163,18 @@ impl StoreDir {
         Ok(chain)
     }
 
+    /// Verifies file `seq` alone (header, every chunk checksum, the commit
+    /// record; nothing is decompressed): its header and commit id.
+    pub fn check(&self, seq: u64) -> Result<(FileHeader, u64), StoreError> {
+        self.verify(seq).map(|(v, _)| (v.header, v.commit_id))
+    }
+
+    /// The chain of `seq`, base first, every link verified as by
+    /// [`StoreDir::restore`] but nothing decoded (an error names the broken link).
+    pub fn verified_chain(&self, seq: u64) -> Result<Vec<u64>, StoreError> {
+        self.chain_of(seq, &mut HashMap::new()).map_err(|(_, e)| e)
+    }
+
     /// Rebuilds the state of checkpoint `seq` (an error names the broken link).
     pub fn restore(&self, seq: u64) -> Result<Restored, StoreError> {
         let chain = self.chain_of(seq, &mut HashMap::new()).map_err(|(_, e)| e)?;

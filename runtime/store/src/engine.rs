@@ -100,10 +100,18 @@ impl Engine {
         self.next_seq
     }
 
-    /// Makes the next checkpoints fail or die at a chosen point (tests).
+    /// Makes the next checkpoints fail or die at a chosen point (tests, and
+    /// the runtime's DAO_CRASH_IN). `at_chunk` may be [`crate::fault::MIDDLE`].
     #[doc(hidden)]
     pub fn set_fault(&mut self, f: Option<Fault>) {
         self.fault = f;
+    }
+
+    /// Numbers the next checkpoints from `seq` on, if that is higher than
+    /// the number they would get (a directory shared with files numbered
+    /// in the same sequence, e.g. the runtime's single-file checkpoints).
+    pub fn skip_to(&mut self, seq: u64) {
+        self.next_seq = self.next_seq.max(seq);
     }
 
     /// Continues the chain of a restored checkpoint instead of starting a
@@ -201,7 +209,15 @@ impl Engine {
             block_size: bs as u32,
         };
         let name = StoreDir::file_name(seq);
-        let w = file::write_file(self.dir.path(), &name, &header, &self.cfg.pipeline, self.fault, |p| {
+        let fault = self.fault.map(|f| {
+            if f.at_chunk != crate::fault::MIDDLE {
+                return f;
+            }
+            let raw = payload::encoded_len(meta, regions, &plan, bs);
+            let chunks = raw.div_ceil(self.cfg.pipeline.buffer_size as u64).max(1);
+            Fault { at_chunk: ((chunks - 1) / 2) as u32, ..f }
+        });
+        let w = file::write_file(self.dir.path(), &name, &header, &self.cfg.pipeline, fault, |p| {
             payload::encode(p, meta, regions, &plan, bs).map_err(|e| match e.into_inner() {
                 Some(inner) => match inner.downcast::<StoreError>() {
                     Ok(se) => *se,

@@ -21,7 +21,7 @@ pub enum Stage {
 }
 
 /// What happens there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Action {
     /// The stage returns an I/O error.
     Error,
@@ -31,9 +31,19 @@ pub enum Action {
     Abort,
     /// The stage sleeps this many milliseconds, then continues (a slow disk).
     Sleep(u64),
+    /// The stage calls this function, then continues if it returns. The
+    /// runtime's DAO_CRASH_IN passes one that SIGKILLs the process (a kill
+    /// from outside, which `Abort`'s SIGABRT is not).
+    Hook(fn()),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `at_chunk` value meaning "the middle chunk of this file": the engine
+/// replaces it with the index of the middle chunk of the payload it is about
+/// to write (known before writing: [`crate::payload::encoded_len`]), so a
+/// fault there always fires, half-way through the file.
+pub const MIDDLE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
 pub struct Fault {
     pub stage: Stage,
     /// For the pipeline stages: the chunk index it fires at.
@@ -55,6 +65,10 @@ impl Fault {
             Action::Abort => std::process::abort(),
             Action::Sleep(ms) => {
                 std::thread::sleep(std::time::Duration::from_millis(ms));
+                Ok(())
+            }
+            Action::Hook(f) => {
+                f();
                 Ok(())
             }
         }

@@ -43,6 +43,8 @@ struct Job {
     /// (key, offset in arena, length)
     layout: Vec<(u64, usize, usize)>,
     meta: Vec<u8>,
+    /// None: keep the engine's own setting.
+    fault: Option<Option<crate::fault::Fault>>,
 }
 
 type Outcome = (Result<Committed, StoreError>, Vec<u8>);
@@ -83,12 +85,18 @@ pub struct AsyncEngine {
     in_flight: bool,
     spare: Vec<u8>,
     thread: Option<std::thread::JoinHandle<Engine>>,
+    /// The number the next staged checkpoint gets (the engine numbers one
+    /// per checkpoint it is handed, committed or failed).
+    next_seq: u64,
+    /// Set by [`AsyncEngine::set_fault`] (None: the engine's own, if any).
+    fault: Option<Option<crate::fault::Fault>>,
 }
 
 impl AsyncEngine {
     /// Moves `engine` to a new flush thread. `policy` must be Wait or Skip
     /// (Off is treated as Wait).
     pub fn new(mut engine: Engine, policy: AsyncPolicy) -> Result<AsyncEngine, StoreError> {
+        let next_seq = engine.next_seq();
         let (tx, jobs) = bounded::<Job>(1);
         let (done, rx) = bounded::<Outcome>(1);
         let thread = std::thread::Builder::new()
@@ -97,6 +105,9 @@ impl AsyncEngine {
                 while let Ok(job) = jobs.recv() {
                     let regions: Vec<Region<'_>> =
                         job.layout.iter().map(|&(addr, off, len)| Region { addr, bytes: &job.arena[off..off + len] }).collect();
+                    if let Some(f) = job.fault {
+                        engine.set_fault(f);
+                    }
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.checkpoint(&regions, &job.meta)));
                     let r = r.unwrap_or_else(|p| {
                         let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
@@ -111,7 +122,19 @@ impl AsyncEngine {
             })
             .map_err(|e| StoreError::FlushThread(e.to_string()))?;
         let policy = if policy == AsyncPolicy::Off { AsyncPolicy::Wait } else { policy };
-        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Vec::new(), thread: Some(thread) })
+        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Vec::new(), thread: Some(thread), next_seq, fault: None })
+    }
+
+    /// Sequence number the next staged checkpoint will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Fault injection for the checkpoints staged from now on (see
+    /// [`Engine::set_fault`]).
+    #[doc(hidden)]
+    pub fn set_fault(&mut self, f: Option<crate::fault::Fault>) {
+        self.fault = Some(f);
     }
 
     fn take_outcome(&mut self, (r, arena): Outcome) -> Result<Committed, StoreError> {
@@ -155,13 +178,14 @@ impl AsyncEngine {
         }
         stage_copy(regions, &mut arena[..total]);
         let copy = t1.elapsed();
-        let job = Job { arena, layout, meta: meta.to_vec() };
+        let job = Job { arena, layout, meta: meta.to_vec(), fault: self.fault };
         self.tx
             .as_ref()
             .expect("open")
             .send(job)
             .map_err(|_| StoreError::FlushThread("exited".into()))?;
         self.in_flight = true;
+        self.next_seq += 1;
         Ok(Staged::Started { waited, copy, bytes: total as u64, previous })
     }
 

@@ -62,6 +62,24 @@ pub fn encode<W: Write>(w: &mut W, meta: &[u8], regions: &[Region<'_>], plan: &P
     Ok(())
 }
 
+/// The number of bytes [`encode`] writes for these arguments.
+pub fn encoded_len(meta: &[u8], regions: &[Region<'_>], plan: &Plan, block_size: usize) -> u64 {
+    let bs = block_size as u64;
+    let mut n = 8 + meta.len() as u64 + 8;
+    for (r, c) in regions.iter().zip(&plan.changes) {
+        n += 17;
+        match c {
+            Change::New => n += r.bytes.len() as u64,
+            Change::Runs(runs) => {
+                n += 8 + 16 * runs.len() as u64;
+                let len = r.bytes.len() as u64;
+                n += runs.iter().map(|run| ((run.first + run.count) * bs).min(len) - run.first * bs).sum::<u64>();
+            }
+        }
+    }
+    n
+}
+
 /// One region entry of a parsed payload; byte ranges index the payload.
 #[derive(Debug)]
 enum Entry {

@@ -170,3 +170,40 @@ fn kill_in_every_stage() {
 fn libc_sigabrt() -> i32 {
     6
 }
+
+static HOOK_CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+fn count_hook() {
+    HOOK_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// `at_chunk: MIDDLE` fires exactly once per checkpoint, whatever the
+/// payload's size (full or delta, one chunk or many), in the stage named,
+/// and a Hook that returns lets the checkpoint commit (the runtime's
+/// DAO_CRASH_IN hook kills the process there instead). The async engine
+/// passes the fault on with every staged checkpoint and numbers them.
+#[test]
+fn middle_chunk_hook_fires_once_for_every_payload_size() {
+    use dao_store::fault::MIDDLE;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut e = Engine::open(tmp.path(), cfg()).unwrap();
+    let mut m = Model::new(&[64_000, 100, 20_000]);
+    let mut want = 0;
+    for (i, stage) in [Stage::Write, Stage::Collect, Stage::Compress, Stage::Write, Stage::Write].into_iter().enumerate() {
+        // first a full checkpoint (17 chunks of 4 KiB), then small deltas (1 chunk)
+        e.set_fault(Some(Fault { stage, at_chunk: MIDDLE, action: Action::Hook(count_hook) }));
+        let c = e.checkpoint(&m.regions(), &m.meta).unwrap();
+        want += 1;
+        assert_eq!(HOOK_CALLS.load(std::sync::atomic::Ordering::SeqCst), want, "checkpoint {i} ({:?}, {} bytes)", c.kind, c.raw_bytes);
+        m.apply(&Op::Write { r: i, off: 10, len: 5, seed: i as u8 }, 1);
+    }
+    e.set_fault(None);
+    let mut a = dao_store::AsyncEngine::new(e, dao_store::AsyncPolicy::Wait).unwrap();
+    let next = a.next_seq();
+    assert_eq!(next, 6);
+    a.set_fault(Some(Fault { stage: Stage::Write, at_chunk: MIDDLE, action: Action::Hook(count_hook) }));
+    a.checkpoint(&m.regions(), &m.meta).unwrap();
+    assert_eq!(a.next_seq(), next + 1);
+    let c = a.wait().unwrap().unwrap();
+    assert_eq!(c.seq, next);
+    assert_eq!(HOOK_CALLS.load(std::sync::atomic::Ordering::SeqCst), want + 1);
+}
