@@ -155,9 +155,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
         );
         return store_write(s, &parts, fields, t0, collect_s, crash_now);
     }
-    // Distributed saving: only worth it when some worker stopped at a
-    // candidate can help (threads at a barrier are inside libomp).
-    // Only inside a region. Between regions writer threads could stand in
+    // Distributed saving (DAO_WRITERS=team), only inside a region. Between regions writer threads could stand in
     // for libomp's idle threads, but on MG.W (63 359 heap blocks, 57 MB)
     // that measured no faster than the master alone here (docs/results.md,
     // "Distributed saving"), so the master writes alone there.
