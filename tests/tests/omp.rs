@@ -29,6 +29,13 @@ struct OmpCase {
     serial: bool,
 }
 
+/// Where a program's builds go: under this checkout's tests/out (a shared
+/// /tmp directory let two checkouts testing at once run each other's
+/// binaries).
+fn build_dir(name: &str) -> std::path::PathBuf {
+    dao_tests::paths::tools().out.join("omp-build").join(name)
+}
+
 fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
     let sub = match c.lang {
         Lang::C => "c",
@@ -46,7 +53,7 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
         Lang::C => c.name.to_string(),
         Lang::Fortran => format!("f-{}", c.name),
     };
-    let bdir = std::env::temp_dir().join(format!("dao-omp-build-{tag}-{}", opt.name()));
+    let bdir = build_dir(&format!("{tag}-{}", opt.name()));
     let flags = vec!["-fopenmp".to_string()];
     let clean = build_once(&format!("{tag}-{}-clean", opt.name()), || build_sources(c.lang, &[src.clone()], &flags, opt, Variant::Clean, &bdir))
         .unwrap_or_else(|e| panic!("clean build: {e}"));
@@ -152,7 +159,7 @@ fn table_covers_every_program() {
 fn distributed_and_master_only_saving() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join("test-programs/omp/c/stencil3d_heap.c");
-    let bdir = std::env::temp_dir().join("dao-omp-build-stencil3d_heap-O2");
+    let bdir = build_dir("stencil3d_heap-O2");
     let flags = vec!["-fopenmp".to_string()];
     let clean = build_once("stencil3d_heap-O2-clean", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Clean, &bdir)).unwrap();
     let inst = build_once("stencil3d_heap-O2-inst", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
@@ -210,7 +217,7 @@ fn distributed_and_master_only_saving() {
 fn profile_lists_the_workers_private_bytes() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join("test-programs/omp/c/stencil3d_heap.c");
-    let bdir = std::env::temp_dir().join("dao-omp-build-stencil3d_heap-O2");
+    let bdir = build_dir("stencil3d_heap-O2");
     let flags = vec!["-fopenmp".to_string()];
     let inst = build_once("stencil3d_heap-O2-inst", || build_sources(Lang::C, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
     let dir = fresh_dir("omp-profile-workers");
@@ -254,7 +261,7 @@ fn profile_lists_the_workers_private_bytes() {
 fn fortran_reductions_run_without_libomp_warnings() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join("test-programs/omp/fortran/timestep_barrier.f90");
-    let bdir = std::env::temp_dir().join("dao-omp-build-f-timestep_barrier-O2");
+    let bdir = build_dir("f-timestep_barrier-O2");
     let flags = vec!["-fopenmp".to_string()];
     let inst = build_once("f-timestep_barrier-O2-inst", || build_sources(Lang::Fortran, &[src.clone()], &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
     let dir = fresh_dir("omp-reduction-warnings");
