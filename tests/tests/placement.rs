@@ -132,7 +132,11 @@ fn cg_s_profile_place_run_kill_restart() {
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains("least bytes within T_itvl") && report.contains("Young periodic"), "{report}");
     let chosen: Vec<u64> = json(&placement)["instances"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
-    assert!(chosen.len() >= 2 && (chosen.len() as u64) < n, "chosen {chosen:?} of {n}");
+    // Normally T_itvl = T / 5 and the optimum takes several instances. A
+    // stall of the loaded machine longer than T / 2 between two candidates
+    // forces T_itvl above T / 2, and one checkpoint may then suffice.
+    let min_chosen = if t_itvl < total / 2.0 { 2 } else { 1 };
+    assert!(chosen.len() >= min_chosen && (chosen.len() as u64) < n, "chosen {chosen:?} of {n} (T_itvl {t_itvl} s of T {total} s, longest gap {gap} s)");
 
     // 3. Run with the placement: checkpoints exactly at the chosen instances.
     let ck = dir.join("full.ckpt");
