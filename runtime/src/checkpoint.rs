@@ -82,7 +82,7 @@ pub fn chain_problem(top: *mut DaoFrame) -> Option<String> {
 }
 
 /// "function#site (file:line)" of the candidate that takes the checkpoint.
-fn site_name(top: *mut DaoFrame) -> String {
+pub(crate) fn site_name(top: *mut DaoFrame) -> String {
     let Some(fv) = crate::desc::FrameView::read(top) else { return String::new() };
     let loc = fv
         .func

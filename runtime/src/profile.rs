@@ -62,19 +62,6 @@ pub fn enabled() -> bool {
     ON.load(Relaxed)
 }
 
-/// "function#site (file:line)" of the frame at a marker.
-fn site_name(top: *mut DaoFrame) -> String {
-    let Some(fv) = crate::desc::FrameView::read(top) else { return String::new() };
-    let loc = fv
-        .func
-        .sites()
-        .get((fv.site as usize).wrapping_sub(1))
-        .and_then(|s| crate::desc::opt_name(s.loc))
-        .map(|l| format!(" ({l})"))
-        .unwrap_or_default();
-    format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
-}
-
 fn frame_bytes(chain: &[dao_format::Frame<'_>]) -> (u64, u64) {
     let slots = chain.iter().flat_map(|f| &f.slots).map(|v| v.bytes.len() as u64).sum();
     let stack = chain.iter().flat_map(|f| &f.stack_objects).map(|o| o.bytes.len() as u64).sum();
@@ -117,7 +104,7 @@ fn measure(frame: *mut DaoFrame, workers: &[crate::omp::Stopped]) -> (String, u3
 pub fn record(frame: *mut DaoFrame) {
     let t0 = now_ns();
     let n = crate::policy::candidates();
-    let site = site_name(frame);
+    let site = crate::checkpoint::site_name(frame);
     let mut m = None;
     if crate::omp::in_region() {
         crate::omp::with_team_stopped(|w| m = Some(measure(frame, w)));

@@ -102,30 +102,13 @@ impl CheckpointDir {
     /// On any error the temp file is removed and the directory is unchanged.
     pub fn commit<F>(&self, seq: u64, write: F) -> Result<PathBuf, DirError>
     where
-        F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+        F: FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
     {
-        let name = Self::file_name(seq);
-        let tmp = self.path.join(format!(".{name}.tmp"));
-        let dst = self.path.join(&name);
-        let err = |source| DirError::Write { dir: self.path.clone(), file: name.clone(), source };
-        let result = (|| {
-            let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        self.commit_file(seq, |f| {
             let mut w = BufWriter::with_capacity(1 << 20, f);
             write(&mut w)?;
-            w.flush()?;
-            let f = w.into_inner().map_err(|e| e.into_error())?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, &dst)?;
-            fsync_dir(&self.path)
-        })();
-        match result {
-            Ok(()) => Ok(dst),
-            Err(e) => {
-                let _ = fs::remove_file(&tmp);
-                Err(err(e))
-            }
-        }
+            w.flush()
+        })
     }
 
     /// Like [`CheckpointDir::commit`], for writers that use positioned
