@@ -128,35 +128,12 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
     };
     let crash_now = s.cfg.crash_in == Some(s.attempts);
     if s.storage.is_some() {
-        let parts = Parts {
-            header: &header,
-            runtime: &rt,
-            chain: &c.chain,
-            omp: &omp,
-            master_tls: &c.master_tls,
-            workers: &c.workers,
-            globals: &c.globals,
-            heap: &c.heap,
-        };
-        let fields = format!(
-            "\"threads\":{},\"writers\":1,\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
-            header.threads,
-            if save_all { "all" } else { "live" },
-            if heap_all { "all" } else { "reachable" },
-            c.bytes.json(),
-            roles_json(&c),
-            c.heap_blocks_total,
-            c.heap_blocks_saved,
-            c.chain.len(),
-            c.globals.len(),
-            collect_s,
-            rss,
-            stats::quote(&at)
-        );
+        let parts = c.parts(&header, &rt, &omp);
+        let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at));
         return store_write(s, &parts, fields, t0, collect_s, crash_now);
     }
-    // Distributed saving (DAO_WRITERS=team), only inside a region. Between regions writer threads could stand in
-    // for libomp's idle threads, but on MG.W (63 359 heap blocks, 57 MB)
+    // Distributed saving (DAO_WRITERS=team), only inside a region. Between
+    // regions writer threads could stand in for libomp's idle threads, but on MG.W (63 359 heap blocks, 57 MB)
     // that measured no faster than the master alone here (docs/results.md,
     // "Distributed saving"), so the master writes alone there.
     let team = s.cfg.team_writes && !workers.is_empty();
@@ -205,25 +182,14 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"threads\":{},\"writers\":{},\"seq\":{},\"file\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"file_bytes\":{},\"collect_s\":{:.6},\"write_s\":{:.6},\"encode_s\":{:.6},\"rss_bytes\":{},\"at\":{}}}",
-                    header.threads,
+                    "{{\"event\":\"checkpoint\",\"writers\":{},\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},\"encode_s\":{:.6},{}}}",
                     writers.load(Relaxed),
                     header.seq,
                     stats::quote(&path.display().to_string()),
-                    if save_all { "all" } else { "live" },
-                    if heap_all { "all" } else { "reachable" },
-                    c.bytes.json(),
-                    roles_json(&c),
-                    c.heap_blocks_total,
-                    c.heap_blocks_saved,
-                    c.chain.len(),
-                    c.globals.len(),
                     file_bytes,
-                    collect_s,
                     write_s,
                     encode_s.get(),
-                    rss,
-                    stats::quote(&at)
+                    stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at)
                 ),
             );
             if s.cfg.crash_after == Some(s.commits) {
@@ -274,6 +240,25 @@ fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, 
         wait_s: 0.0,
     };
     crate::storage::checkpoint(s, &regions, &skeleton, p, t0, crash_now);
+}
+
+/// The DAO_STATS fields of a checkpoint event common to both storages.
+fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, collect_s: f64, rss: u64, at: &str) -> String {
+    format!(
+        "\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
+        h.threads,
+        if save_all { "all" } else { "live" },
+        if heap_all { "all" } else { "reachable" },
+        c.bytes.json(),
+        roles_json(c),
+        c.heap_blocks_total,
+        c.heap_blocks_saved,
+        c.chain.len(),
+        c.globals.len(),
+        collect_s,
+        rss,
+        stats::quote(at)
+    )
 }
 
 /// Bytes per role: the master's private state (its frames and thread-local
@@ -328,16 +313,7 @@ fn write_distributed(
 ) -> Result<std::path::PathBuf, dao_format::DirError> {
     dir.commit_file(header.seq, |f| {
         let t = Instant::now();
-        let layout = Layout::new(Parts {
-            header,
-            runtime: rt,
-            chain: &c.chain,
-            omp,
-            master_tls: &c.master_tls,
-            workers: &c.workers,
-            globals: &c.globals,
-            heap: &c.heap,
-        })?;
+        let layout = Layout::new(c.parts(header, rt, omp))?;
         let units = layout.units();
         let kill_unit = crash_now.then_some(units / 2);
         let next = AtomicUsize::new(0);

@@ -33,6 +33,22 @@ pub struct Collected {
     pub heap_blocks_saved: u64,
 }
 
+impl Collected {
+    /// The checkpoint's parts with this collection's payloads.
+    pub fn parts<'a>(&'a self, header: &'a dao_format::Header, runtime: &'a dao_format::RuntimeState, omp: &'a dao_format::OmpState) -> dao_format::Parts<'a> {
+        dao_format::Parts {
+            header,
+            runtime,
+            chain: &self.chain,
+            omp,
+            master_tls: &self.master_tls,
+            workers: &self.workers,
+            globals: &self.globals,
+            heap: &self.heap,
+        }
+    }
+}
+
 /// Collects the state reachable from the chain ending at `top`.
 pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected {
     collect_team(top, &[], save_all, heap_all)
