@@ -10,6 +10,9 @@
 //!   interprocedural read summaries over strongly connected components.
 //! - [`omp`]: which program points lie inside an OpenMP construct opened
 //!   and closed by runtime calls (single, critical, dynamic loops, ...).
+//! - [`guards`]: where the shared-write guards of the non-blocking protocol
+//!   go: every shared write after a guard with no check-in in between, one
+//!   guard on entry for a loop that never checks in.
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -21,6 +24,7 @@ pub mod bitset;
 pub mod body;
 pub mod callgraph;
 pub mod dataflow;
+pub mod guards;
 pub mod liveness;
 pub mod omp;
 pub mod textcfg;

@@ -1,0 +1,316 @@
+//! Where to put the shared-write guards of the non-blocking checkpoint
+//! protocol.
+//!
+//! A thread of a team *checks in* (saves its private state) at a checkpoint
+//! marker, a barrier or a call that may reach one, and runs on; until the
+//! master has saved the shared state it must not write shared memory. A
+//! *guard* (a load of a flag and a rarely taken call that may wait) makes it
+//! safe to write until the next check-in. The rule this module enforces:
+//!
+//! > every shared write executes only after a guard has executed on the
+//! > same thread with no check-in in between.
+//!
+//! A function is given as a [`Cfg`] of blocks of [`Ev`] events: a shared
+//! [`Ev::Write`], a check-in [`Ev::Kill`], or [`Ev::WriteKill`] (a call that
+//! writes shared memory and may also check in: guarded before, killed
+//! after). [`place_guards`] answers with a [`GuardPlan`] in two steps:
+//!
+//! 1. **Kill-free loops.** A natural loop none of whose blocks checks in
+//!    needs one guard on entry, not one per iteration: the flag cannot change
+//!    meaning while the thread stays in the loop. Every write in such a loop
+//!    is covered by the outermost kill-free loop around it, which gets a
+//!    guard at the end of each predecessor of its header outside the loop
+//!    (unless a guard is already available there, see below). This is sound
+//!    because the header of a natural loop dominates its body, so a path
+//!    from the entry gets into the loop only through an edge from such a
+//!    predecessor to the header, and then meets no check-in until it leaves.
+//!    A loop headed by the entry block has no such predecessor (the path
+//!    starts inside it) and is never hoisted to; kill-free loops nested in it
+//!    still are.
+//! 2. **Must-availability.** Everything else is one forward pass in reverse
+//!    postorder: a guard is available at the entry of a block iff it is
+//!    available at the exit of every predecessor; a write where none is
+//!    available gets a guard just before it; a check-in makes it unavailable.
+//!
+//! What is conservative (costs a guard, never misses one): the pass is not
+//! iterated to a fixpoint, so a predecessor not yet visited (the source of a
+//! back edge or of a retreating edge of an irreducible cycle) counts as "not
+//! available"; irreducible cycles are not loops and get no hoisting; a loop's
+//! entry guard runs on every path out of the predecessor's end, not only on
+//! the edge into the header. Blocks unreachable from the entry never run and
+//! are ignored altogether (as predecessors too).
+//!
+//! The caller's contract: `events[b]` are the events of the non-terminator
+//! instructions of `b`, in order, and a guard at [`Place::EndOf`] goes after
+//! all of them and before the terminator; a terminator that may write shared
+//! memory or check in (an `invoke` of such a call) must be split off into its
+//! own block first.
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What one instruction does, as far as guards are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ev {
+    /// Writes shared memory: needs a guard since the last check-in.
+    Write,
+    /// May check in: no guard is available after it.
+    Kill,
+    /// A call that may write shared memory and may check in: needs a guard
+    /// before it, none is available after it.
+    WriteKill,
+}
+
+impl Ev {
+    fn writes(self) -> bool {
+        matches!(self, Ev::Write | Ev::WriteKill)
+    }
+    fn kills(self) -> bool {
+        matches!(self, Ev::Kill | Ev::WriteKill)
+    }
+}
+
+/// A function: block `b` has successors `succs[b]` and events `events[b]`,
+/// in program order. Block 0 is the entry.
+#[derive(Clone, Debug, Default)]
+pub struct Cfg {
+    pub succs: Vec<Vec<usize>>,
+    pub events: Vec<Vec<Ev>>,
+}
+
+/// Where a guard goes.
+///
+/// Places are ordered by block, and within a block by position: `Before`
+/// in event order, then `EndOf` (the derived order, by variant then field,
+/// would not be positional).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// Just before event `event` of `block`.
+    Before { block: usize, event: usize },
+    /// At the end of the block, after its last event, before its terminator.
+    EndOf(usize),
+}
+
+impl Place {
+    pub fn block(self) -> usize {
+        match self {
+            Place::Before { block, .. } | Place::EndOf(block) => block,
+        }
+    }
+    fn key(self) -> (usize, usize, usize) {
+        match self {
+            Place::Before { block, event } => (block, 0, event),
+            Place::EndOf(block) => (block, 1, 0),
+        }
+    }
+}
+
+impl Ord for Place {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Place {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GuardPlan {
+    /// The guards, sorted (see [`Place`]), no two at the same place.
+    pub guards: Vec<Place>,
+    /// `Write` and `WriteKill` events in reachable blocks.
+    pub writes: usize,
+    /// Writes covered by a hoisted loop's entry guard (none in its body).
+    pub loop_covered: usize,
+    /// Kill-free loops with writes whose guards were hoisted to their entry.
+    pub hoisted_loops: usize,
+}
+
+/// Decide the guards of `cfg` (see the module comment).
+pub fn place_guards(cfg: &Cfg) -> GuardPlan {
+    let n = cfg.succs.len();
+    assert_eq!(cfg.events.len(), n, "one event list per block");
+    if n == 0 {
+        return GuardPlan::default();
+    }
+    let rpo = reverse_postorder(cfg);
+    let mut rpo_index = vec![usize::MAX; n];
+    for (i, &b) in rpo.iter().enumerate() {
+        rpo_index[b] = i;
+    }
+    let reachable = |b: usize| rpo_index[b] != usize::MAX;
+    let mut preds = vec![Vec::new(); n];
+    for &b in &rpo {
+        for &s in &cfg.succs[b] {
+            preds[s].push(b);
+        }
+    }
+    let idom = dominators(&rpo, &rpo_index, &preds);
+    let loops = natural_loops(&rpo, cfg, &preds, &idom);
+    let kills = |b: usize| cfg.events[b].iter().any(|e| e.kills());
+
+    // 1. the outermost hoistable kill-free loop around each write. Natural
+    // loops are nested or disjoint, so the kill-free loops around a block
+    // form a chain and the largest is the outermost.
+    let candidates: Vec<(usize, &BTreeSet<usize>)> = loops
+        .iter()
+        .filter(|(&h, body)| h != 0 && !body.iter().any(|&b| kills(b)))
+        .map(|(&h, body)| (h, body))
+        .collect();
+    let mut hoisted: BTreeMap<usize, &BTreeSet<usize>> = BTreeMap::new(); // header -> body
+    for &b in &rpo {
+        if !cfg.events[b].contains(&Ev::Write) {
+            continue;
+        }
+        let outermost = candidates.iter().filter(|(_, body)| body.contains(&b)).max_by_key(|(_, body)| body.len());
+        if let Some(&(h, body)) = outermost {
+            hoisted.insert(h, body);
+        }
+    }
+    let mut in_hoisted = vec![false; n];
+    let mut entry_guard_at = vec![false; n]; // outside predecessors of hoisted headers
+    let mut loop_covered = 0;
+    for (&h, body) in &hoisted {
+        for &b in body.iter() {
+            in_hoisted[b] = true;
+            loop_covered += cfg.events[b].iter().filter(|e| e.writes()).count();
+        }
+        for &p in &preds[h] {
+            if !body.contains(&p) {
+                entry_guard_at[p] = true;
+            }
+        }
+    }
+
+    // 2. must-availability in one pass over the reverse postorder
+    let mut done = vec![false; n];
+    let mut exit = vec![false; n];
+    let mut guards = BTreeSet::new();
+    let mut writes = 0;
+    for &b in &rpo {
+        writes += cfg.events[b].iter().filter(|e| e.writes()).count();
+        // nothing is available where a thread starts (even if a test gives
+        // the entry predecessors); all is in a hoisted loop, and the scan
+        // then finds no kill and places nothing
+        let mut avail = in_hoisted[b] || (b != 0 && preds[b].iter().all(|&p| done[p] && exit[p]));
+        for (i, &e) in cfg.events[b].iter().enumerate() {
+            if e.writes() && !avail {
+                guards.insert(Place::Before { block: b, event: i });
+                avail = true;
+            }
+            if e.kills() {
+                avail = false;
+            }
+        }
+        // a hoisted loop's entry guard, unless one is available here anyway
+        if entry_guard_at[b] && !avail {
+            guards.insert(Place::EndOf(b));
+            avail = true;
+        }
+        exit[b] = avail;
+        done[b] = true;
+    }
+    debug_assert!(guards.iter().all(|g| reachable(g.block())));
+    GuardPlan { guards: guards.into_iter().collect(), writes, loop_covered, hoisted_loops: hoisted.len() }
+}
+
+/// Reachable blocks in reverse postorder of a depth-first walk from block 0
+/// that takes successors in order.
+fn reverse_postorder(cfg: &Cfg) -> Vec<usize> {
+    let mut seen = vec![false; cfg.succs.len()];
+    let mut post = Vec::new();
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        if let Some(&s) = cfg.succs[b].get(*i) {
+            *i += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Immediate dominators of the reachable blocks (`idom[0] == 0`; `None` for
+/// unreachable ones), by Cooper, Harvey and Kennedy's "A Simple, Fast
+/// Dominance Algorithm". `preds` holds reachable predecessors only.
+fn dominators(rpo: &[usize], rpo_index: &[usize], preds: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let mut idom = vec![None; rpo_index.len()];
+    idom[0] = Some(0);
+    let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
+        while a != b {
+            while rpo_index[a] > rpo_index[b] {
+                a = idom[a].unwrap();
+            }
+            while rpo_index[b] > rpo_index[a] {
+                b = idom[b].unwrap();
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &rpo[1..] {
+            let mut new = None;
+            for &p in &preds[b] {
+                if idom[p].is_some() {
+                    new = Some(match new {
+                        None => p,
+                        Some(d) => intersect(&idom, p, d),
+                    });
+                }
+            }
+            if new.is_some() && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+/// Whether `a` dominates `b` (both reachable).
+fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        if b == 0 {
+            return false;
+        }
+        b = idom[b].unwrap();
+    }
+}
+
+/// Natural loops by header: the header plus every block that reaches a
+/// latch (the source of a back edge `u -> h`, `h` dominating `u`) without
+/// passing the header; loops sharing a header are merged. Reachable blocks
+/// only; a cycle with no back edge (irreducible) is no loop.
+fn natural_loops(rpo: &[usize], cfg: &Cfg, preds: &[Vec<usize>], idom: &[Option<usize>]) -> BTreeMap<usize, BTreeSet<usize>> {
+    let mut loops: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for &u in rpo {
+        for &h in &cfg.succs[u] {
+            if !dominates(idom, h, u) {
+                continue;
+            }
+            let body = loops.entry(h).or_insert_with(|| BTreeSet::from([h]));
+            let mut work = vec![u];
+            while let Some(b) = work.pop() {
+                if body.insert(b) {
+                    work.extend(&preds[b]);
+                }
+            }
+        }
+    }
+    loops
+}
+
