@@ -56,6 +56,12 @@ enum dao_site_flags {
     DAO_SITE_UNKNOWN_READS = 1u << 0,
 };
 
+enum dao_module_flags {
+    /* the pass put shared-write guards in the module's code (non-blocking
+       checkpoint rounds possible; DAO_GUARDS=0 at compile time omits them) */
+    DAO_MODULE_GUARDED = 1u << 0,
+};
+
 /* A label: a call site on a path to a marker, or a marker. */
 typedef struct dao_site_desc {
     uint32_t kind;        /* enum dao_site_kind */
@@ -86,7 +92,7 @@ typedef struct dao_func_desc {
 
 struct dao_module_desc {
     uint32_t abi_version;             /* DAO_ABI_VERSION */
-    uint32_t reserved;
+    uint32_t flags;                   /* DAO_MODULE_GUARDED: shared-write guards inserted */
     uint64_t module_hash;             /* stable hash of the module's identity */
     const char *source_name;          /* source file name */
     uint32_t n_globals;               /* every global defined in the module */

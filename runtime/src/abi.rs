@@ -17,6 +17,9 @@ pub const DAO_SITE_EXIT: u32 = 6;
 /// dao_var_desc.offset of a global only declared in its module.
 pub const DAO_GLOBAL_DECLARED: u64 = 1;
 pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;
+/// The pass put shared-write guards in the module's code (non-blocking
+/// rounds are possible; DAO_GUARDS=0 at compile time leaves them out).
+pub const DAO_MODULE_GUARDED: u32 = 1 << 0;
 
 #[repr(C)]
 #[derive(Debug)]
@@ -61,7 +64,8 @@ pub struct DaoFuncDesc {
 #[derive(Debug)]
 pub struct DaoModuleDesc {
     pub abi_version: u32,
-    pub reserved: u32,
+    /// DAO_MODULE_* bits.
+    pub flags: u32,
     pub module_hash: u64,
     pub source_name: *const c_char,
     pub n_globals: u32,

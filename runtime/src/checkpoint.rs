@@ -30,14 +30,15 @@ pub fn take(frame: *mut DaoFrame) {
         return;
     }
     if crate::omp::in_region() {
-        let gathered = crate::omp::with_team_stopped(|workers| {
-            session::with(|s| take_in(s, frame, workers));
+        let gathered = crate::omp::with_team_stopped(true, |workers, gather_s| {
+            let protocol = if crate::omp::nonblocking() { "nonblocking" } else { "blocking" };
+            session::with(|s| take_in(s, frame, workers, Some((protocol, gather_s))));
         });
         if !gathered {
             crate::policy::rearm();
         }
     } else {
-        session::with(|s| take_in(s, frame, &[]));
+        session::with(|s| take_in(s, frame, &[], None));
     }
 }
 
@@ -94,7 +95,8 @@ pub(crate) fn site_name(top: *mut DaoFrame) -> String {
     format!("{}#{}{loc}", crate::desc::name(fv.func.name), fv.site)
 }
 
-fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped]) {
+/// `round`: inside a region, the protocol and the gathering time (s).
+fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped], round: Option<(&str, f64)>) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
@@ -129,7 +131,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
     let crash_now = s.cfg.crash_in == Some(s.attempts);
     if s.storage.is_some() {
         let parts = c.parts(&header, &rt, &omp);
-        let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at));
+        let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round));
         return store_write(s, &parts, fields, t0, collect_s, crash_now);
     }
     // Distributed saving (DAO_WRITERS=team), only inside a region. Between
@@ -189,7 +191,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
                     file_bytes,
                     write_s,
                     encode_s.get(),
-                    stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at)
+                    stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round)
                 ),
             );
             if s.cfg.crash_after == Some(s.commits) {
@@ -243,9 +245,10 @@ fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, 
 }
 
 /// The DAO_STATS fields of a checkpoint event common to both storages.
-fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, collect_s: f64, rss: u64, at: &str) -> String {
+fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, collect_s: f64, rss: u64, at: &str, round: Option<(&str, f64)>) -> String {
+    let round = round.map_or(String::new(), |(p, g)| format!("\"protocol\":\"{p}\",\"gather_s\":{g:.6},"));
     format!(
-        "\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
+        "{round}\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
         h.threads,
         if save_all { "all" } else { "live" },
         if heap_all { "all" } else { "reachable" },

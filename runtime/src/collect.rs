@@ -149,14 +149,63 @@ impl Walk {
     }
 }
 
+/// A worker's private state, copied by the worker itself when it checks in
+/// for a non-blocking round (omp.rs): its chain from the candidate up to
+/// the outlined function and its thread-local values, as owned bytes (the
+/// worker goes on running and changes them), plus what its sites ask of
+/// the shared state (globals), which the master saves later.
+pub struct Snapshot {
+    pub frames: Vec<Frame<'static>>,
+    pub tls: Vec<dao_format::TlsValue<'static>>,
+    pub singles: u64,
+    wanted: Vec<((u64, u32), &'static DaoModuleDesc)>,
+    unknown_reads: bool,
+    bytes: Bytes,
+}
+
+// SAFETY: module descriptors are immutable constant data; the rest is owned.
+unsafe impl Send for Snapshot {}
+
+/// On a worker at a candidate: copies its private state (see [`Snapshot`]).
+pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
+    let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
+    let frames = w.chain(top, save_all).into_iter().map(Frame::into_owned).collect();
+    let tls = w.tls(&crate::omp::tls_here()).into_iter().map(dao_format::TlsValue::into_owned).collect();
+    Snapshot {
+        frames,
+        tls,
+        singles: crate::omp::singles_of(thread),
+        wanted: w.wanted.into_iter().collect(),
+        unknown_reads: w.unknown_reads,
+        bytes: w.bytes,
+    }
+}
+
 /// Collects the state of the main thread's chain ending at `top` and of the
 /// stopped workers of its team (each its own chain; a worker that has
-/// finished its part of the region is one frame at the Exit site).
+/// finished its part of the region is one frame at the Exit site; a worker
+/// of a non-blocking round by its [`Snapshot`]).
 pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_all: bool, heap_all: bool) -> Collected {
     let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
+    // snapshots' bytes are roots of the heap scan; they live in `workers`
+    let mut snap_roots: Vec<(usize, &[u8])> = Vec::new();
     for st in workers {
+        if let Some(sn) = &st.snap {
+            w.bytes.slots += sn.bytes.slots;
+            w.bytes.stack += sn.bytes.stack;
+            w.bytes.globals += sn.bytes.globals;
+            w.unknown_reads |= sn.unknown_reads;
+            w.wanted.extend(sn.wanted.iter().copied());
+            for f in &sn.frames {
+                snap_roots.extend(f.slots.iter().map(|s| (0usize, &*s.bytes)));
+                snap_roots.extend(f.stack_objects.iter().map(|o| (o.addr as usize, &*o.bytes)));
+            }
+            snap_roots.extend(sn.tls.iter().map(|v| (0usize, &*v.bytes)));
+            team.push(Worker { thread: st.thread, state: st.state, singles: sn.singles, chain: sn.frames.clone(), tls: sn.tls.clone() });
+            continue;
+        }
         let frames = if st.state == dao_format::WORKER_EXITED {
             let Some(func) = desc::deref(st.func) else { fatal("an exited worker without its function descriptor (runtime bug)") };
             vec![Frame {
@@ -216,7 +265,13 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_al
 
     let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
     let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
-    let saved = if heap_all || save_all { vec![true; blocks.len()] } else { reachable(&blocks, &roots) };
+    let saved = if heap_all || save_all {
+        vec![true; blocks.len()]
+    } else {
+        let mut all: Vec<(usize, &[u8])> = roots.clone();
+        all.extend(snap_roots);
+        reachable(&blocks, &all)
+    };
     let mut hb = Vec::with_capacity(blocks.len());
     let mut n_saved = 0;
     for (b, &s) in blocks.iter().zip(&saved) {

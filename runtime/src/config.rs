@@ -39,6 +39,10 @@ pub struct Config {
     /// workers stopped at a candidate write part of the checkpoint
     /// (distributed saving) or the master writes all of it.
     pub team_writes: bool,
+    /// DAO_PROTOCOL=nonblocking | blocking: the protocol of checkpoints
+    /// inside parallel regions; None: non-blocking when every module has
+    /// guards (startup decides).
+    pub nonblocking: Option<bool>,
     pub keep: usize,
     pub stats: Option<PathBuf>,
     pub verbose: bool,
@@ -185,6 +189,7 @@ impl Config {
             save_all: choice("DAO_SAVE", "all", "live").unwrap_or(false),
             heap_all: choice("DAO_HEAP", "all", "reachable").unwrap_or(false),
             team_writes: choice("DAO_WRITERS", "team", "master").unwrap_or(true),
+            nonblocking: choice("DAO_PROTOCOL", "nonblocking", "blocking"),
             keep,
             stats: var("DAO_STATS").map(PathBuf::from),
             verbose: var("DAO_VERBOSE").is_some_and(|v| v != "0"),

@@ -204,6 +204,16 @@ pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
     guard("dao_omp_unpark", || crate::omp::unpark(frame));
 }
 
+/// The slow path of a shared-write guard: the pass emits
+/// `if (dao_omp_guard) dao_omp_guard_wait();` before every write that may
+/// touch shared data and every lock acquisition (hoisted to the entry of
+/// loops with no check-in point). Waits while this thread has checked in
+/// for a non-blocking round whose shared state is not saved yet.
+#[no_mangle]
+pub extern "C" fn dao_omp_guard_wait() {
+    guard("dao_omp_guard_wait", crate::omp::guard_wait);
+}
+
 /// `__kmpc_single`, routed here by the pass (omp.rs: instances already won
 /// before a checkpoint are not run again after the restart).
 ///

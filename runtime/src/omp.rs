@@ -1,5 +1,5 @@
-//! OpenMP teams: per-thread state, the blocking checkpoint protocol, and the
-//! per-thread restart. The protocol is written down in
+//! OpenMP teams: per-thread state, the two checkpoint protocols (blocking
+//! and non-blocking), and the per-thread restart. The protocol is written down in
 //! `runtime/src/protocol/README.md`; read it first. In short:
 //!
 //! - The pass calls `dao_omp_fork`/`dao_omp_join` around every fork of a
@@ -15,6 +15,11 @@
 //!   not reached (it is blocked there until the master arrives), or finished
 //!   with its part of the region. Then it writes the checkpoint with every
 //!   thread's chain and releases the round.
+//! - Non-blocking rounds (`DAO_PROTOCOL=nonblocking`, the default when every
+//!   module was compiled with guards): a worker at its marker copies its
+//!   private state, *checks in* and goes on running; the guards the pass
+//!   puts before shared writes and lock acquisitions make a checked-in
+//!   worker wait until the master has saved the shared state.
 //! - libomp is reached through `dlsym`, so programs without OpenMP do not
 //!   need it at link time.
 use std::cell::Cell;
@@ -35,6 +40,33 @@ pub const MAX_THREADS: usize = 256;
 /// while the master gathers its team for a checkpoint.
 #[no_mangle]
 pub static dao_omp_request: AtomicU8 = AtomicU8::new(0);
+
+/// Read by the guards the pass puts before every write that may touch
+/// shared data (and every lock acquisition) in code that may run in a
+/// team (one acquire byte load): non-zero from the start of a non-blocking
+/// round until its shared state is saved.
+#[no_mangle]
+pub static dao_omp_guard: AtomicU8 = AtomicU8::new(0);
+
+/// Rounds inside regions are non-blocking (set once at start, config.rs).
+static NONBLOCKING: AtomicBool = AtomicBool::new(false);
+/// The current round is non-blocking (a profiling round never is); written
+/// before the request is raised, read by workers that saw it.
+static ROUND_NB: AtomicBool = AtomicBool::new(false);
+/// DAO_SAVE=all (a checking-in worker copies every slot).
+static SAVE_ALL: AtomicBool = AtomicBool::new(false);
+
+/// At start: the protocol of rounds inside regions, and what a worker's
+/// snapshot holds.
+pub fn configure(nonblocking: bool, save_all: bool) {
+    NONBLOCKING.store(nonblocking, Relaxed);
+    SAVE_ALL.store(save_all, Relaxed);
+}
+
+/// Whether rounds inside regions are non-blocking.
+pub fn nonblocking() -> bool {
+    NONBLOCKING.load(Relaxed)
+}
 
 const IDLE: u32 = 0;
 const RUNNING: u32 = 1;
@@ -58,10 +90,28 @@ struct Slot {
     func: AtomicPtr<crate::abi::DaoFuncDesc>,
     /// `single` instances this thread has encountered in the region.
     singles: AtomicU64,
+    /// Non-blocking: the round this worker has checked in for (its
+    /// snapshot is in `snap`); published SeqCst after the snapshot.
+    checked: AtomicU64,
+    snap: std::sync::Mutex<Option<crate::collect::Snapshot>>,
+    /// Time this thread spent stopped for checkpoints (ns): waiting at a
+    /// candidate (blocking), copying its state and waiting at guards
+    /// (non-blocking), gathering and saving (the master).
+    stop_ns: AtomicU64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
-const SLOT: Slot = Slot { state: AtomicU32::new(IDLE), top: AtomicPtr::new(std::ptr::null_mut()), round: AtomicU64::new(0), syncs: AtomicU64::new(0), func: AtomicPtr::new(std::ptr::null_mut()), singles: AtomicU64::new(0) };
+const SLOT: Slot = Slot {
+    state: AtomicU32::new(IDLE),
+    top: AtomicPtr::new(std::ptr::null_mut()),
+    round: AtomicU64::new(0),
+    syncs: AtomicU64::new(0),
+    func: AtomicPtr::new(std::ptr::null_mut()),
+    singles: AtomicU64::new(0),
+    checked: AtomicU64::new(0),
+    snap: std::sync::Mutex::new(None),
+    stop_ns: AtomicU64::new(0),
+};
 static SLOTS: [Slot; MAX_THREADS] = [SLOT; MAX_THREADS];
 
 /// Slots used since the last fork reset them (highest thread number + 1).
@@ -214,6 +264,7 @@ pub fn fork(_frame: *mut DaoFrame) {
         s.syncs.store(0, Relaxed);
         s.singles.store(0, Relaxed);
         s.top.store(std::ptr::null_mut(), Relaxed);
+        s.checked.store(0, Relaxed);
     }
     TEAM_SIZE.store(0, Relaxed);
     MASTER_SYNCS.store(0, Relaxed);
@@ -306,14 +357,26 @@ pub fn unpark(_frame: *mut DaoFrame) {
     }
 }
 
-/// A worker reached a marker and saw the request: stop until the round ends.
+/// A worker reached a marker and saw the request: stop until the round
+/// ends (blocking), or check in and go on (non-blocking).
 pub fn worker_stop(frame: *mut DaoFrame) {
     let t = TID.with(|c| c.get());
     let Some(s) = slot(t) else { return };
     if t <= 0 || dao_omp_request.load(Acquire) == 0 {
         return;
     }
+    let t0 = Instant::now();
     let r = ROUND.load(Acquire);
+    if ROUND_NB.load(Relaxed) {
+        if s.checked.load(Relaxed) != r {
+            let snap = crate::collect::snapshot(t as u32, frame, SAVE_ALL.load(Relaxed));
+            *s.snap.lock().unwrap_or_else(|e| e.into_inner()) = Some(snap);
+            // publishes the snapshot and every earlier write of this thread
+            s.checked.store(r, SeqCst);
+            add_stop(s, t0);
+        }
+        return;
+    }
     s.top.store(frame, Relaxed);
     s.round.store(r, Relaxed);
     s.state.store(CANDIDATE, SeqCst);
@@ -325,6 +388,48 @@ pub fn worker_stop(frame: *mut DaoFrame) {
         DONE.load(Acquire) >= r
     });
     s.state.store(RUNNING, Release);
+    add_stop(s, t0);
+}
+
+/// The slow path of a guard (`dao_omp_guard` was set): a worker that has
+/// checked in for a round whose shared state is not saved yet waits (and
+/// helps write the checkpoint meanwhile); anyone else goes on.
+pub fn guard_wait() {
+    let t = TID.with(|c| c.get());
+    let Some(s) = slot(t) else { return };
+    if t <= 0 {
+        return;
+    }
+    let c = s.checked.load(Relaxed);
+    if c == 0 || DONE.load(Acquire) >= c {
+        return;
+    }
+    let t0 = Instant::now();
+    let mut helped = false;
+    backoff_wait(|| {
+        if !helped {
+            helped = help();
+        }
+        DONE.load(Acquire) >= c
+    });
+    add_stop(s, t0);
+}
+
+fn add_stop(s: &Slot, t0: Instant) {
+    s.stop_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+}
+
+/// Rounds started in this run (completed or abandoned).
+pub fn rounds() -> u64 {
+    ROUND.load(Acquire)
+}
+
+/// Per thread number, the seconds spent stopped for checkpoints so far
+/// (up to the highest thread that ever stopped).
+pub fn stop_seconds() -> Vec<f64> {
+    let v: Vec<f64> = SLOTS.iter().map(|s| s.stop_ns.load(Relaxed) as f64 * 1e-9).collect();
+    let n = v.iter().rposition(|x| *x > 0.0).map_or(0, |i| i + 1);
+    v[..n].to_vec()
 }
 
 // ---- distributed saving: the master shares the writing with stopped workers ----
@@ -401,6 +506,9 @@ fn backoff_wait(mut ready: impl FnMut() -> bool) {
 pub struct Stopped {
     pub thread: u32,
     pub state: u32,
+    /// Non-blocking: the state the worker copied when it checked in (then
+    /// `top` and `func` are unused).
+    pub snap: Option<crate::collect::Snapshot>,
     /// Innermost frame (for EXITED: the address the outlined function's
     /// frame had; it is no longer live, so only `func` may be used).
     pub top: *mut DaoFrame,
@@ -422,13 +530,23 @@ fn timeout() -> Duration {
 
 /// The master at a due candidate inside a region: gather the team, run
 /// `write` with every stopped worker, release the team. Returns false (and
-/// writes nothing) when the team could not be gathered in time.
-pub fn with_team_stopped(write: impl FnOnce(&[Stopped])) -> bool {
+/// writes nothing) when the team could not be gathered in time. Non-blocking
+/// rounds gather check-ins instead of stops: see the protocol README.
+/// The second argument of `write` is the gathering time in seconds.
+pub fn with_team_stopped(nonblocking_ok: bool, write: impl FnOnce(&[Stopped], f64)) -> bool {
     if GIVEN_UP.load(Relaxed) {
         return false;
     }
+    let t0 = Instant::now();
+    let nb = nonblocking_ok && NONBLOCKING.load(Relaxed);
     let n = TEAM_SIZE.load(Acquire) as usize;
     let r = ROUND.fetch_add(1, AcqRel) + 1;
+    ROUND_NB.store(nb, Relaxed);
+    if nb {
+        // before the request: a worker that sees the request and checks in
+        // then sees the guard set at its next guard
+        dao_omp_guard.store(1, SeqCst);
+    }
     dao_omp_request.store(1, SeqCst);
     let master_syncs = MASTER_SYNCS.load(Acquire);
     let deadline = Instant::now() + timeout();
@@ -439,20 +557,25 @@ pub fn with_team_stopped(write: impl FnOnce(&[Stopped])) -> bool {
         let s = &SLOTS[t];
         let mut spins = 0u32;
         loop {
+            if nb && s.checked.load(SeqCst) == r {
+                let snap = s.snap.lock().unwrap_or_else(|e| e.into_inner()).take();
+                stopped.push(Stopped { thread: t as u32, state: WORKER_AT_CANDIDATE, snap, top: std::ptr::null_mut(), func: std::ptr::null() });
+                continue 'threads;
+            }
             match s.state.load(SeqCst) {
                 CANDIDATE if s.round.load(Acquire) == r => {
-                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_CANDIDATE, top: s.top.load(Acquire), func: std::ptr::null() });
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_CANDIDATE, snap: None, top: s.top.load(Acquire), func: std::ptr::null() });
                     continue 'threads;
                 }
                 EXITED => {
-                    stopped.push(Stopped { thread: t as u32, state: WORKER_EXITED, top: s.top.load(Acquire), func: s.func.load(Acquire) });
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_EXITED, snap: None, top: s.top.load(Acquire), func: s.func.load(Acquire) });
                     continue 'threads;
                 }
                 // blocked at a barrier the master has not reached yet (a
                 // barrier it has passed is being left: wait for the thread)
                 PARKED if s.syncs.load(Acquire) > master_syncs && s.state.compare_exchange(PARKED, CLAIMED, AcqRel, Acquire).is_ok() => {
                     claimed.push(t);
-                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_BARRIER, top: s.top.load(Acquire), func: std::ptr::null() });
+                    stopped.push(Stopped { thread: t as u32, state: WORKER_AT_BARRIER, snap: None, top: s.top.load(Acquire), func: std::ptr::null() });
                     continue 'threads;
                 }
                 _ => {}
@@ -476,14 +599,22 @@ pub fn with_team_stopped(write: impl FnOnce(&[Stopped])) -> bool {
             }
         }
     }
+    if nb {
+        // every worker is accounted for: markers need not call in any more
+        dao_omp_request.store(0, SeqCst);
+    }
     if ok {
-        write(&stopped);
+        write(&stopped, t0.elapsed().as_secs_f64());
     }
     dao_omp_request.store(0, SeqCst);
     DONE.store(r, Release);
+    if nb {
+        dao_omp_guard.store(0, Release);
+    }
     for t in claimed {
         SLOTS[t].state.store(PARKED, Release);
     }
+    add_stop(&SLOTS[0], t0);
     ok
 }
 

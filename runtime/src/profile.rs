@@ -107,7 +107,7 @@ pub fn record(frame: *mut DaoFrame) {
     let site = crate::checkpoint::site_name(frame);
     let mut m = None;
     if crate::omp::in_region() {
-        crate::omp::with_team_stopped(|w| m = Some(measure(frame, w)));
+        crate::omp::with_team_stopped(false, |w, _| m = Some(measure(frame, w)));
     }
     // outside a region, or the team could not be gathered (DAO_OMP_TIMEOUT,
     // warned): the master alone

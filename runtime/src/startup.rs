@@ -24,6 +24,7 @@ use crate::storage::Storage;
 /// Sets up the session; resumes a checkpoint when there is one to resume.
 pub fn start(cfg: Config) {
     policy::install(cfg.policy);
+    choose_protocol(&cfg);
     let mut s = Session {
         dir: None,
         ident: Identity::default(),
@@ -300,6 +301,30 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     crate::chain::begin_restart(owned, workers, team_size, file);
 }
 
+/// Non-blocking rounds need the guards in every instrumented module (a
+/// worker running unguarded code could write shared data while the master
+/// saves it): without them, rounds are blocking.
+fn choose_protocol(cfg: &Config) {
+    let unguarded: Vec<String> = crate::modules::all()
+        .iter()
+        .filter(|m| m.flags & crate::abi::DAO_MODULE_GUARDED == 0)
+        .map(|m| desc::name(m.source_name).into_owned())
+        .collect();
+    let nb = match cfg.nonblocking {
+        Some(false) => false,
+        want => {
+            if want == Some(true) && !unguarded.is_empty() {
+                diag::warn(format_args!(
+                    "DAO_PROTOCOL=nonblocking needs shared-write guards, but {} was compiled without them (DAO_GUARDS=0): checkpoints inside parallel regions use the blocking protocol",
+                    unguarded.join(", ")
+                ));
+            }
+            unguarded.is_empty()
+        }
+    };
+    crate::omp::configure(nb, cfg.save_all);
+}
+
 /// The exit hook: on normal termination mark the run finished.
 pub fn at_exit() {
     if diag::FATAL.load(std::sync::atomic::Ordering::SeqCst) {
@@ -309,6 +334,18 @@ pub fn at_exit() {
         diag::warn(format_args!("the program ended before reaching the checkpointed position of {p}"));
     }
     session::with(|s| {
+        let rounds = crate::omp::rounds();
+        if rounds > 0 {
+            let stops: Vec<String> = crate::omp::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();
+            stats::append(
+                s.cfg.stats.as_deref(),
+                &format!(
+                    "{{\"event\":\"omp_stops\",\"protocol\":\"{}\",\"rounds\":{rounds},\"stop_s\":[{}]}}",
+                    if crate::omp::nonblocking() { "nonblocking" } else { "blocking" },
+                    stops.join(",")
+                ),
+            );
+        }
         // the storage engine's flush in flight commits (or fails) first
         crate::storage::finish(s);
         if let Some(dir) = &s.dir {

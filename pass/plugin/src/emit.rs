@@ -319,7 +319,8 @@ pub fn emit(m: Module, plan: &ModulePlan) {
         t.module,
         &[
             m.const_i32(ABI_VERSION),
-            m.const_i32(0),
+            // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
+            m.const_i32(crate::guard::enabled() as u32),
             m.const_i64(module_hash(m, plan)),
             src,
             m.const_i32(gdescs.len() as u32),

@@ -629,6 +629,13 @@ impl Builder {
         unsafe { LLVMSetOrdering(l.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
         l
     }
+    /// An acquire atomic load: the guard flag (what the master saved
+    /// before clearing it happens-before the guarded write).
+    pub fn load_acquire(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
+        let l = self.load_aligned(ty, ptr, name, align);
+        unsafe { LLVMSetOrdering(l.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire) };
+        l
+    }
     pub fn store_relaxed(&self, val: Value, ptr: Value, align: u32) -> Value {
         let s = self.store_aligned(val, ptr, align);
         unsafe { LLVMSetOrdering(s.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };

@@ -10,6 +10,7 @@
 mod emit;
 mod ffi;
 mod front;
+mod guard;
 mod ir;
 mod known;
 mod omp;
@@ -60,12 +61,17 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
     }
 }
 
-/// Carry out `plan` on `m` (the plan must have been made for `m`, unchanged since).
-fn apply(m: ir::Module, plan: &plan::ModulePlan) -> bool {
+/// Carry out `plan` on `m` (the plan must have been made for `m`, unchanged
+/// since). Returns whether the module changed, and the guard counts.
+fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     emit::emit(m, plan);
     let routed = emit::route_allocations(m);
     let singles = emit::route_omp(m);
-    !plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0 || singles
+    // last: the guards see the instrumented code (its stores go to the
+    // frame and to thread-locals: private) and the routed allocation calls
+    let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
+    let guards = if guard::enabled() { guard::insert(m, &microtasks) } else { guard::GuardStats::default() };
+    (!plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0 || singles || guards.guards > 0, guards)
 }
 
 fn run(m: ir::Module) -> bool {
@@ -128,5 +134,12 @@ fn run(m: ir::Module) -> bool {
         }
     }
     // The module is unchanged since `plan` was made: carry it out.
-    apply(m, &plan)
+    let (changed, g) = apply(m, &plan);
+    if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
+        eprintln!(
+            "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in loops); {} stores to private memory need none",
+            g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.private
+        );
+    }
+    changed
 }

@@ -139,7 +139,9 @@ int main(void) {
 // CHECK: br label %dao.sync.3
 // CHECK: dao.restore.4:
 // CHECK-NEXT: br label %dao.exit
-// CHECK-NEXT: }
+// the slow paths of the shared-write guards come last (guard.rs)
+// CHECK: call void @dao_omp_guard_wait()
+// CHECK: }
 
 // At -O2, main has `work` inlined: a second Fork site, also anchored at the push.
 // CHECK-LABEL: define internal i32 @__dao_user_main(

@@ -1,0 +1,372 @@
+//! Shared-write guards for the non-blocking checkpoint protocol
+//! (runtime/src/protocol/README.md, "Non-blocking rounds").
+//!
+//! A worker that has *checked in* for a round (copied its private state at
+//! a marker) goes on running, but must not write shared data, nor take a
+//! lock, until the master has saved the shared state. So before every
+//! instruction that may write memory another thread can see, and before
+//! every lock acquisition, the pass puts a guard:
+//!
+//! ```text
+//!   %g = load atomic i8, ptr @dao_omp_guard acquire    ; 0 unless a round is saving
+//!   br (%g != 0), %dao.guard.slow, %cont               ; unlikely
+//! dao.guard.slow:
+//!   call void @dao_omp_guard_wait()                    ; waits only if this thread checked in
+//! ```
+//!
+//! Where guards go is decided by `dao_analysis::guards` on an abstract
+//! graph of the function (writes, check-in points): one guard covers every
+//! write up to the next point where the thread may check in (a marker, a
+//! barrier, a call that may reach one), and a loop with no such point gets
+//! one guard on entry instead of one per iteration.
+//!
+//! What counts as a write (conservative: a missed write is a torn
+//! checkpoint, an extra guard costs one load):
+//! - `store`, `atomicrmw`, `cmpxchg`, `llvm.mem{cpy,move,set}`,
+//!   `llvm.masked.store` whose address is not provably private: private are
+//!   the function's own stack objects (every thread has its own frame),
+//!   thread-local globals, constants;
+//! - lock acquisitions (`__kmpc_critical`, `__kmpc_reduce*`, `omp_set_lock`,
+//!   ...): a checked-in thread that waited at a guard while holding a lock
+//!   could block a thread that still has to check in;
+//! - calls of functions outside the module, except a table of pure libm /
+//!   libc / OpenMP queries; unknown ones (and indirect calls, inline asm)
+//!   may also reach a marker, so they end a guard's reach too.
+//! Calls of functions defined in the module are not writes: their own
+//! guards cover their writes.
+//!
+//! Which functions: every function that may run in a team: the outlined
+//! functions, whatever is address-taken or visible outside the module, and
+//! their callees; not the program's main (it runs serially) nor dao's own.
+use std::collections::{HashMap, HashSet};
+
+use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
+
+use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
+
+/// What the pass did to one module (printed with DAO_REMARKS).
+#[derive(Default, Debug)]
+pub struct GuardStats {
+    pub functions: usize,
+    /// Instructions that may write shared memory (or take a lock).
+    pub writes: usize,
+    /// Stores to provably private memory: no guard needed.
+    pub private: usize,
+    /// Guards inserted, and how many of them sit on a loop's entry.
+    pub guards: usize,
+    pub hoisted: usize,
+    /// Writes covered by a guard on a loop's entry.
+    pub loop_covered: usize,
+}
+
+/// Whether guards are inserted at all (DAO_GUARDS=0 at compile time leaves
+/// them out: the module is then marked unguarded and the runtime uses the
+/// blocking protocol).
+pub fn enabled() -> bool {
+    std::env::var_os("DAO_GUARDS").is_none_or(|v| v != "0")
+}
+
+/// Runtime entry points that are check-in points (a marker's call, a
+/// barrier's park).
+const CHECKIN: &[&str] = &["dao_candidate", "dao_forced", "dao_omp_park"];
+/// The runtime's allocation entry points (routed from malloc & co.): they
+/// change the shared heap.
+const DAO_ALLOC: &[&str] = &["dao_malloc", "dao_calloc", "dao_realloc", "dao_free", "dao_aligned_alloc", "dao_posix_memalign", "dao_strdup", "dao_strndup"];
+/// OpenMP entry points that acquire a lock or write shared data.
+const OMP_WRITES: &[&str] = &[
+    "__kmpc_critical",
+    "__kmpc_critical_with_hint",
+    "__kmpc_reduce",
+    "__kmpc_reduce_nowait",
+    "__kmpc_ordered",
+    "__kmpc_set_lock",
+    "__kmpc_set_nest_lock",
+    "__kmpc_test_lock",
+    "__kmpc_test_nest_lock",
+    "__kmpc_copyprivate",
+];
+/// Functions that write no memory another thread could see (errno is
+/// thread-local). Float/long double variants (`sqrtf`, `sqrtl`) too.
+const PURE: &[&str] = &[
+    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "trunc", "round", "lround", "llround", "rint", "lrint", "nearbyint", "fmod", "remainder",
+    "fmin", "fmax", "fdim", "fma", "hypot", "erf", "erfc", "tgamma", "copysign", "ldexp", "scalbn", "ilogb", "logb", "abs", "labs", "llabs", "atoi", "atol",
+    "atoll", "atof", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "strchr", "strrchr", "strstr", "isdigit", "isalpha", "isspace", "toupper", "tolower",
+];
+/// Library functions that may write shared memory (so they are guarded)
+/// but never call back into the program (so a guard before them also
+/// covers what follows).
+const LIBC: &[&str] = &[
+    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "fflush", "fopen", "fclose", "fread", "fgets", "fscanf",
+    "scanf", "sscanf", "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat",
+    "strncat", "strdup", "strndup", "rand", "srand", "rand_r", "drand48", "srand48", "time", "clock", "gettimeofday", "clock_gettime", "exit", "abort",
+    "perror", "frexp", "modf", "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "getenv", "write", "read",
+];
+
+fn is_pure(name: &str) -> bool {
+    let base = |n: &str| PURE.contains(&n);
+    base(name) || name.strip_suffix('f').is_some_and(base) || name.strip_suffix('l').is_some_and(base)
+}
+
+/// Whether `p` provably points to memory no other thread writes or reads
+/// through the program's shared data: this function's stack objects,
+/// thread-local globals, constant globals.
+fn private(p: Value, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    if p.is_alloca() {
+        return true;
+    }
+    if p.is_global_var() {
+        return p.is_thread_local() || p.is_global_constant();
+    }
+    if p.is_const_expr() {
+        return matches!(p.const_opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) && private(p.operand(0), depth + 1);
+    }
+    if !p.is_instruction() {
+        return false;
+    }
+    match p.opcode() {
+        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => private(p.operand(0), depth + 1),
+        Opcode::LLVMSelect => private(p.operand(1), depth + 1) && private(p.operand(2), depth + 1),
+        Opcode::LLVMPHI => {
+            let ops = p.operands();
+            !ops.is_empty() && ops.iter().all(|o| *o == p || private(*o, depth + 1))
+        }
+        Opcode::LLVMCall => p.called_function().is_some_and(|f| f.name() == "llvm.threadlocal.address"),
+        _ => false,
+    }
+}
+
+/// How one instruction takes part: `None` (neither a write nor a check-in
+/// point), or the event of `dao_analysis::guards`. `private` counts stores
+/// to private memory.
+fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) -> Option<Ev> {
+    let addr = match i.opcode() {
+        Opcode::LLVMStore => Some(i.operand(1)),
+        Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => Some(i.operand(0)),
+        Opcode::LLVMCall | Opcode::LLVMInvoke | Opcode::LLVMCallBr => None,
+        _ => return None,
+    };
+    if let Some(a) = addr {
+        if private(a, 0) {
+            *private_stores += 1;
+            return None;
+        }
+        return Some(Ev::Write);
+    }
+    let Some(callee) = i.called_function() else {
+        return Some(Ev::WriteKill); // indirect call, inline asm
+    };
+    let name = callee.name();
+    if let Some(intr) = name.strip_prefix("llvm.") {
+        let dest = if intr.starts_with("memcpy") || intr.starts_with("memmove") || intr.starts_with("memset") {
+            Some(0)
+        } else if intr.starts_with("masked.store") {
+            Some(1)
+        } else if intr.starts_with("masked.scatter") || intr.starts_with("vp.store") || intr.starts_with("vp.scatter") {
+            return Some(Ev::Write);
+        } else {
+            None
+        };
+        return match dest {
+            Some(k) if !private(i.operand(k), 0) => Some(Ev::Write),
+            Some(_) => {
+                *private_stores += 1;
+                None
+            }
+            None => None,
+        };
+    }
+    if CHECKIN.contains(&name.as_str()) {
+        return Some(Ev::Kill);
+    }
+    if DAO_ALLOC.contains(&name.as_str()) || name == "dao_omp_single" {
+        // the shared heap; a `single` claims a team-wide instance (a worker
+        // that has checked in must not win one the checkpoint then records
+        // as won before its position)
+        return Some(Ev::Write);
+    }
+    if name.starts_with("dao_") || name.starts_with("__dao") {
+        return None;
+    }
+    if !callee.is_declaration() {
+        return may_checkin.contains(&callee).then_some(Ev::Kill);
+    }
+    if OMP_WRITES.contains(&name.as_str()) || name.starts_with("__kmpc_atomic") {
+        return Some(Ev::Write);
+    }
+    if name.starts_with("__kmpc_") || name.starts_with("omp_") {
+        return name.contains("lock").then_some(Ev::Write);
+    }
+    if is_pure(&name) {
+        return None;
+    }
+    if name.starts_with("_Fortran") || LIBC.contains(&name.as_str()) || name.starts_with("__isoc99_") {
+        return Some(Ev::Write);
+    }
+    Some(Ev::WriteKill)
+}
+
+fn direct_callees(f: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for b in f.blocks() {
+        for i in b.instructions() {
+            if i.is_call() {
+                if let Some(c) = i.called_function() {
+                    if !c.is_declaration() {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_dao_own(name: &str) -> bool {
+    name.starts_with("__dao") || name.starts_with("dao_") || name.starts_with("dao.")
+}
+
+/// Whether `f` is an outlined parallel region (passed to a fork call).
+fn is_outlined(f: Value) -> bool {
+    f.users().iter().any(|u| u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if")))
+}
+
+/// Inserts the guards into every function of `m` that may run in a team
+/// whose region can be checkpointed: `microtasks` are the outlined
+/// functions the plan instruments (other regions never see a round).
+pub fn insert(m: Module, microtasks: &[Value]) -> GuardStats {
+    let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
+    let callees: HashMap<Value, Vec<Value>> = funcs.iter().map(|f| (*f, direct_callees(*f))).collect();
+
+    // functions that may reach a check-in point (fixpoint over callers)
+    let mut may_checkin: HashSet<Value> = HashSet::new();
+    let mut none = HashSet::new();
+    let mut scratch = 0usize;
+    for f in &funcs {
+        let direct = f.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
+            i.is_call()
+                && match i.called_function() {
+                    None => true,
+                    Some(c) if c.is_declaration() => matches!(classify(i, &none, &mut scratch), Some(Ev::Kill | Ev::WriteKill)),
+                    Some(_) => false,
+                }
+        });
+        if direct {
+            may_checkin.insert(*f);
+        }
+    }
+    none.clear();
+    loop {
+        let before = may_checkin.len();
+        for f in &funcs {
+            if !may_checkin.contains(f) && callees[f].iter().any(|c| may_checkin.contains(c)) {
+                may_checkin.insert(*f);
+            }
+        }
+        if may_checkin.len() == before {
+            break;
+        }
+    }
+
+    // functions that may run in a team
+    let mut work: Vec<Value> = funcs
+        .iter()
+        .copied()
+        .filter(|f| {
+            let n = f.name();
+            if n == "main" || is_dao_own(&n) {
+                return false;
+            }
+            if microtasks.contains(f) {
+                return true;
+            }
+            if is_outlined(*f) {
+                return false; // a region that never reaches a marker
+            }
+            let address_taken = f.users().iter().any(|u| !(u.is_call() && u.called_value() == *f));
+            !f.is_local_linkage() || address_taken
+        })
+        .collect();
+    let mut guarded: HashSet<Value> = work.iter().copied().collect();
+    while let Some(f) = work.pop() {
+        for c in &callees[&f] {
+            if !is_dao_own(&c.name()) && guarded.insert(*c) {
+                work.push(*c);
+            }
+        }
+    }
+
+    let mut st = GuardStats::default();
+    let mut order: Vec<Value> = guarded.into_iter().collect();
+    order.sort_by_key(|f| f.name());
+    let mut rt = None;
+    for f in order {
+        st.functions += 1;
+        guard_function(m, f, &may_checkin, &mut rt, &mut st);
+    }
+    st
+}
+
+/// The runtime's guard flag and wait function, declared at the first guard
+/// (a module that needs none stays as it was).
+type GuardRt = Option<(Value, Value, crate::ir::Type)>;
+
+fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, rt: &mut GuardRt, st: &mut GuardStats) {
+    let blocks = f.blocks();
+    let index: HashMap<Block, usize> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let mut cfg = Cfg { succs: Vec::with_capacity(blocks.len()), events: Vec::with_capacity(blocks.len()) };
+    let mut at: Vec<Vec<Value>> = Vec::with_capacity(blocks.len());
+    for b in &blocks {
+        cfg.succs.push(b.successors().iter().filter_map(|s| index.get(s).copied()).collect());
+        let mut evs = Vec::new();
+        let mut insts = Vec::new();
+        for i in b.instructions() {
+            if let Some(e) = classify(i, may_checkin, &mut st.private) {
+                evs.push(e);
+                insts.push(i);
+            }
+        }
+        cfg.events.push(evs);
+        at.push(insts);
+    }
+    let plan = place_guards(&cfg);
+    st.writes += plan.writes;
+    st.loop_covered += plan.loop_covered;
+    // positions first (splitting blocks below does not invalidate them)
+    let points: Vec<(Value, bool)> = plan
+        .guards
+        .iter()
+        .filter_map(|p| match *p {
+            Place::Before { block, event } => Some((at[block][event], false)),
+            Place::EndOf(b) => blocks[b].terminator().map(|t| (t, true)),
+        })
+        .collect();
+    if points.is_empty() {
+        return;
+    }
+    let (flag, wait, wait_ty) = *rt.get_or_insert_with(|| {
+        let wait_ty = m.fn_ty(m.void(), &[]);
+        (m.extern_global(m.i8(), "dao_omp_guard"), m.get_or_declare("dao_omp_guard_wait", wait_ty), wait_ty)
+    });
+    let b = m.builder();
+    for (k, (inst, hoisted)) in points.into_iter().enumerate() {
+        st.guards += 1;
+        st.hoisted += hoisted as usize;
+        let pre = inst.parent_block();
+        b.before(inst);
+        let g = b.load_acquire(m.i8(), flag, "dao.guard", 1);
+        let on = b.icmp_ne(g, m.const_int(m.i8(), 0), "dao.guard.on");
+        let cont = Block::split_before(inst, &format!("dao.guarded.{k}"));
+        pre.terminator().expect("split block has a branch").erase();
+        let slow = m.append_block(f, &format!("dao.guard.slow.{k}"));
+        b.at_end(pre);
+        let br = b.cond_br(on, slow, cont);
+        set_unlikely_first(m, br);
+        b.at_end(slow);
+        b.call(wait_ty, wait, &[], "");
+        b.br(cont);
+    }
+}
