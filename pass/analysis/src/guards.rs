@@ -27,6 +27,15 @@
 //!    A loop headed by the entry block has no such predecessor (the path
 //!    starts inside it) and is never hoisted to; kill-free loops nested in it
 //!    still are.
+//! 1b. **Innermost loops that check in.** A loop with a check-in point
+//!    and no loop nested in it (typically a marker in a hot loop) would
+//!    need a guard at every iteration's first write after the check-in;
+//!    instead it gets a guard on entry (as above) and one right after each
+//!    check-in point ([`Place::After`]), so every point of the loop is
+//!    covered. The price: a thread that checks in there waits at once, not
+//!    at its next write, which in such a loop is a few instructions later
+//!    anyway. Outer loops keep the lazy placement (a thread that checks in
+//!    at a step loop's marker runs its private work before it waits).
 //! 2. **Must-availability.** Everything else is one forward pass in reverse
 //!    postorder: a guard is available at the entry of a block iff it is
 //!    available at the exit of every predecessor; a write where none is
@@ -80,12 +89,15 @@ pub struct Cfg {
 /// Where a guard goes.
 ///
 /// Places are ordered by block, and within a block by position: `Before`
-/// in event order, then `EndOf` (the derived order, by variant then field,
+/// and `After` in event order, then `EndOf` (the derived order, by variant then field,
 /// would not be positional).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
     /// Just before event `event` of `block`.
     Before { block: usize, event: usize },
+    /// Right after event `event` of `block` (a check-in point of an
+    /// innermost loop, step 1b).
+    After { block: usize, event: usize },
     /// At the end of the block, after its last event, before its terminator.
     EndOf(usize),
 }
@@ -93,12 +105,13 @@ pub enum Place {
 impl Place {
     pub fn block(self) -> usize {
         match self {
-            Place::Before { block, .. } | Place::EndOf(block) => block,
+            Place::Before { block, .. } | Place::After { block, .. } | Place::EndOf(block) => block,
         }
     }
     fn key(self) -> (usize, usize, usize) {
         match self {
-            Place::Before { block, event } => (block, 0, event),
+            Place::Before { block, event } => (block, 0, 2 * event),
+            Place::After { block, event } => (block, 0, 2 * event + 1),
             Place::EndOf(block) => (block, 1, 0),
         }
     }
@@ -126,6 +139,9 @@ pub struct GuardPlan {
     pub loop_covered: usize,
     /// Kill-free loops with writes whose guards were hoisted to their entry.
     pub hoisted_loops: usize,
+    /// Innermost loops with a check-in point and writes: guarded on entry
+    /// and right after each check-in (step 1b).
+    pub eager_loops: usize,
 }
 
 /// Decide the guards of `cfg` (see the module comment).
@@ -169,10 +185,32 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
             hoisted.insert(h, body);
         }
     }
+    // 1b. innermost loops that check in and write: guarded on entry and
+    // right after every check-in, so no write in them needs its own guard
+    let eager: BTreeMap<usize, &BTreeSet<usize>> = loops
+        .iter()
+        .filter(|(&h, body)| {
+            h != 0
+                && body.iter().any(|&b| kills(b))
+                && body.iter().any(|&b| cfg.events[b].iter().any(|e| e.writes()))
+                && !loops.keys().any(|&h2| h2 != h && body.contains(&h2))
+        })
+        .map(|(&h, body)| (h, body))
+        .collect();
+    let mut after_kill = BTreeSet::new();
+    for body in eager.values() {
+        for &b in body.iter() {
+            for (i, e) in cfg.events[b].iter().enumerate() {
+                if e.kills() {
+                    after_kill.insert((b, i));
+                }
+            }
+        }
+    }
     let mut in_hoisted = vec![false; n];
     let mut entry_guard_at = vec![false; n]; // outside predecessors of hoisted headers
     let mut loop_covered = 0;
-    for (&h, body) in &hoisted {
+    for (&h, body) in hoisted.iter().chain(eager.iter()) {
         for &b in body.iter() {
             in_hoisted[b] = true;
             loop_covered += cfg.events[b].iter().filter(|e| e.writes()).count();
@@ -202,6 +240,10 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
             }
             if e.kills() {
                 avail = false;
+                if after_kill.contains(&(b, i)) {
+                    guards.insert(Place::After { block: b, event: i });
+                    avail = true;
+                }
             }
         }
         // a hoisted loop's entry guard, unless one is available here anyway
@@ -213,7 +255,7 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
         done[b] = true;
     }
     debug_assert!(guards.iter().all(|g| reachable(g.block())));
-    GuardPlan { guards: guards.into_iter().collect(), writes, loop_covered, hoisted_loops: hoisted.len() }
+    GuardPlan { guards: guards.into_iter().collect(), writes, loop_covered, hoisted_loops: hoisted.len(), eager_loops: eager.len() }
 }
 
 /// Reachable blocks in reverse postorder of a depth-first walk from block 0

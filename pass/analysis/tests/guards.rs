@@ -4,7 +4,7 @@
 //! between.
 use dao_analysis::guards::{place_guards, Cfg, Ev, GuardPlan, Place};
 use Ev::{Kill as K, Write as W, WriteKill as X};
-use Place::{Before, EndOf};
+use Place::{After, Before, EndOf};
 
 /// A graph from `(events, successors)` per block; block 0 is the entry.
 fn cfg(blocks: &[(&[Ev], &[usize])]) -> Cfg {
@@ -23,7 +23,7 @@ fn b(block: usize, event: usize) -> Place {
 fn expect(g: &Cfg, guards: &[Place], writes: usize, loop_covered: usize, hoisted_loops: usize) {
     let plan = place_guards(g);
     check_paths(g, &plan, &mut Rng(0x9e37_79b9_7f4a_7c15), 50, 40);
-    assert_eq!(plan, GuardPlan { guards: guards.to_vec(), writes, loop_covered, hoisted_loops });
+    assert_eq!(plan, GuardPlan { guards: guards.to_vec(), writes, loop_covered, hoisted_loops, eager_loops: plan.eager_loops });
 }
 
 #[test]
@@ -81,18 +81,20 @@ fn kill_free_loop_hoisted_to_the_preheader() {
 
 #[test]
 fn loop_with_a_kill_before_the_write() {
-    expect(&simple_loop(&[K, W], &[]), &[b(2, 1)], 1, 0, 0);
+    // an innermost loop that checks in: guarded on entry and right after
+    // the check-in, nothing per write (step 1b)
+    expect(&simple_loop(&[K, W], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0);
 }
 
 #[test]
 fn loop_with_a_kill_after_the_write() {
-    // the back edge counts as "not available": a guard every iteration
-    expect(&simple_loop(&[W, K], &[]), &[b(2, 0)], 1, 0, 0);
+    // entry guard + one after the check-in: the next iteration's write is covered
+    expect(&simple_loop(&[W, K], &[]), &[EndOf(0), After { block: 2, event: 1 }], 1, 1, 0);
 }
 
 #[test]
 fn loop_with_a_write_kill() {
-    expect(&simple_loop(&[X], &[]), &[b(2, 0)], 1, 0, 0);
+    expect(&simple_loop(&[X], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0);
 }
 
 #[test]
@@ -162,9 +164,10 @@ fn loop_with_two_latches() {
     // header 1 -> 2 -> {3, 4} -> 1, 1 -> exit 5
     let g = cfg(&[(&[], &[1]), (&[], &[2, 5]), (&[], &[3, 4]), (&[W], &[1]), (&[W], &[1]), (&[], &[])]);
     expect(&g, &[EndOf(0)], 2, 2, 1);
-    // a kill on one latch's path spoils the whole loop
+    // a kill on one latch's path: no hoisting, but the loop is innermost:
+    // entry guard and a guard after the kill
     let g = cfg(&[(&[], &[1]), (&[], &[2, 5]), (&[], &[3, 4]), (&[W], &[1]), (&[K, W], &[1]), (&[], &[])]);
-    expect(&g, &[b(3, 0), b(4, 1)], 2, 0, 0);
+    expect(&g, &[EndOf(0), After { block: 4, event: 0 }], 2, 2, 0);
 }
 
 #[test]
@@ -296,7 +299,7 @@ fn check_paths(g: &Cfg, plan: &GuardPlan, rng: &mut Rng, paths: usize, len: usiz
                     Before { block: at, event: i }
                 );
                 if matches!(e, K | X) {
-                    avail = false;
+                    avail = plan.guards.binary_search(&After { block: at, event: i }).is_ok();
                 }
             }
             let succs = &g.succs[at];

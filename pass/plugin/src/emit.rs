@@ -153,12 +153,15 @@ pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
 }
 
 /// Apply the plan. The plan must have no errors.
-pub fn emit(m: Module, plan: &ModulePlan) {
+/// Returns the blocks only a restart executes (the dispatch to a site and
+/// what leads there): guard.rs leaves them out (see there).
+pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
+    let mut restart_only = Vec::new();
     // A module with neither instrumented functions nor globals of its own
     // needs no descriptor. One without markers but with mutable globals
     // still registers them: code on a marker path elsewhere may read them.
     if plan.funcs.is_empty() && !plan.facts.has_defined_globals() {
-        return;
+        return restart_only;
     }
     let t = types(m);
     let mut strs = Strings { m, cache: HashMap::new() };
@@ -260,7 +263,7 @@ pub fn emit(m: Module, plan: &ModulePlan) {
                 m.const_i64(layout.total),
             ],
         ));
-        instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt);
+        instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt, &mut restart_only);
     }
     if nfun > 0 {
         funcs_g.set_initializer(m.const_array(t.func, &func_descs));
@@ -347,6 +350,7 @@ pub fn emit(m: Module, plan: &ModulePlan) {
     if let Some(main) = plan.main {
         wrap_main(m, main, rt.poll);
     }
+    restart_only
 }
 
 /// Indices into `Runtime::omp`.
@@ -377,7 +381,7 @@ struct Runtime {
     omp: [Value; 6],
 }
 
-fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime) {
+fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime, restart_only: &mut Vec<Block>) {
     let f = fp.f;
     let b = m.builder();
     let entry = f.entry_block();
@@ -439,6 +443,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     entry.terminator().unwrap().erase();
     let restart = m.append_block(f, "dao.restart");
     let dispatch = m.append_block(f, "dao.dispatch");
+    restart_only.extend([restart, dispatch]);
     b.at_end(entry);
     let is_restart = b.icmp_ne(pending, m.const_int(m.i8(), 0), "dao.restarting");
     let br = b.cond_br(is_restart, restart, cont);
@@ -503,6 +508,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                     // checkpoint; only the barrier of __kmpc_end_reduce is redone
                     let cont = Block::split_before(next, &format!("dao.sync.cont.{}", k + 1));
                     let rb = m.append_block(f, &format!("dao.sync.{}", k + 1));
+                    restart_only.push(rb);
                     b.at_end(rb);
                     b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
                     let bar = m.get_or_declare("__kmpc_barrier", m.fn_ty(m.void(), &[m.ptr(), m.i32()]));
@@ -560,11 +566,13 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
 
     // 4. the dispatch switch and one restore block per site
     let bad = m.append_block(f, "dao.badsite");
+    restart_only.push(bad);
     b.at_end(bad);
     b.unreachable();
     let mut cases = Vec::new();
     for (k, s) in fp.sites.iter().enumerate() {
         let rb = m.append_block(f, &format!("dao.restore.{}", k + 1));
+        restart_only.push(rb);
         b.at_end(rb);
         for (pos, call) in &fp.env_calls {
             if s.entry_pos.is_none_or(|p| p > *pos) {

@@ -57,6 +57,10 @@ pub struct GuardStats {
     pub hoisted: usize,
     /// Writes covered by a guard on a loop's entry.
     pub loop_covered: usize,
+    /// Loops without a check-in point whose writes share one entry guard,
+    /// and innermost loops with one, guarded on entry and after it.
+    pub hoisted_loops: usize,
+    pub eager_loops: usize,
 }
 
 /// Whether guards are inserted at all (DAO_GUARDS=0 at compile time leaves
@@ -237,7 +241,16 @@ fn is_outlined(f: Value) -> bool {
 /// Inserts the guards into every function of `m` that may run in a team
 /// whose region can be checkpointed: `microtasks` are the outlined
 /// functions the plan instruments (other regions never see a round).
-pub fn insert(m: Module, microtasks: &[Value]) -> GuardStats {
+///
+/// `restart_only`: the blocks only a restart runs (the dispatch from a
+/// function's entry to a site, emit.rs). They are left out of the graph:
+/// a thread on that path is rebuilding its chain and has not checked in
+/// since it entered the function (check-ins are at markers and barriers,
+/// and the path has none), and no round can involve it before it is back
+/// at its position, where the ordinary paths' guards take over. Left in,
+/// their edges into the middle of loops would make every loop with a site
+/// irreducible and cost a guard per write.
+pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardStats {
     let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
     let callees: HashMap<Value, Vec<Value>> = funcs.iter().map(|f| (*f, direct_callees(*f))).collect();
 
@@ -305,7 +318,7 @@ pub fn insert(m: Module, microtasks: &[Value]) -> GuardStats {
     let mut rt = None;
     for f in order {
         st.functions += 1;
-        guard_function(m, f, &may_checkin, &mut rt, &mut st);
+        guard_function(m, f, &may_checkin, restart_only, &mut rt, &mut st);
     }
     st
 }
@@ -314,8 +327,8 @@ pub fn insert(m: Module, microtasks: &[Value]) -> GuardStats {
 /// (a module that needs none stays as it was).
 type GuardRt = Option<(Value, Value, crate::ir::Type)>;
 
-fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, rt: &mut GuardRt, st: &mut GuardStats) {
-    let blocks = f.blocks();
+fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_only: &[Block], rt: &mut GuardRt, st: &mut GuardStats) {
+    let blocks: Vec<Block> = f.blocks().into_iter().filter(|b| !restart_only.contains(b)).collect();
     let index: HashMap<Block, usize> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     let mut cfg = Cfg { succs: Vec::with_capacity(blocks.len()), events: Vec::with_capacity(blocks.len()) };
     let mut at: Vec<Vec<Value>> = Vec::with_capacity(blocks.len());
@@ -336,11 +349,15 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, rt: &mut Gu
     st.writes += plan.writes;
     st.loop_covered += plan.loop_covered;
     // positions first (splitting blocks below does not invalidate them)
+    st.eager_loops += plan.eager_loops;
+    st.hoisted_loops += plan.hoisted_loops;
     let points: Vec<(Value, bool)> = plan
         .guards
         .iter()
         .filter_map(|p| match *p {
             Place::Before { block, event } => Some((at[block][event], false)),
+            // a check-in call is never a terminator (calls here are not invokes)
+            Place::After { block, event } => at[block][event].next_instruction().map(|i| (i, false)),
             Place::EndOf(b) => blocks[b].terminator().map(|t| (t, true)),
         })
         .collect();

@@ -64,13 +64,13 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
 /// Carry out `plan` on `m` (the plan must have been made for `m`, unchanged
 /// since). Returns whether the module changed, and the guard counts.
 fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
-    emit::emit(m, plan);
+    let restart_only = emit::emit(m, plan);
     let routed = emit::route_allocations(m);
     let singles = emit::route_omp(m);
     // last: the guards see the instrumented code (its stores go to the
     // frame and to thread-locals: private) and the routed allocation calls
     let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
-    let guards = if guard::enabled() { guard::insert(m, &microtasks) } else { guard::GuardStats::default() };
+    let guards = if guard::enabled() { guard::insert(m, &microtasks, &restart_only) } else { guard::GuardStats::default() };
     (!plan.funcs.is_empty() || plan.facts.has_defined_globals() || routed > 0 || singles || guards.guards > 0, guards)
 }
 
@@ -137,8 +137,8 @@ fn run(m: ir::Module) -> bool {
     let (changed, g) = apply(m, &plan);
     if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
         eprintln!(
-            "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in loops); {} stores to private memory need none",
-            g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.private
+            "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in {} loops without and {} innermost loops with a check-in point); {} stores to private memory need none",
+            g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.hoisted_loops, g.eager_loops, g.private
         );
     }
     changed
