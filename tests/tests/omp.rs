@@ -13,7 +13,19 @@
 //! (test-programs/omp/README.md); with t threads about master / t (except the
 //! programs whose markers are in serial code). DAO_EVERY is chosen for about
 //! a dozen checkpoints per run.
-//! Run one program: `cargo test --release -p dao-tests --test omp jacobi2d`.
+//!
+//! The protocol is explicit: each program's eight cases `o0_t1`..`o2_t4` run
+//! with `DAO_PROTOCOL=nonblocking` (each thread saves its private state at
+//! its next marker and goes on; it waits only before its next shared write
+//! until the master has saved the shared state), two more, `blocking_o0_t3`
+//! and `blocking_o2_t4`, with `DAO_PROTOCOL=blocking` (the master stops the
+//! whole team, saves, releases). A runtime that does not know the variable
+//! ignores it (then every case runs the blocking protocol). The `nb_*`
+//! programs put shared writes right after markers, imbalance the threads
+//! and let them leave loops early; `nonblocking_stress_thousands_of_rounds`
+//! checkpoints at every master candidate of nb_stress.
+//! Run one program: `cargo test --release -p dao-tests --test omp jacobi2d`;
+//! the new programs: `... --test omp nb_`.
 
 use dao_tests::build::{build_once, build_sources};
 use dao_tests::paths::fresh_dir;
@@ -36,7 +48,23 @@ fn build_dir(name: &str) -> std::path::PathBuf {
     dao_tests::paths::tools().out.join("omp-build").join(name)
 }
 
-fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
+/// The team checkpoint protocol a case runs (`DAO_PROTOCOL`).
+#[derive(Clone, Copy)]
+enum Protocol {
+    Nonblocking,
+    Blocking,
+}
+
+impl Protocol {
+    fn name(self) -> &'static str {
+        match self {
+            Protocol::Nonblocking => "nonblocking",
+            Protocol::Blocking => "blocking",
+        }
+    }
+}
+
+fn check_omp(c: &OmpCase, opt: Opt, threads: u32, protocol: Protocol) {
     let sub = match c.lang {
         Lang::C => "c",
         Lang::Fortran => "fortran",
@@ -61,14 +89,19 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
         .unwrap_or_else(|e| panic!("instrumented build: {e}"));
     let per_master = if c.serial { c.master } else { c.master / threads as u64 };
     let every = (per_master / 12).max(1);
-    let dir = fresh_dir(&format!("omp-{tag}-{}-t{threads}", opt.name()));
+    // the two protocols share the builds, not the run outputs
+    let dir = fresh_dir(&format!("omp-{tag}-{}-t{threads}-{}", opt.name(), protocol.name()));
     check_plan(&Plan {
-        label: format!("{tag} {} t={threads}", opt.name()),
+        label: format!("{tag} {} t={threads} {}", opt.name(), protocol.name()),
         dir: dir.clone(),
         clean,
         inst,
         args: c.args,
-        env: vec![("OMP_NUM_THREADS", threads.to_string()), ("DAO_OMP_TIMEOUT", "20".into())],
+        env: vec![
+            ("OMP_NUM_THREADS", threads.to_string()),
+            ("DAO_OMP_TIMEOUT", "20".into()),
+            ("DAO_PROTOCOL", protocol.name().into()),
+        ],
         every,
         crash_after: &[1, 4, 8],
         crash_in: &[3],
@@ -76,7 +109,7 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32) {
         reference_lines: vec![],
         exact_count: true,
     });
-    // 168 cases of about ten runs each: keep the outputs (checkpoints
+    // 300 cases of about ten runs each: keep the outputs (checkpoints
     // included) only of a failing case (check_plan panics before this line)
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -87,14 +120,16 @@ macro_rules! cases {
         $(
             mod $id {
                 use super::*;
-                #[test] fn o0_t1() { check_omp(&$case, Opt::O0, 1) }
-                #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2) }
-                #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3) }
-                #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4) }
-                #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1) }
-                #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2) }
-                #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3) }
-                #[test] fn o2_t4() { check_omp(&$case, Opt::O2, 4) }
+                #[test] fn o0_t1() { check_omp(&$case, Opt::O0, 1, Protocol::Nonblocking) }
+                #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2, Protocol::Nonblocking) }
+                #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Nonblocking) }
+                #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4, Protocol::Nonblocking) }
+                #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1, Protocol::Nonblocking) }
+                #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2, Protocol::Nonblocking) }
+                #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3, Protocol::Nonblocking) }
+                #[test] fn o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Nonblocking) }
+                #[test] fn blocking_o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Blocking) }
+                #[test] fn blocking_o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Blocking) }
             }
         )*
     };
@@ -126,6 +161,11 @@ cases! {
     f_orphaned_do          => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
     f_parallel_if          => OmpCase { name: "parallel_if",            lang: Lang::Fortran, args: &["60"],  master: 2460,  serial: false };
     f_num_threads_clause   => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
+    nb_figure8             => OmpCase { name: "nb_figure8",             lang: Lang::C, args: &["150"], master: 28950, serial: false };
+    nb_imbalance           => OmpCase { name: "nb_imbalance",           lang: Lang::C, args: &["60"],  master: 230460, serial: false };
+    nb_early_exit          => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
+    nb_stress              => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
+    f_nb_figure8           => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.
@@ -277,4 +317,103 @@ fn fortran_reductions_run_without_libomp_warnings() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("OMP: Warning"), "libomp warnings on stderr:\n{}", err.lines().take(5).collect::<Vec<_>>().join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where the stress test's runs go: a fresh directory on tmpfs (/dev/shm)
+/// when there is one, else under tests/out. Thousands of checkpoints per
+/// run are the point; on the disk each commit's fsyncs took 0.7-2.2 ms
+/// here (on a machine shared with other jobs), on tmpfs the whole round
+/// 0.1-0.3 ms, which keeps the test well under a minute. The name carries a
+/// hash of this checkout's tests/out, so two checkouts testing at once do
+/// not share it.
+fn stress_dir(name: &str) -> std::path::PathBuf {
+    use std::hash::{Hash, Hasher};
+    let shm = std::path::Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return fresh_dir(name);
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dao_tests::paths::tools().out.hash(&mut h);
+    let d = shm.join(format!("dao-tests-{:016x}", h.finish())).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    match std::fs::create_dir_all(&d) {
+        Ok(()) => d,
+        Err(_) => fresh_dir(name),
+    }
+}
+
+/// The non-blocking protocol under stress: nb_stress (random imbalance,
+/// random shared writes right after every marker) at -O2 with 2 and 4
+/// threads and `DAO_EVERY=1`, a checkpoint round at every candidate the
+/// master reaches. An uninterrupted run must take more than 1000
+/// checkpoints inside the region (DAO_STATS `"event":"checkpoint"` lines
+/// with `"threads"` = the team size) and print `bad=0` (the program's own
+/// per-step check of the shared counter against the private step index);
+/// then the scenarios of `check_plan` with that count known: crashes after
+/// k checkpoints for k spread over the whole run, crashes while writing a
+/// checkpoint early, in the middle and late, three random SIGKILLs, two
+/// crashes in a row; each restart must resume from the expected checkpoint
+/// and the output appended across the runs must equal the clean run's.
+/// The step counts give about 3000 rounds per run with either team.
+#[test]
+fn nonblocking_stress_thousands_of_rounds() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join("test-programs/omp/c/nb_stress.c");
+    let bdir = build_dir("nb_stress-O2");
+    let flags = vec!["-fopenmp".to_string()];
+    // the same keys as check_omp's: one build per test process
+    let clean = build_once("nb_stress-O2-clean", || build_sources(Lang::C, std::slice::from_ref(&src), &flags, Opt::O2, Variant::Clean, &bdir)).unwrap();
+    let inst = build_once("nb_stress-O2-inst", || build_sources(Lang::C, std::slice::from_ref(&src), &flags, Opt::O2, Variant::Instrumented, &bdir)).unwrap();
+    for (threads, steps) in [(2u32, "50"), (4, "100")] {
+        let t0 = std::time::Instant::now();
+        let label = format!("nb_stress O2 t={threads} nonblocking every=1");
+        let dir = stress_dir(&format!("omp-nb-stress-t{threads}"));
+        let env: Vec<(&'static str, String)> = vec![
+            ("OMP_NUM_THREADS", threads.to_string()),
+            ("DAO_OMP_TIMEOUT", "20".into()),
+            ("DAO_PROTOCOL", "nonblocking".into()),
+        ];
+        // count the rounds of an uninterrupted run
+        let stats = dir.join("count.stats");
+        let out = dir.join("count.stdout");
+        let mut run_env = env.clone();
+        run_env.push(("DAO_DIR", dir.join("count.ckpt").display().to_string()));
+        run_env.push(("DAO_EVERY", "1".into()));
+        run_env.push(("DAO_STATS", stats.display().to_string()));
+        let spec = dao_tests::process::RunSpec { exe: &inst, args: &[steps], env: run_env, stdout_append: out.clone(), stderr: dir.join("count.stderr") };
+        let r = dao_tests::process::run(&spec, std::time::Duration::from_secs(120)).unwrap_or_else(|e| panic!("[{label}] {e}"));
+        assert!(r.status.success(), "[{label}] uninterrupted run: {}", r.describe());
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.lines().last().is_some_and(|l| l.starts_with("nb_stress: ") && l.ends_with(" bad=0")), "[{label}] the program's checks failed: {}", out.display());
+        let events: Vec<serde_json::Value> = std::fs::read_to_string(&stats)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|e: &serde_json::Value| e["event"] == "checkpoint")
+            .collect();
+        let n = events.len() as u64;
+        let in_region = events.iter().filter(|e| e["threads"] == threads).count();
+        assert!(in_region > 1000, "[{label}] {in_region} checkpoints inside the region ({n} in all), want > 1000 ({})", stats.display());
+        let crash_after = [1, n / 4, n / 2, 3 * n / 4, n - 1];
+        let crash_in = [2, n / 2 + 1, n - 2];
+        check_plan(&Plan {
+            label: label.clone(),
+            dir: dir.clone(),
+            clean: clean.clone(),
+            inst: inst.clone(),
+            args: &[steps],
+            env,
+            every: 1,
+            crash_after: &crash_after,
+            crash_in: &crash_in,
+            drop_lines: &[],
+            reference_lines: vec![],
+            exact_count: true,
+        });
+        eprintln!("[{label}] {n} checkpoints per uninterrupted run ({:.2} s); all scenarios {:.1} s", r.elapsed.as_secs_f64(), t0.elapsed().as_secs_f64());
+        let _ = std::fs::remove_dir_all(&dir);
+        if dir.starts_with("/dev/shm") {
+            let _ = std::fs::remove_dir(dir.parent().unwrap()); // only once empty
+        }
+    }
 }
