@@ -245,6 +245,7 @@ fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, 
 }
 
 /// The DAO_STATS fields of a checkpoint event common to both storages.
+#[allow(clippy::too_many_arguments)]
 fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, collect_s: f64, rss: u64, at: &str, round: Option<(&str, f64)>) -> String {
     let round = round.map_or(String::new(), |(p, g)| format!("\"protocol\":\"{p}\",\"gather_s\":{g:.6},"));
     format!(

@@ -27,7 +27,7 @@
 //!    A loop headed by the entry block has no such predecessor (the path
 //!    starts inside it) and is never hoisted to; kill-free loops nested in it
 //!    still are.
-//! 1b. **Innermost loops that check in.** A loop with a check-in point
+//! 2. **Innermost loops that check in.** A loop with a check-in point
 //!    and no loop nested in it (typically a marker in a hot loop) would
 //!    need a guard at every iteration's first write after the check-in;
 //!    instead it gets a guard on entry (as above) and one right after each
@@ -36,7 +36,7 @@
 //!    at its next write, which in such a loop is a few instructions later
 //!    anyway. Outer loops keep the lazy placement (a thread that checks in
 //!    at a step loop's marker runs its private work before it waits).
-//! 2. **Must-availability.** Everything else is one forward pass in reverse
+//! 3. **Must-availability.** Everything else is one forward pass in reverse
 //!    postorder: a guard is available at the entry of a block iff it is
 //!    available at the exit of every predecessor; a write where none is
 //!    available gets a guard just before it; a check-in makes it unavailable.
@@ -96,7 +96,7 @@ pub enum Place {
     /// Just before event `event` of `block`.
     Before { block: usize, event: usize },
     /// Right after event `event` of `block` (a check-in point of an
-    /// innermost loop, step 1b).
+    /// innermost loop, step 2).
     After { block: usize, event: usize },
     /// At the end of the block, after its last event, before its terminator.
     EndOf(usize),
@@ -140,7 +140,7 @@ pub struct GuardPlan {
     /// Kill-free loops with writes whose guards were hoisted to their entry.
     pub hoisted_loops: usize,
     /// Innermost loops with a check-in point and writes: guarded on entry
-    /// and right after each check-in (step 1b).
+    /// and right after each check-in (step 2).
     pub eager_loops: usize,
 }
 
@@ -185,7 +185,7 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
             hoisted.insert(h, body);
         }
     }
-    // 1b. innermost loops that check in and write: guarded on entry and
+    // 2. innermost loops that check in and write: guarded on entry and
     // right after every check-in, so no write in them needs its own guard
     let eager: BTreeMap<usize, &BTreeSet<usize>> = loops
         .iter()

@@ -82,7 +82,7 @@ fn kill_free_loop_hoisted_to_the_preheader() {
 #[test]
 fn loop_with_a_kill_before_the_write() {
     // an innermost loop that checks in: guarded on entry and right after
-    // the check-in, nothing per write (step 1b)
+    // the check-in, nothing per write (step 2)
     expect(&simple_loop(&[K, W], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0);
 }
 

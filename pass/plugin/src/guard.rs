@@ -32,6 +32,7 @@
 //! - calls of functions outside the module, except a table of pure libm /
 //!   libc / OpenMP queries; unknown ones (and indirect calls, inline asm)
 //!   may also reach a marker, so they end a guard's reach too.
+//!
 //! Calls of functions defined in the module are not writes: their own
 //! guards cover their writes.
 //!
