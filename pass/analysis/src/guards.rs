@@ -222,7 +222,7 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
         }
     }
 
-    // 2. must-availability in one pass over the reverse postorder
+    // 3. must-availability in one pass over the reverse postorder
     let mut done = vec![false; n];
     let mut exit = vec![false; n];
     let mut guards = BTreeSet::new();
