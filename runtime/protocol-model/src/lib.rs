@@ -17,5 +17,14 @@
 //! - [`share`]: distributed saving: the master hands its writing job to
 //!   stopped workers (JOB pointer + JOB_USERS count, SeqCst Dekker pair)
 //!   and must not return while a worker can still touch the job.
+//! - [`nonblocking`]: the non-blocking round: a worker checks in at a
+//!   marker (snapshot, `checked = r`) and keeps running, a guard before
+//!   shared writes and lock acquisitions holds it until the master has
+//!   saved (`done >= r`); parked workers are claimed, exited ones saved at
+//!   their end. Checks freedom from deadlock and data races and that the
+//!   save is a consistent cut, with one and two workers; its waits are
+//!   bounded (its "Bounds" section), which lets loom finish models with
+//!   three threads.
 pub mod gather;
+pub mod nonblocking;
 pub mod share;
