@@ -305,21 +305,20 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
 /// worker running unguarded code could write shared data while the master
 /// saves it): without them, rounds are blocking.
 fn choose_protocol(cfg: &Config) {
-    let unguarded: Vec<String> = crate::modules::all()
-        .iter()
-        .filter(|m| m.flags & crate::abi::DAO_MODULE_GUARDED == 0)
-        .map(|m| desc::name(m.source_name).into_owned())
-        .collect();
+    let modules = crate::modules::all();
+    let guarded = modules.iter().all(|m| m.flags & crate::abi::DAO_MODULE_GUARDED != 0);
     let nb = match cfg.nonblocking {
         Some(false) => false,
         want => {
-            if want == Some(true) && !unguarded.is_empty() {
+            if want == Some(true) && !guarded {
+                let unguarded: Vec<String> =
+                    modules.iter().filter(|m| m.flags & crate::abi::DAO_MODULE_GUARDED == 0).map(|m| desc::name(m.source_name).into_owned()).collect();
                 diag::warn(format_args!(
                     "DAO_PROTOCOL=nonblocking needs shared-write guards, but {} was compiled without them (DAO_GUARDS=0): checkpoints inside parallel regions use the blocking protocol",
                     unguarded.join(", ")
                 ));
             }
-            unguarded.is_empty()
+            guarded
         }
     };
     crate::omp::configure(nb, cfg.save_all);
