@@ -57,27 +57,38 @@ impl Body {
     /// Blocks in reverse post-order from the entry (unreachable blocks last).
     pub fn reverse_postorder(&self) -> Vec<BlockId> {
         let n = self.blocks.len();
+        let mut post = reachable_reverse_postorder(n, |b| &self.blocks[b].succs);
         let mut seen = vec![false; n];
-        let mut post = Vec::with_capacity(n);
-        if n == 0 {
-            return post;
+        for &b in &post {
+            seen[b] = true;
         }
-        let mut stack = vec![(self.entry(), 0usize)];
-        seen[self.entry()] = true;
-        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if let Some(&s) = self.blocks[b].succs.get(*i) {
-                *i += 1;
-                if !seen[s] {
-                    seen[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(b);
-                stack.pop();
-            }
-        }
-        post.reverse();
         post.extend((0..n).filter(|b| !seen[*b]));
         post
     }
+}
+
+/// The blocks reachable from block 0 of a graph of `n` blocks, in reverse
+/// post-order of a depth-first search that takes successors in order.
+pub fn reachable_reverse_postorder<'a>(n: usize, succs: impl Fn(BlockId) -> &'a [BlockId]) -> Vec<BlockId> {
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return post;
+    }
+    let mut stack = vec![(0, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        if let Some(&s) = succs(b).get(*i) {
+            *i += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
 }

@@ -151,7 +151,7 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
     if n == 0 {
         return GuardPlan::default();
     }
-    let rpo = reverse_postorder(cfg);
+    let rpo = crate::body::reachable_reverse_postorder(n, |b| &cfg.succs[b]);
     let mut rpo_index = vec![usize::MAX; n];
     for (i, &b) in rpo.iter().enumerate() {
         rpo_index[b] = i;
@@ -256,29 +256,6 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
     }
     debug_assert!(guards.iter().all(|g| reachable(g.block())));
     GuardPlan { guards: guards.into_iter().collect(), writes, loop_covered, hoisted_loops: hoisted.len(), eager_loops: eager.len() }
-}
-
-/// Reachable blocks in reverse postorder of a depth-first walk from block 0
-/// that takes successors in order.
-fn reverse_postorder(cfg: &Cfg) -> Vec<usize> {
-    let mut seen = vec![false; cfg.succs.len()];
-    let mut post = Vec::new();
-    let mut stack = vec![(0usize, 0usize)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        if let Some(&s) = cfg.succs[b].get(*i) {
-            *i += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
 }
 
 /// Immediate dominators of the reachable blocks (`idom[0] == 0`; `None` for
