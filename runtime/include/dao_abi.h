@@ -1,10 +1,13 @@
 /* dao_abi.h -- the contract between the dao pass (which emits these structures
  * and calls into IR) and the dao runtime (which implements the calls).
  *
- * Users never include this file. It documents the ABI; the runtime's Rust
- * mirror (runtime/src/abi.rs) must match it field for field, and the pass
- * (pass/plugin/src/emit.rs) builds exactly these layouts. Bump
- * DAO_ABI_VERSION on any change.
+ * Users never include this file. It documents the ABI for C readers. The
+ * contract itself is defined once, in the Rust crate dao-abi (abi/src/lib.rs):
+ * the pass (pass/plugin/src/emit.rs) builds its layouts and declarations from
+ * it, the runtime (runtime/src/abi.rs) re-exports its #[repr(C)] mirrors.
+ * abi/tests/header.rs checks this file against that crate (constants,
+ * fields and their C offsets, entry-point signatures, globals), so a change
+ * on one side only fails a test. Bump DAO_ABI_VERSION on any change.
  *
  * Model: "address-preserving restart".
  *   - Globals stay at the same address (the executable is linked non-PIE;
@@ -147,6 +150,8 @@ void dao_register_module(const dao_module_desc *m);
  * runtime/src/policy.rs. Forced markers (dao_checkpoint_now) always call
  * dao_forced. */
 extern _Atomic unsigned char dao_restart_pending;
+/* The calling thread's chain top (see above; defined by the modules). */
+extern _Thread_local dao_frame *dao_tls_top;
 /* Thread-local countdown, defined by every instrumented module (linkonce_odr,
  * hidden, initial-exec TLS, initial value INT64_MAX); the runtime arms only
  * the main thread's, whose address the main adapter passes to dao_thread_start. */
@@ -208,6 +213,18 @@ void dao_omp_begin(dao_frame *frame);
 void dao_omp_end(dao_frame *frame);
 void dao_omp_park(dao_frame *frame);
 void dao_omp_unpark(dao_frame *frame);
+
+/* Replaces every call of __kmpc_single (same signature): on restart, skips
+ * the single blocks the thread's team already ran before the checkpoint. */
+int dao_omp_single(void *ident, int gtid);
+
+/* Shared-write guards of the non-blocking protocol (the pass emits them
+ * before writes that may touch shared data and before lock acquisitions):
+ *     if (atomic_load_acquire(&dao_omp_guard)) dao_omp_guard_wait();
+ * dao_omp_guard is non-zero while a round saves shared state; the slow path
+ * waits only if the calling thread has checked in for that round. */
+extern _Atomic unsigned char dao_omp_guard;
+void dao_omp_guard_wait(void);
 
 /* The fixed-address heap (the pass rewrites the libc names to these). A
  * pointer not from this heap passed to free/realloc is forwarded to libc. */

@@ -1,25 +1,18 @@
-//! Rust mirrors of the structures in `include/dao_abi.h`, field for field.
+//! Rust mirrors of the descriptors the pass emits (`dao_abi.h`), field for
+//! field. The contract itself (version, site kinds and flags, the layouts'
+//! field tables, the entry points) is defined once in the `dao-abi` crate
+//! (`abi/src/lib.rs`) and re-exported here; the test at the bottom checks
+//! these mirrors against its layouts, and `runtime/tests/abi_symbols.rs`
+//! checks that this library defines every entry point and global it lists.
 //!
 //! The pass emits these as constant data and stack records; the runtime only
-//! reads them (and writes `dao_frame::parent`). The layout assertions at the
-//! bottom fail the build if a field moves.
+//! reads them (and writes `dao_frame::parent`).
 use std::os::raw::c_char;
 
-/// Must equal `DAO_ABI_VERSION` in dao_abi.h.
-pub const DAO_ABI_VERSION: u32 = 3;
-
-pub const DAO_SITE_CALL: u32 = 1;
-pub const DAO_SITE_MARKER: u32 = 2;
-pub const DAO_SITE_FORCED: u32 = 3;
-pub const DAO_SITE_FORK: u32 = 4;
-pub const DAO_SITE_SYNC: u32 = 5;
-pub const DAO_SITE_EXIT: u32 = 6;
-/// dao_var_desc.offset of a global only declared in its module.
-pub const DAO_GLOBAL_DECLARED: u64 = 1;
-pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;
-/// The pass put shared-write guards in the module's code (non-blocking
-/// rounds are possible; DAO_GUARDS=0 at compile time leaves them out).
-pub const DAO_MODULE_GUARDED: u32 = 1 << 0;
+pub use dao_abi::{
+    SiteKind, DAO_ABI_VERSION, DAO_GLOBAL_DECLARED, DAO_MODULE_GUARDED, DAO_SITE_CALL, DAO_SITE_EXIT, DAO_SITE_FORCED, DAO_SITE_FORK, DAO_SITE_MARKER,
+    DAO_SITE_SYNC, DAO_SITE_UNKNOWN_READS,
+};
 
 #[repr(C)]
 #[derive(Debug)]
@@ -92,20 +85,33 @@ pub struct DaoFrame {
     pub slots: *mut u8,
 }
 
-#[cfg(target_pointer_width = "64")]
-const _: () = {
-    use std::mem::{offset_of, size_of};
-    assert!(size_of::<DaoVarDesc>() == 40);
-    assert!(offset_of!(DaoVarDesc, size) == 16 && offset_of!(DaoVarDesc, addr) == 32);
-    assert!(size_of::<DaoSiteDesc>() == 72);
-    assert!(offset_of!(DaoSiteDesc, n_slots) == 24 && offset_of!(DaoSiteDesc, slots) == 32);
-    assert!(offset_of!(DaoSiteDesc, n_allocas) == 40 && offset_of!(DaoSiteDesc, allocas) == 48);
-    assert!(offset_of!(DaoSiteDesc, n_globals) == 56 && offset_of!(DaoSiteDesc, globals) == 64);
-    assert!(size_of::<DaoFuncDesc>() == 72);
-    assert!(offset_of!(DaoFuncDesc, sites) == 24 && offset_of!(DaoFuncDesc, slot_area_size) == 64);
-    assert!(size_of::<DaoModuleDesc>() == 96);
-    assert!(offset_of!(DaoModuleDesc, tls) == 80 && offset_of!(DaoModuleDesc, tls_addrs) == 88);
-    assert!(offset_of!(DaoModuleDesc, globals) == 32 && offset_of!(DaoModuleDesc, funcs) == 64);
-    assert!(size_of::<DaoFrame>() == 40);
-    assert!(offset_of!(DaoFrame, site) == 16 && offset_of!(DaoFrame, slots) == 32);
-};
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dao_abi::{check_layout, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
+
+    #[test]
+    fn mirrors_match_the_contract() {
+        check_layout!(DaoVarDesc, VAR_DESC, name, loc, size, offset, addr);
+        check_layout!(DaoSiteDesc, SITE_DESC, kind, flags, loc, callee, n_slots, slots, n_allocas, allocas, n_globals, globals);
+        check_layout!(DaoFuncDesc, FUNC_DESC, name, module, n_sites, sites, n_slots, slots, n_allocas, allocas, slot_area_size);
+        check_layout!(
+            DaoModuleDesc,
+            MODULE_DESC,
+            abi_version,
+            flags,
+            module_hash,
+            source_name,
+            n_globals,
+            globals,
+            n_escaped,
+            escaped_globals,
+            n_funcs,
+            funcs,
+            n_tls,
+            tls,
+            tls_addrs
+        );
+        check_layout!(DaoFrame, FRAME, parent, func, site, reserved, allocas, slots);
+    }
+}

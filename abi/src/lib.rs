@@ -1,0 +1,371 @@
+//! The contract between the dao pass (which emits descriptors and calls) and
+//! the dao runtime (which implements the calls and reads the descriptors),
+//! defined once. Both sides depend on this crate:
+//!
+//! - the pass (`pass/plugin/src/emit.rs`) builds its LLVM struct types from
+//!   the [`Layout`] tables and declares runtime entry points from
+//!   [`entry`] and [`global`];
+//! - the runtime reads the descriptors through its `#[repr(C)]` mirrors in
+//!   `runtime/src/abi.rs`, whose field names, order and offsets are checked
+//!   against the [`Layout`] tables by a test there (`check_layout!`).
+//!
+//! `runtime/include/dao_abi.h` documents the same contract for C readers (and
+//! `runtime/tests/abi/manual.c` uses it). It is checked against this crate by
+//! `abi/tests/header.rs`: the version, every enum value and flag, every
+//! descriptor's fields (names, types, and their offsets as a C compiler lays
+//! them out), every entry point and global. The runtime's own test
+//! `runtime/tests/abi_symbols.rs` checks that `libdao_rt.a` defines every
+//! entry point and global listed here. Changing the ABI is therefore one
+//! edit here (plus the header's documentation, which the test forces), and
+//! bumping [`DAO_ABI_VERSION`].
+//!
+//! Model ("address-preserving restart") and the meaning of each field: see
+//! the header.
+
+/// Bump on any change of this crate's tables.
+pub const DAO_ABI_VERSION: u32 = 3;
+
+/// What a labelled site is (`dao_site_desc.kind`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// A call that may reach a marker.
+    Call = 1,
+    /// `dao_potential_checkpoint()`.
+    Marker = 2,
+    /// `dao_checkpoint_now()`.
+    Forced = 3,
+    /// `__kmpc_fork_call` of a region whose outlined function reaches a
+    /// marker (callee = the outlined function): executed again on restart.
+    Fork = 4,
+    /// A barrier (or `__kmpc_end_reduce`) in parallel code on a marker
+    /// path: a thread waiting there takes part in a checkpoint.
+    Sync = 5,
+    /// The end of an outlined function.
+    Exit = 6,
+}
+
+impl SiteKind {
+    pub const ALL: [SiteKind; 6] = [SiteKind::Call, SiteKind::Marker, SiteKind::Forced, SiteKind::Fork, SiteKind::Sync, SiteKind::Exit];
+    /// The enumerator's name in the C header.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            SiteKind::Call => "DAO_SITE_CALL",
+            SiteKind::Marker => "DAO_SITE_MARKER",
+            SiteKind::Forced => "DAO_SITE_FORCED",
+            SiteKind::Fork => "DAO_SITE_FORK",
+            SiteKind::Sync => "DAO_SITE_SYNC",
+            SiteKind::Exit => "DAO_SITE_EXIT",
+        }
+    }
+    pub fn from_u32(k: u32) -> Option<SiteKind> {
+        SiteKind::ALL.into_iter().find(|s| *s as u32 == k)
+    }
+}
+
+pub const DAO_SITE_CALL: u32 = SiteKind::Call as u32;
+pub const DAO_SITE_MARKER: u32 = SiteKind::Marker as u32;
+pub const DAO_SITE_FORCED: u32 = SiteKind::Forced as u32;
+pub const DAO_SITE_FORK: u32 = SiteKind::Fork as u32;
+pub const DAO_SITE_SYNC: u32 = SiteKind::Sync as u32;
+pub const DAO_SITE_EXIT: u32 = SiteKind::Exit as u32;
+
+/// `dao_site_desc.flags`: the continuation may read memory the pass cannot
+/// name; the runtime then saves every global whose address escapes.
+pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;
+/// `dao_module_desc.flags`: the pass put shared-write guards in the
+/// module's code (non-blocking rounds are possible; `DAO_GUARDS=0` at compile
+/// time leaves them out).
+pub const DAO_MODULE_GUARDED: u32 = 1 << 0;
+/// `dao_var_desc.offset` of a global only declared in its module.
+pub const DAO_GLOBAL_DECLARED: u64 = 1;
+
+/// Every named constant of the header with its value (enumerators, flags,
+/// defines), for the header check.
+pub const C_CONSTANTS: &[(&str, u64)] = &[
+    ("DAO_ABI_VERSION", DAO_ABI_VERSION as u64),
+    ("DAO_SITE_CALL", DAO_SITE_CALL as u64),
+    ("DAO_SITE_MARKER", DAO_SITE_MARKER as u64),
+    ("DAO_SITE_FORCED", DAO_SITE_FORCED as u64),
+    ("DAO_SITE_FORK", DAO_SITE_FORK as u64),
+    ("DAO_SITE_SYNC", DAO_SITE_SYNC as u64),
+    ("DAO_SITE_EXIT", DAO_SITE_EXIT as u64),
+    ("DAO_SITE_UNKNOWN_READS", DAO_SITE_UNKNOWN_READS as u64),
+    ("DAO_MODULE_GUARDED", DAO_MODULE_GUARDED as u64),
+    ("DAO_GLOBAL_DECLARED", DAO_GLOBAL_DECLARED),
+];
+
+/// A field or parameter type as both sides see it: LLVM `i32`/`i64`/`ptr`
+/// (the pass), `uint32_t`/`uint64_t`/pointer in C (the header; a parameter
+/// declared `int`/`long long` is `I32`/`I64` too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    I8,
+    I32,
+    I64,
+    Ptr,
+}
+
+impl Ty {
+    /// Size and alignment on the 64-bit targets dao supports.
+    pub const fn size(self) -> u64 {
+        match self {
+            Ty::I8 => 1,
+            Ty::I32 => 4,
+            Ty::I64 | Ty::Ptr => 8,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Ty,
+}
+
+const fn f(name: &'static str, ty: Ty) -> Field {
+    Field { name, ty }
+}
+
+/// One descriptor structure: its C name and its fields in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub c_name: &'static str,
+    pub fields: &'static [Field],
+}
+
+impl Layout {
+    /// Byte offset of each field (C layout rules: each field at its
+    /// alignment, which equals its size here).
+    pub fn offsets(&self) -> Vec<u64> {
+        let mut off = 0u64;
+        self.fields
+            .iter()
+            .map(|f| {
+                off = off.next_multiple_of(f.ty.size());
+                let o = off;
+                off += f.ty.size();
+                o
+            })
+            .collect()
+    }
+    /// Total size (padded to the largest alignment).
+    pub fn size(&self) -> u64 {
+        let align = self.fields.iter().map(|f| f.ty.size()).max().unwrap_or(1);
+        let end = self.offsets().last().copied().unwrap_or(0) + self.fields.last().map_or(0, |f| f.ty.size());
+        end.next_multiple_of(align)
+    }
+    /// Position of the field `name`; panics on a name not in the layout
+    /// (a bug in the caller, caught by any test that emits the structure).
+    pub fn index(&self, name: &str) -> usize {
+        self.fields.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("{} has no field '{name}'", self.c_name))
+    }
+}
+
+use Ty::{I32, I64, Ptr};
+
+/// One saved thing: an SSA slot, a stack object or a global.
+pub const VAR_DESC: Layout =
+    Layout { c_name: "dao_var_desc", fields: &[f("name", Ptr), f("loc", Ptr), f("size", I64), f("offset", I64), f("addr", Ptr)] };
+/// A label: a call site on a path to a marker, or a marker.
+pub const SITE_DESC: Layout = Layout {
+    c_name: "dao_site_desc",
+    fields: &[
+        f("kind", I32),
+        f("flags", I32),
+        f("loc", Ptr),
+        f("callee", Ptr),
+        f("n_slots", I32),
+        f("slots", Ptr),
+        f("n_allocas", I32),
+        f("allocas", Ptr),
+        f("n_globals", I32),
+        f("globals", Ptr),
+    ],
+};
+pub const FUNC_DESC: Layout = Layout {
+    c_name: "dao_func_desc",
+    fields: &[
+        f("name", Ptr),
+        f("module", Ptr),
+        f("n_sites", I32),
+        f("sites", Ptr),
+        f("n_slots", I32),
+        f("slots", Ptr),
+        f("n_allocas", I32),
+        f("allocas", Ptr),
+        f("slot_area_size", I64),
+    ],
+};
+pub const MODULE_DESC: Layout = Layout {
+    c_name: "dao_module_desc",
+    fields: &[
+        f("abi_version", I32),
+        f("flags", I32),
+        f("module_hash", I64),
+        f("source_name", Ptr),
+        f("n_globals", I32),
+        f("globals", Ptr),
+        f("n_escaped", I32),
+        f("escaped_globals", Ptr),
+        f("n_funcs", I32),
+        f("funcs", Ptr),
+        f("n_tls", I32),
+        f("tls", Ptr),
+        f("tls_addrs", Ptr),
+    ],
+};
+/// One per activation of an instrumented function, in its stack frame.
+pub const FRAME: Layout =
+    Layout { c_name: "dao_frame", fields: &[f("parent", Ptr), f("func", Ptr), f("site", I32), f("reserved", I32), f("allocas", Ptr), f("slots", Ptr)] };
+
+pub const LAYOUTS: [Layout; 5] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME];
+
+/// A runtime function the pass calls: name and signature (`ret` None: void).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub name: &'static str,
+    pub ret: Option<Ty>,
+    pub params: &'static [Ty],
+}
+
+const fn e(name: &'static str, ret: Option<Ty>, params: &'static [Ty]) -> Entry {
+    Entry { name, ret, params }
+}
+
+/// The runtime entry points the pass emits calls to.
+pub mod entry {
+    use super::{e, Entry, I32, I64, Ptr};
+    pub const REGISTER_MODULE: Entry = e("dao_register_module", None, &[Ptr]);
+    pub const FRAME_RESTORE: Entry = e("dao_frame_restore", Some(I32), &[Ptr]);
+    pub const CANDIDATE: Entry = e("dao_candidate", None, &[Ptr]);
+    pub const FORCED: Entry = e("dao_forced", None, &[Ptr]);
+    pub const MAIN: Entry = e("dao_main", Some(I32), &[I32, Ptr, Ptr, Ptr]);
+    pub const THREAD_START: Entry = e("dao_thread_start", None, &[Ptr]);
+    pub const OMP_FORK: Entry = e("dao_omp_fork", None, &[Ptr]);
+    pub const OMP_JOIN: Entry = e("dao_omp_join", None, &[Ptr]);
+    pub const OMP_BEGIN: Entry = e("dao_omp_begin", None, &[Ptr]);
+    pub const OMP_END: Entry = e("dao_omp_end", None, &[Ptr]);
+    pub const OMP_PARK: Entry = e("dao_omp_park", None, &[Ptr]);
+    pub const OMP_UNPARK: Entry = e("dao_omp_unpark", None, &[Ptr]);
+    /// Replaces `__kmpc_single(ident, gtid)` (same signature).
+    pub const OMP_SINGLE: Entry = e("dao_omp_single", Some(I32), &[Ptr, I32]);
+    /// The slow path of a shared-write guard.
+    pub const OMP_GUARD_WAIT: Entry = e("dao_omp_guard_wait", None, &[]);
+    pub const MALLOC: Entry = e("dao_malloc", Some(Ptr), &[I64]);
+    pub const CALLOC: Entry = e("dao_calloc", Some(Ptr), &[I64, I64]);
+    pub const REALLOC: Entry = e("dao_realloc", Some(Ptr), &[Ptr, I64]);
+    pub const FREE: Entry = e("dao_free", None, &[Ptr]);
+    pub const ALIGNED_ALLOC: Entry = e("dao_aligned_alloc", Some(Ptr), &[I64, I64]);
+    pub const POSIX_MEMALIGN: Entry = e("dao_posix_memalign", Some(I32), &[Ptr, I64, I64]);
+    pub const STRDUP: Entry = e("dao_strdup", Some(Ptr), &[Ptr]);
+    pub const STRNDUP: Entry = e("dao_strndup", Some(Ptr), &[Ptr, I64]);
+    /// The out-of-line frame push/pop (hand-written callers; the pass emits
+    /// the inline form).
+    pub const FRAME_ENTER: Entry = e("dao_frame_enter", Some(I32), &[Ptr]);
+    pub const FRAME_LEAVE: Entry = e("dao_frame_leave", None, &[Ptr]);
+
+    pub const ALL: &[Entry] = &[
+        REGISTER_MODULE,
+        FRAME_RESTORE,
+        CANDIDATE,
+        FORCED,
+        MAIN,
+        THREAD_START,
+        OMP_FORK,
+        OMP_JOIN,
+        OMP_BEGIN,
+        OMP_END,
+        OMP_PARK,
+        OMP_UNPARK,
+        OMP_SINGLE,
+        OMP_GUARD_WAIT,
+        MALLOC,
+        CALLOC,
+        REALLOC,
+        FREE,
+        ALIGNED_ALLOC,
+        POSIX_MEMALIGN,
+        STRDUP,
+        STRNDUP,
+        FRAME_ENTER,
+        FRAME_LEAVE,
+    ];
+}
+
+/// A global variable of the contract.
+#[derive(Clone, Copy, Debug)]
+pub struct Global {
+    pub name: &'static str,
+    pub ty: Ty,
+    /// Defined by the runtime (`true`), or by every instrumented module as a
+    /// `linkonce_odr` hidden initial-exec thread-local (`false`).
+    pub in_runtime: bool,
+}
+
+/// The globals of the contract.
+pub mod global {
+    use super::{Global, Ty};
+    /// Set while a restart is rebuilding the chains; read at every
+    /// instrumented function's entry.
+    pub const RESTART_PENDING: Global = Global { name: "dao_restart_pending", ty: Ty::I8, in_runtime: true };
+    /// Raised by the master to start a checkpoint round in a region.
+    pub const OMP_REQUEST: Global = Global { name: "dao_omp_request", ty: Ty::I8, in_runtime: true };
+    /// Non-zero while a non-blocking round is saving shared state.
+    pub const OMP_GUARD: Global = Global { name: "dao_omp_guard", ty: Ty::I8, in_runtime: true };
+    /// The calling thread's chain top (thread-local, per module).
+    pub const TLS_TOP: Global = Global { name: "dao_tls_top", ty: Ty::Ptr, in_runtime: false };
+    /// The calling thread's marker countdown (thread-local, per module,
+    /// initial value `i64::MAX`).
+    pub const TLS_POLL: Global = Global { name: "dao_tls_poll", ty: Ty::I64, in_runtime: false };
+    pub const ALL: &[Global] = &[RESTART_PENDING, OMP_REQUEST, OMP_GUARD, TLS_TOP, TLS_POLL];
+}
+
+/// The prefix of every name the runtime and the pass's own emitted symbols
+/// use; functions with it are never instrumented.
+pub const PREFIX: &str = "dao_";
+
+/// Check a `#[repr(C)]` mirror against a layout: exactly the layout's fields,
+/// in order, at the layout's offsets, and the layout's size (used by the
+/// runtime's tests).
+#[macro_export]
+macro_rules! check_layout {
+    ($ty:ty, $layout:expr, $($field:ident),+) => {{
+        let l: $crate::Layout = $layout;
+        let names = [$(stringify!($field)),+];
+        assert_eq!(names.len(), l.fields.len(), "{}: field count", l.c_name);
+        let offs = l.offsets();
+        let real = [$(std::mem::offset_of!($ty, $field) as u64),+];
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(*n, l.fields[i].name, "{}: field {i}", l.c_name);
+            assert_eq!(real[i], offs[i], "{}.{n}: offset", l.c_name);
+        }
+        assert_eq!(std::mem::size_of::<$ty>() as u64, l.size(), "{}: size", l.c_name);
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_sizes() {
+        // the numbers the runtime asserted before this crate existed
+        assert_eq!([VAR_DESC.size(), SITE_DESC.size(), FUNC_DESC.size(), MODULE_DESC.size(), FRAME.size()], [40, 72, 72, 96, 40]);
+        assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
+    }
+
+    #[test]
+    fn names_are_unique_and_prefixed() {
+        let mut names: Vec<&str> = entry::ALL.iter().map(|e| e.name).chain(global::ALL.iter().map(|g| g.name)).collect();
+        assert!(names.iter().all(|n| n.starts_with(PREFIX)));
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(n, names.len());
+        for k in SiteKind::ALL {
+            assert_eq!(SiteKind::from_u32(k as u32), Some(k));
+        }
+        assert_eq!(SiteKind::from_u32(0), None);
+    }
+}
