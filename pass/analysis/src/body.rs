@@ -45,25 +45,18 @@ impl Body {
     pub fn entry(&self) -> BlockId {
         0
     }
-    pub fn preds(&self) -> Vec<Vec<BlockId>> {
-        let mut p = vec![Vec::new(); self.blocks.len()];
-        for (b, blk) in self.blocks.iter().enumerate() {
-            for &s in &blk.succs {
-                p[s].push(b);
-            }
-        }
-        p
+}
+
+impl crate::dataflow::Graph for Body {
+    type Stmt = Stmt;
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
     }
-    /// Blocks in reverse post-order from the entry (unreachable blocks last).
-    pub fn reverse_postorder(&self) -> Vec<BlockId> {
-        let n = self.blocks.len();
-        let mut post = reachable_reverse_postorder(n, |b| &self.blocks[b].succs);
-        let mut seen = vec![false; n];
-        for &b in &post {
-            seen[b] = true;
-        }
-        post.extend((0..n).filter(|b| !seen[*b]));
-        post
+    fn succs(&self, b: BlockId) -> &[BlockId] {
+        &self.blocks[b].succs
+    }
+    fn stmts(&self, b: BlockId) -> &[Stmt] {
+        &self.blocks[b].stmts
     }
 }
 

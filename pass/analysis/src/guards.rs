@@ -36,24 +36,32 @@
 //!    at its next write, which in such a loop is a few instructions later
 //!    anyway. Outer loops keep the lazy placement (a thread that checks in
 //!    at a step loop's marker runs its private work before it waits).
-//! 3. **Must-availability.** Everything else is one forward pass in reverse
-//!    postorder: a guard is available at the entry of a block iff it is
-//!    available at the exit of every predecessor; a write where none is
-//!    available gets a guard just before it; a check-in makes it unavailable.
+//! 3. **Must-availability.** Everything else is a forward must data-flow
+//!    problem solved by the crate's engine ([`crate::dataflow`]): a guard is
+//!    available at the entry of a block iff it is available at the exit of
+//!    every predecessor; a write leaves one available (a guard is placed just
+//!    before it where none is); a check-in removes it. Solved to its greatest
+//!    fixpoint (optimistic start), a guard available around a loop's back
+//!    edge stays available at its header, so a loop whose iterations always
+//!    end guarded needs no new guard at its head (until 2026-11 this step
+//!    was one non-iterated pass that counted back edges as "not
+//!    available": 1 to 5 guards more per module in the test programs).
 //!
-//! What is conservative (costs a guard, never misses one): the pass is not
-//! iterated to a fixpoint, so a predecessor not yet visited (the source of a
-//! back edge or of a retreating edge of an irreducible cycle) counts as "not
-//! available"; irreducible cycles are not loops and get no hoisting; a loop's
-//! entry guard runs on every path out of the predecessor's end, not only on
-//! the edge into the header. Blocks unreachable from the entry never run and
-//! are ignored altogether (as predecessors too).
+//! What is conservative (costs a guard, never misses one): irreducible
+//! cycles are not loops and get no hoisting; a loop's entry guard runs on
+//! every path out of the predecessor's end, not only on the edge into the
+//! header. Blocks unreachable from the entry never run and are ignored
+//! altogether (as predecessors too). The greatest fixpoint is sound because
+//! the transfer functions are gen/kill (distributive): it equals the
+//! meet over all paths from the entry, where "available" means a write or
+//! guard since the last check-in on every such path.
 //!
 //! The caller's contract: `events[b]` are the events of the non-terminator
 //! instructions of `b`, in order, and a guard at [`Place::EndOf`] goes after
 //! all of them and before the terminator; a terminator that may write shared
 //! memory or check in (an `invoke` of such a call) must be split off into its
 //! own block first.
+use crate::dataflow::{solve, Analysis, Direction, Graph};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -222,40 +230,95 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
         }
     }
 
-    // 3. must-availability in one pass over the reverse postorder
-    let mut done = vec![false; n];
-    let mut exit = vec![false; n];
+    // 3. must-availability: the data-flow fixpoint, then one scan of each
+    // block from its entry fact placing a guard before every write where
+    // none is available (exactly the writes the transfer function assumes
+    // guarded)
+    let view = Reachable { cfg, succs: (0..n).map(|b| if reachable(b) { cfg.succs[b].clone() } else { Vec::new() }).collect() };
+    let avail_problem = Availability { in_hoisted: &in_hoisted, after_kill: &after_kill, entry_guard_at: &entry_guard_at };
+    let facts = solve(&avail_problem, &view);
     let mut guards = BTreeSet::new();
     let mut writes = 0;
     for &b in &rpo {
         writes += cfg.events[b].iter().filter(|e| e.writes()).count();
-        // nothing is available where a thread starts (even if a test gives
-        // the entry predecessors); all is in a hoisted loop, and the scan
-        // then finds no kill and places nothing
-        let mut avail = in_hoisted[b] || (b != 0 && preds[b].iter().all(|&p| done[p] && exit[p]));
+        let mut avail = facts.entry[b];
         for (i, &e) in cfg.events[b].iter().enumerate() {
             if e.writes() && !avail {
                 guards.insert(Place::Before { block: b, event: i });
-                avail = true;
             }
-            if e.kills() {
-                avail = false;
-                if after_kill.contains(&(b, i)) {
-                    guards.insert(Place::After { block: b, event: i });
-                    avail = true;
-                }
+            avail_problem.apply_stmt(&mut avail, b, i, &e);
+            if e.kills() && avail {
+                guards.insert(Place::After { block: b, event: i });
             }
         }
         // a hoisted loop's entry guard, unless one is available here anyway
         if entry_guard_at[b] && !avail {
             guards.insert(Place::EndOf(b));
-            avail = true;
         }
-        exit[b] = avail;
-        done[b] = true;
     }
     debug_assert!(guards.iter().all(|g| reachable(g.block())));
     GuardPlan { guards: guards.into_iter().collect(), writes, loop_covered, hoisted_loops: hoisted.len(), eager_loops: eager.len() }
+}
+
+/// The graph the availability problem runs on: `cfg` with the edges out of
+/// unreachable blocks removed (they never run, so they are no path's
+/// predecessors).
+struct Reachable<'a> {
+    cfg: &'a Cfg,
+    succs: Vec<Vec<usize>>,
+}
+
+impl Graph for Reachable<'_> {
+    type Stmt = Ev;
+    fn num_blocks(&self) -> usize {
+        self.succs.len()
+    }
+    fn succs(&self, b: usize) -> &[usize] {
+        &self.succs[b]
+    }
+    fn stmts(&self, b: usize) -> &[Ev] {
+        &self.cfg.events[b]
+    }
+}
+
+/// Step 3 as a data-flow problem: forward must-availability of a guard.
+/// The fact is "a guard has executed since the last check-in on every path
+/// here". A write leaves a guard available (it had one, or one is placed
+/// before it); a check-in removes it, except where step 2 puts a guard right
+/// after it; a block in a hoisted loop starts with one (the loop's entry
+/// guard); a hoisted loop's outside predecessor ends with one.
+struct Availability<'a> {
+    in_hoisted: &'a [bool],
+    after_kill: &'a BTreeSet<(usize, usize)>,
+    entry_guard_at: &'a [bool],
+}
+
+impl Analysis<Reachable<'_>> for Availability<'_> {
+    type Domain = bool;
+    const DIRECTION: Direction = Direction::Forward;
+    fn bottom(&self, _: &Reachable) -> bool {
+        true
+    }
+    fn boundary(&self, _: &Reachable) -> bool {
+        false
+    }
+    fn join(&self, into: &mut bool, other: &bool) {
+        *into &= *other;
+    }
+    fn apply_stmt(&self, avail: &mut bool, b: usize, i: usize, e: &Ev) {
+        if e.writes() {
+            *avail = true;
+        }
+        if e.kills() {
+            *avail = self.after_kill.contains(&(b, i));
+        }
+    }
+    fn apply_block_start(&self, avail: &mut bool, b: usize) {
+        *avail |= self.in_hoisted[b];
+    }
+    fn apply_block_end(&self, avail: &mut bool, b: usize) {
+        *avail |= self.entry_guard_at[b];
+    }
 }
 
 /// Immediate dominators of the reachable blocks (`idom[0] == 0`; `None` for

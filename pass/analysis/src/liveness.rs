@@ -7,9 +7,19 @@ use crate::dataflow::{solve, Analysis, Direction, Results};
 
 pub struct Liveness;
 
-impl Analysis for Liveness {
+impl Analysis<Body> for Liveness {
+    type Domain = BitSet;
     const DIRECTION: Direction = Direction::Backward;
-    fn apply_stmt(&self, fact: &mut BitSet, stmt: &Stmt) {
+    fn bottom(&self, body: &Body) -> BitSet {
+        BitSet::new_empty(body.num_vars)
+    }
+    fn boundary(&self, body: &Body) -> BitSet {
+        BitSet::new_empty(body.num_vars)
+    }
+    fn join(&self, into: &mut BitSet, other: &BitSet) {
+        into.union_with(other);
+    }
+    fn apply_stmt(&self, fact: &mut BitSet, _b: BlockId, _i: usize, stmt: &Stmt) {
         for &d in &stmt.defs {
             fact.remove(d);
         }
@@ -21,7 +31,7 @@ impl Analysis for Liveness {
 
 /// Live sets at every statement boundary of a body.
 pub struct LiveSets {
-    results: Results,
+    results: Results<BitSet>,
 }
 
 impl LiveSets {

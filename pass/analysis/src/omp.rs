@@ -20,6 +20,7 @@
 //! write bodies by hand (`tests/omp.rs`).
 use std::collections::BTreeSet;
 
+use crate::dataflow::Graph;
 use crate::body::{BlockId, Body};
 
 /// A program point: (block, statement index).
