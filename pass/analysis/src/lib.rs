@@ -13,6 +13,8 @@
 //! - [`guards`]: where the shared-write guards of the non-blocking protocol
 //!   go: every shared write after a guard with no check-in in between, one
 //!   guard on entry for a loop that never checks in.
+//! - [`known`]: the one table of external functions the pass understands
+//!   (liveness effect, OpenMP role, guard effect, declared types).
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -25,6 +27,7 @@ pub mod body;
 pub mod callgraph;
 pub mod dataflow;
 pub mod guards;
+pub mod known;
 pub mod liveness;
 pub mod omp;
 pub mod textcfg;

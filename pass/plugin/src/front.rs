@@ -22,7 +22,7 @@
 //!   defined callee, the table entry of a known external one (`known.rs`),
 //!   and everything escaped for unknown and indirect callees.
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{classify, Effect, FORK_MICROTASK_OPERAND};
+use crate::known::{self, Effect};
 use dao_analysis::{BitSet, Body, Stmt};
 use std::collections::{HashMap, HashSet};
 
@@ -102,7 +102,7 @@ impl ModuleFacts {
         let mut global_declared = Vec::new();
         for g in m.globals() {
             let name = g.name();
-            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || crate::known::is_omp_runtime_state(&name) {
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || known::is_omp_runtime_state(&name) {
                 continue;
             }
             let ty = g.global_value_type();
@@ -174,7 +174,7 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
                     let callee = u.called_function();
                     let name = callee.map(|c| c.name()).unwrap_or_default();
                     let harmless = name.starts_with("llvm.")
-                        || matches!(classify(&name), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
+                        || matches!(callee.and_then(known::effect), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
                     if harmless {
                         continue;
                     }
@@ -315,11 +315,12 @@ impl<'a> FuncFacts<'a> {
             }
             Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
             Opcode::LLVMCall => {
-                let name = v.called_function().map(|c| c.name()).unwrap_or_default();
+                let callee = v.called_function();
+                let name = callee.map(|c| c.name()).unwrap_or_default();
                 if name == "llvm.threadlocal.address" {
                     // clang's access to a thread-local global (threadprivate)
                     self.bases(v.operand(0))
-                } else if matches!(classify(&name), Some(Effect::Alloc(_))) || (name.starts_with("dao_") && name.contains("alloc")) {
+                } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc(_))) {
                     Bases { heap: true, ..Default::default() }
                 } else {
                     Bases::unknown()
@@ -379,7 +380,7 @@ impl<'a> FuncFacts<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallKind {
     Intrinsic,
-    Marker(crate::known::MarkerKind),
+    Marker(known::MarkerKind),
     Known(Effect),
     Defined(usize),
     /// A declaration the table does not know, or an indirect call.
@@ -398,7 +399,7 @@ pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
             if let Some(&ix) = mf.func_ix.get(&f) {
                 return CallKind::Defined(ix);
             }
-            match classify(&name) {
+            match known::effect(f) {
                 Some(Effect::Marker(k)) => CallKind::Marker(k),
                 Some(e) => CallKind::Known(e),
                 None => CallKind::Unknown,
@@ -496,7 +497,8 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
             for a in ptr_args() {
                 mem_uses(ff, vars, a, out);
             }
-            let task = call.operand(FORK_MICROTASK_OPERAND);
+            let microtask = call.called_function().and_then(known::fork_microtask).expect("a fork call has a microtask operand");
+            let task = call.operand(microtask);
             match (mf.func_ix.get(&task), sums) {
                 (Some(&t), Some(s)) => summary_uses(&s[t], vars, ff, out),
                 (Some(_), None) => {}

@@ -29,8 +29,8 @@
 //! - lock acquisitions (`__kmpc_critical`, `__kmpc_reduce*`, `omp_set_lock`,
 //!   ...): a checked-in thread that waited at a guard while holding a lock
 //!   could block a thread that still has to check in;
-//! - calls of functions outside the module, except a table of pure libm /
-//!   libc / OpenMP queries; unknown ones (and indirect calls, inline asm)
+//! - calls of functions outside the module, except those the table
+//!   (`known`, column `guard`) says are pure; unknown ones (and indirect calls, inline asm)
 //!   may also reach a marker, so they end a guard's reach too.
 //!
 //! Calls of functions defined in the module are not writes: their own
@@ -44,6 +44,7 @@ use std::collections::{HashMap, HashSet};
 use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
 
 use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
+use crate::known::{self, is_dao_own, names::rt, Guard, Role};
 
 /// What the pass did to one module (printed with DAO_REMARKS).
 #[derive(Default, Debug)]
@@ -64,53 +65,22 @@ pub struct GuardStats {
     pub eager_loops: usize,
 }
 
-/// Whether guards are inserted at all (DAO_GUARDS=0 at compile time leaves
-/// them out: the module is then marked unguarded and the runtime uses the
-/// blocking protocol).
+/// Whether guards are inserted at all (`DAO_GUARDS=0` at compile time
+/// leaves them out: the module is then marked unguarded and the runtime
+/// uses the blocking protocol).
 pub fn enabled() -> bool {
-    std::env::var_os("DAO_GUARDS").is_none_or(|v| v != "0")
+    crate::config::guards()
 }
 
-/// Runtime entry points that are check-in points (a marker's call, a
-/// barrier's park).
-const CHECKIN: &[&str] = &["dao_candidate", "dao_forced", "dao_omp_park"];
-/// The runtime's allocation entry points (routed from malloc & co.): they
-/// change the shared heap.
-const DAO_ALLOC: &[&str] = &["dao_malloc", "dao_calloc", "dao_realloc", "dao_free", "dao_aligned_alloc", "dao_posix_memalign", "dao_strdup", "dao_strndup"];
-/// OpenMP entry points that acquire a lock or write shared data.
-const OMP_WRITES: &[&str] = &[
-    "__kmpc_critical",
-    "__kmpc_critical_with_hint",
-    "__kmpc_reduce",
-    "__kmpc_reduce_nowait",
-    "__kmpc_ordered",
-    "__kmpc_set_lock",
-    "__kmpc_set_nest_lock",
-    "__kmpc_test_lock",
-    "__kmpc_test_nest_lock",
-    "__kmpc_copyprivate",
-];
-/// Functions that write no memory another thread could see (errno is
-/// thread-local). Float/long double variants (`sqrtf`, `sqrtl`) too.
-const PURE: &[&str] = &[
-    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-    "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "trunc", "round", "lround", "llround", "rint", "lrint", "nearbyint", "fmod", "remainder",
-    "fmin", "fmax", "fdim", "fma", "hypot", "erf", "erfc", "tgamma", "copysign", "ldexp", "scalbn", "ilogb", "logb", "abs", "labs", "llabs", "atoi", "atol",
-    "atoll", "atof", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "strchr", "strrchr", "strstr", "isdigit", "isalpha", "isspace", "toupper", "tolower",
-];
-/// Library functions that may write shared memory (so they are guarded)
-/// but never call back into the program (so a guard before them also
-/// covers what follows).
-const LIBC: &[&str] = &[
-    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "fflush", "fopen", "fclose", "fread", "fgets", "fscanf",
-    "scanf", "sscanf", "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat",
-    "strncat", "strdup", "strndup", "rand", "srand", "rand_r", "drand48", "srand48", "time", "clock", "gettimeofday", "clock_gettime", "exit", "abort",
-    "perror", "frexp", "modf", "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "getenv", "write", "read",
-];
-
-fn is_pure(name: &str) -> bool {
-    let base = |n: &str| PURE.contains(&n);
-    base(name) || name.strip_suffix('f').is_some_and(base) || name.strip_suffix('l').is_some_and(base)
+/// The guard event of a call of a function the table describes (column
+/// `guard`).
+fn event(g: Guard) -> Option<Ev> {
+    match g {
+        Guard::Pure => None,
+        Guard::LibcWrite | Guard::OmpWrite | Guard::DaoWrite => Some(Ev::Write),
+        Guard::CheckIn => Some(Ev::Kill),
+        Guard::Unknown => Some(Ev::WriteKill),
+    }
 }
 
 /// Whether `p` provably points to memory no other thread writes or reads
@@ -184,34 +154,16 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
             None => None,
         };
     }
-    if CHECKIN.contains(&name.as_str()) {
-        return Some(Ev::Kill);
-    }
-    if DAO_ALLOC.contains(&name.as_str()) || name == "dao_omp_single" {
-        // the shared heap; a `single` claims a team-wide instance (a worker
-        // that has checked in must not win one the checkpoint then records
-        // as won before its position)
-        return Some(Ev::Write);
-    }
-    if name.starts_with("dao_") || name.starts_with("__dao") {
-        return None;
+    let row = known::lookup(callee);
+    // dao's own entry points answer for themselves even where the module
+    // defines a function of that name
+    if let Some(r) = row.filter(|r| r.role == Some(Role::DaoRuntime)) {
+        return event(r.guard);
     }
     if !callee.is_declaration() {
         return may_checkin.contains(&callee).then_some(Ev::Kill);
     }
-    if OMP_WRITES.contains(&name.as_str()) || name.starts_with("__kmpc_atomic") {
-        return Some(Ev::Write);
-    }
-    if name.starts_with("__kmpc_") || name.starts_with("omp_") {
-        return name.contains("lock").then_some(Ev::Write);
-    }
-    if is_pure(&name) {
-        return None;
-    }
-    if name.starts_with("_Fortran") || LIBC.contains(&name.as_str()) || name.starts_with("__isoc99_") {
-        return Some(Ev::Write);
-    }
-    Some(Ev::WriteKill)
+    event(row.map_or(Guard::Unknown, |r| r.guard))
 }
 
 fn direct_callees(f: Value) -> Vec<Value> {
@@ -230,13 +182,9 @@ fn direct_callees(f: Value) -> Vec<Value> {
     out
 }
 
-fn is_dao_own(name: &str) -> bool {
-    name.starts_with("__dao") || name.starts_with("dao_") || name.starts_with("dao.")
-}
-
 /// Whether `f` is an outlined parallel region (passed to a fork call).
 fn is_outlined(f: Value) -> bool {
-    f.users().iter().any(|u| u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if")))
+    f.users().iter().any(|u| matches!(known::call_role(*u), Some(Role::Fork { .. })))
 }
 
 /// Inserts the guards into every function of `m` that may run in a team
@@ -367,7 +315,7 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_onl
     }
     let (flag, wait, wait_ty) = *rt.get_or_insert_with(|| {
         let wait_ty = m.fn_ty(m.void(), &[]);
-        (m.extern_global(m.i8(), "dao_omp_guard"), m.get_or_declare("dao_omp_guard_wait", wait_ty), wait_ty)
+        (m.extern_global(m.i8(), rt::GUARD_FLAG), m.get_or_declare(rt::OMP_GUARD_WAIT, wait_ty), wait_ty)
     });
     let b = m.builder();
     for (k, (inst, hoisted)) in points.into_iter().enumerate() {

@@ -10,7 +10,7 @@
 //! blocks allocated there may be reachable from checkpointed data).
 use crate::front::{call_kind, local_summary, translate, CallKind, FuncFacts, ModuleFacts, Summary};
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{omp_role, Effect, MarkerKind, OmpRole, FORK_MICROTASK_OPERAND, TASK_ENTRY_OPERAND};
+use crate::known::{self, Effect, MarkerKind, Role};
 use dao_analysis::callgraph::CallGraph;
 use dao_analysis::liveness::LiveSets;
 
@@ -118,6 +118,11 @@ impl ModulePlan {
     }
 }
 
+/// The outlined-function operand of a call whose callee is a fork entry point.
+fn fork_operand(call: Value) -> u32 {
+    call.called_function().and_then(known::fork_microtask).expect("a fork entry point has a microtask operand")
+}
+
 fn first_loc(f: Value) -> Option<String> {
     f.blocks().into_iter().flat_map(|b| b.instructions()).find_map(|i| i.debug_loc())
 }
@@ -149,7 +154,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                         succ[fi].push(g);
                     }
                     CallKind::Known(Effect::ForkCall) => {
-                        if let Some(&t) = facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
+                        if let Some(&t) = facts.func_ix.get(&i.operand(fork_operand(i))) {
                             cg.add_call(fi, t);
                             succ[fi].push(t);
                             microtask[t] = true;
@@ -158,12 +163,11 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     }
                     CallKind::Unknown => calls_unknown[fi] = true,
                     CallKind::Known(_) => {
-                        let name = i.called_function().map(|c| c.name()).unwrap_or_default();
-                        match omp_role(&name) {
-                            Some(OmpRole::Barrier | OmpRole::EndReduce) => has_sync[fi] = true,
-                            _ if name.starts_with("__kmpc_dispatch_init_") => dispatch_inits.push((fi, i)),
-                            Some(OmpRole::TaskAlloc) if i.num_args() > TASK_ENTRY_OPERAND => {
-                                if let Some(&t) = facts.func_ix.get(&i.operand(TASK_ENTRY_OPERAND)) {
+                        match known::call_role(i) {
+                            Some(Role::Barrier | Role::EndReduce) => has_sync[fi] = true,
+                            Some(Role::DispatchInit) => dispatch_inits.push((fi, i)),
+                            Some(Role::TaskAlloc { entry }) if i.num_args() > entry => {
+                                if let Some(&t) = facts.func_ix.get(&i.operand(entry)) {
                                     task_entries.push((i, t));
                                 }
                             }
@@ -267,11 +271,15 @@ pub fn plan_module(m: Module) -> ModulePlan {
             if direct {
                 continue;
             }
-            let fork = u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if"));
-            if fork && u.num_args() > FORK_MICROTASK_OPERAND && u.operand(FORK_MICROTASK_OPERAND) == f {
+            let fork = match known::call_role(u) {
+                Some(Role::Fork { microtask }) => Some(microtask),
+                _ => None,
+            };
+            if fork.is_some_and(|k| u.num_args() > k && u.operand(k) == f) {
                 continue; // a Fork site in the caller
             }
-            let task = u.is_call() && u.called_function().is_some_and(|c| matches!(omp_role(&c.name()), Some(OmpRole::TaskAlloc)));
+            let fork = fork.is_some();
+            let task = matches!(known::call_role(u), Some(Role::TaskAlloc { .. }));
             if task {
                 continue; // diagnosed above
             }
@@ -310,8 +318,8 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     continue;
                 }
                 let k = call_kind(facts, i);
-                let role = i.called_function().and_then(|c| omp_role(&c.name()));
-                if i.called_function().is_some_and(|c| c.name() == "__kmpc_threadprivate_cached") {
+                let role = known::call_role(i);
+                if role == Some(Role::ThreadprivateCached) {
                     diags.push(Diag {
                         severity: Severity::Error,
                         loc: i.debug_loc().or_else(|| first_loc(f)),
@@ -325,11 +333,11 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,
                     CallKind::Defined(g) if on_path[g] => SiteKind::Call,
                     CallKind::Unknown => SiteKind::Call,
-                    CallKind::Known(Effect::ForkCall) => match facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
+                    CallKind::Known(Effect::ForkCall) => match facts.func_ix.get(&i.operand(fork_operand(i))) {
                         Some(&t) if on_path[t] => SiteKind::Fork,
                         _ => continue,
                     },
-                    CallKind::Known(_) if parallel[fi] && matches!(role, Some(OmpRole::Barrier | OmpRole::EndReduce)) => SiteKind::Sync,
+                    CallKind::Known(_) if parallel[fi] && matches!(role, Some(Role::Barrier | Role::EndReduce)) => SiteKind::Sync,
                     CallKind::Known(Effect::ReturnsTwice) => {
                         diags.push(Diag {
                             severity: Severity::Error,
@@ -388,7 +396,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 }
                 let callee = match kind {
                     SiteKind::Call => i.called_function().map(|c| c.name()),
-                    SiteKind::Fork => Some(i.operand(FORK_MICROTASK_OPERAND).name()),
+                    SiteKind::Fork => Some(i.operand(fork_operand(i)).name()),
                     _ => None,
                 };
                 sites.push(SitePlan {
@@ -402,7 +410,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
                     unknown_reads,
                     entry_pos: (anchor.parent_block() == entry).then(|| anchor_index(entry, anchor)),
                     anchor,
-                    end_reduce: kind == SiteKind::Sync && matches!(role, Some(OmpRole::EndReduce)),
+                    end_reduce: kind == SiteKind::Sync && matches!(role, Some(Role::EndReduce)),
                 });
             }
         }
@@ -551,7 +559,7 @@ fn fork_anchor(f: Value, b: crate::ir::Block, fork: Value) -> Value {
     let Some(mut pos) = insts.iter().position(|x| *x == fork) else { return fork };
     loop {
         for &p in insts[..pos].iter().rev() {
-            let push = p.is_call() && p.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_push_num_threads" | "__kmpc_push_proc_bind"));
+            let push = known::call_role(p) == Some(Role::ForkPush);
             if push {
                 anchor = p;
                 continue;
@@ -597,7 +605,7 @@ fn serial_anchor(b: crate::ir::Block, call: Value) -> Value {
     let Some(pos) = insts.iter().position(|x| *x == call) else { return call };
     let args = call.operands();
     for &p in insts[..pos].iter().rev() {
-        if p.is_call() && p.called_function().is_some_and(|c| c.name() == "__kmpc_serialized_parallel") {
+        if known::call_role(p) == Some(Role::SerializedParallel) {
             return p;
         }
         let redo = p.opcode() == Opcode::LLVMStore && p.operand(1).is_alloca() && args.contains(&p.operand(1)) && !p.operand(0).ty().is_pointer();
