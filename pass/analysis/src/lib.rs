@@ -15,6 +15,9 @@
 //!   guard on entry for a loop that never checks in.
 //! - [`known`]: the one table of external functions the pass understands
 //!   (liveness effect, OpenMP role, guard effect, declared types).
+//! - [`team`]: which functions may run in a team, for the plan (inside a
+//!   region that reaches a marker) and for the guards (on a worker of a
+//!   region that can be checkpointed): two questions, one place.
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -30,6 +33,7 @@ pub mod guards;
 pub mod known;
 pub mod liveness;
 pub mod omp;
+pub mod team;
 pub mod textcfg;
 
 pub use bitset::BitSet;

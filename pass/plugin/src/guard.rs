@@ -41,8 +41,11 @@
 //! their callees; not the program's main (it runs serially) nor dao's own.
 use std::collections::{HashMap, HashSet};
 
+use dao_analysis::callgraph::CallGraph;
 use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
+use dao_analysis::team::{may_run_in_team, TeamFacts};
 
+use crate::front::points_to_private;
 use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
 use crate::known::{self, is_dao_own, names::rt, Guard, Role};
 
@@ -83,37 +86,6 @@ fn event(g: Guard) -> Option<Ev> {
     }
 }
 
-/// Whether `p` provably points to memory no other thread writes or reads
-/// through the program's shared data: this function's stack objects,
-/// thread-local globals, constant globals.
-fn private(p: Value, depth: u32) -> bool {
-    if depth > 8 {
-        return false;
-    }
-    if p.is_alloca() {
-        return true;
-    }
-    if p.is_global_var() {
-        return p.is_thread_local() || p.is_global_constant();
-    }
-    if p.is_const_expr() {
-        return matches!(p.const_opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) && private(p.operand(0), depth + 1);
-    }
-    if !p.is_instruction() {
-        return false;
-    }
-    match p.opcode() {
-        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => private(p.operand(0), depth + 1),
-        Opcode::LLVMSelect => private(p.operand(1), depth + 1) && private(p.operand(2), depth + 1),
-        Opcode::LLVMPHI => {
-            let ops = p.operands();
-            !ops.is_empty() && ops.iter().all(|o| *o == p || private(*o, depth + 1))
-        }
-        Opcode::LLVMCall => p.called_function().is_some_and(|f| f.name() == "llvm.threadlocal.address"),
-        _ => false,
-    }
-}
-
 /// How one instruction takes part: `None` (neither a write nor a check-in
 /// point), or the event of `dao_analysis::guards`. `private` counts stores
 /// to private memory.
@@ -125,7 +97,7 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
         _ => return None,
     };
     if let Some(a) = addr {
-        if private(a, 0) {
+        if points_to_private(a) {
             *private_stores += 1;
             return None;
         }
@@ -146,7 +118,7 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
             None
         };
         return match dest {
-            Some(k) if !private(i.operand(k), 0) => Some(Ev::Write),
+            Some(k) if !points_to_private(i.operand(k)) => Some(Ev::Write),
             Some(_) => {
                 *private_stores += 1;
                 None
@@ -201,68 +173,53 @@ fn is_outlined(f: Value) -> bool {
 /// irreducible and cost a guard per write.
 pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardStats {
     let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
-    let callees: HashMap<Value, Vec<Value>> = funcs.iter().map(|f| (*f, direct_callees(*f))).collect();
+    let ix: HashMap<Value, usize> = funcs.iter().enumerate().map(|(k, f)| (*f, k)).collect();
+    let mut cg = CallGraph::new(funcs.len());
+    for (k, f) in funcs.iter().enumerate() {
+        for c in direct_callees(*f) {
+            cg.add_call(k, ix[&c]);
+        }
+    }
 
-    // functions that may reach a check-in point (fixpoint over callers)
-    let mut may_checkin: HashSet<Value> = HashSet::new();
-    let mut none = HashSet::new();
+    // functions that may reach a check-in point: those that call an
+    // unknown or check-in function directly, and their callers
     let mut scratch = 0usize;
-    for f in &funcs {
-        let direct = f.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
-            i.is_call()
-                && match i.called_function() {
-                    None => true,
-                    Some(c) if c.is_declaration() => matches!(classify(i, &none, &mut scratch), Some(Ev::Kill | Ev::WriteKill)),
-                    Some(_) => false,
-                }
-        });
-        if direct {
-            may_checkin.insert(*f);
-        }
-    }
-    none.clear();
-    loop {
-        let before = may_checkin.len();
-        for f in &funcs {
-            if !may_checkin.contains(f) && callees[f].iter().any(|c| may_checkin.contains(c)) {
-                may_checkin.insert(*f);
-            }
-        }
-        if may_checkin.len() == before {
-            break;
-        }
-    }
-
-    // functions that may run in a team
-    let mut work: Vec<Value> = funcs
+    let none = HashSet::new();
+    let direct: Vec<bool> = funcs
         .iter()
-        .copied()
-        .filter(|f| {
-            let n = f.name();
-            if n == "main" || is_dao_own(&n) {
-                return false;
-            }
-            if microtasks.contains(f) {
-                return true;
-            }
-            if is_outlined(*f) {
-                return false; // a region that never reaches a marker
-            }
-            let address_taken = f.users().iter().any(|u| !(u.is_call() && u.called_value() == *f));
-            !f.is_local_linkage() || address_taken
+        .map(|f| {
+            f.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
+                i.is_call()
+                    && match i.called_function() {
+                        None => true,
+                        Some(c) if c.is_declaration() => matches!(classify(i, &none, &mut scratch), Some(Ev::Kill | Ev::WriteKill)),
+                        Some(_) => false,
+                    }
+            })
         })
         .collect();
-    let mut guarded: HashSet<Value> = work.iter().copied().collect();
-    while let Some(f) = work.pop() {
-        for c in &callees[&f] {
-            if !is_dao_own(&c.name()) && guarded.insert(*c) {
-                work.push(*c);
+    let reach = cg.may_reach(&direct);
+    let may_checkin: HashSet<Value> = funcs.iter().zip(&reach).filter(|(_, r)| **r).map(|(f, _)| *f).collect();
+
+    // functions that may run in a team (dao_analysis::team: why this is not
+    // the plan's `parallel`)
+    let facts: Vec<TeamFacts> = funcs
+        .iter()
+        .map(|f| {
+            let n = f.name();
+            TeamFacts {
+                is_main: n == "main",
+                dao_own: is_dao_own(&n),
+                instrumented_microtask: microtasks.contains(f),
+                outlined: is_outlined(*f),
+                visible: !f.is_local_linkage() || f.users().iter().any(|u| !(u.is_call() && u.called_value() == *f)),
             }
-        }
-    }
+        })
+        .collect();
+    let guarded: Vec<Value> = may_run_in_team(&cg, &facts).into_iter().zip(&funcs).filter(|(g, _)| *g).map(|(_, f)| *f).collect();
 
     let mut st = GuardStats::default();
-    let mut order: Vec<Value> = guarded.into_iter().collect();
+    let mut order: Vec<Value> = guarded;
     order.sort_by_key(|f| f.name());
     let mut rt = None;
     for f in order {
