@@ -15,6 +15,8 @@
 //!   guard on entry for a loop that never checks in.
 //! - [`known`]: the one table of external functions the pass understands
 //!   (liveness effect, OpenMP role, guard effect, declared types).
+//! - [`paths`]: which functions lie on a path to a marker (the plan's
+//!   reachability phase), from per-function call facts.
 //! - [`team`]: which functions may run in a team, for the plan (inside a
 //!   region that reaches a marker) and for the guards (on a worker of a
 //!   region that can be checkpointed): two questions, one place.
@@ -33,6 +35,7 @@ pub mod guards;
 pub mod known;
 pub mod liveness;
 pub mod omp;
+pub mod paths;
 pub mod team;
 pub mod textcfg;
 
