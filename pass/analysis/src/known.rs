@@ -184,6 +184,12 @@ pub struct Row {
 
 /// Names a consumer needs to spell (to declare, route or look for them).
 pub mod names {
+    /// The program's entry point (instrumented always, wrapped by dao_main).
+    pub const MAIN: &str = "main";
+    /// What the pass renames the program's main to, and the adapter it
+    /// calls it through (matched by the `__dao` family row).
+    pub const USER_MAIN: &str = "__dao_user_main";
+    pub const MAIN_ADAPTER: &str = "__dao_main_adapter";
     pub const MARKER_POTENTIAL: &str = "dao_potential_checkpoint";
     pub const MARKER_FORCED: &str = "dao_checkpoint_now";
     pub const KMPC_FORK_CALL: &str = "__kmpc_fork_call";

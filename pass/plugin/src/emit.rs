@@ -656,11 +656,11 @@ fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
 /// dao_main (fixed-address stack, restore of globals and heap).
 fn wrap_main(m: Module, main: Value, poll: Value) {
     let fty = main.function_type();
-    main.set_name("__dao_user_main");
+    main.set_name(names::USER_MAIN);
     main.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let (i32, p) = (m.i32(), m.ptr());
     let adapter_ty = m.fn_ty(i32, &[i32, p, p]);
-    let adapter = m.add_function("__dao_main_adapter", adapter_ty);
+    let adapter = m.add_function(names::MAIN_ADAPTER, adapter_ty);
     adapter.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
     b.at_end(m.append_block(adapter, "entry"));
@@ -677,7 +677,7 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
     } else {
         b.ret(Some(m.const_i32(0)));
     }
-    let new_main = m.add_function("main", adapter_ty);
+    let new_main = m.add_function(names::MAIN, adapter_ty);
     let dao_main = m.get_or_declare(rt::MAIN, m.fn_ty(i32, &[i32, p, p, p]));
     b.at_end(m.append_block(new_main, "entry"));
     let np = new_main.params();

@@ -208,7 +208,7 @@ pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardS
         .map(|f| {
             let n = f.name();
             TeamFacts {
-                is_main: n == "main",
+                is_main: n == known::names::MAIN,
                 dao_own: is_dao_own(&n),
                 instrumented_microtask: microtasks.contains(f),
                 outlined: is_outlined(*f),

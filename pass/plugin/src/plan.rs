@@ -141,7 +141,7 @@ fn first_loc(f: Value) -> Option<String> {
 pub fn plan_module(m: Module) -> ModulePlan {
     let facts = ModuleFacts::new(m);
     let scan = scan_calls(&facts);
-    let main = m.function("main").filter(|f| !f.is_declaration());
+    let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
     if !participates {
         return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![] };
