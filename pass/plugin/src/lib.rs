@@ -7,7 +7,7 @@
 //! module; this file is only the boundary, where panics are caught so that
 //! a bug in dao never crashes the user's compiler, and the driver of the
 //! phases (`run`: plan, report, dry run on a clone, apply). The environment
-//! variables the pass reads are in [`config`].
+//! variables the pass reads are in `config.rs`.
 
 mod config;
 mod emit;
