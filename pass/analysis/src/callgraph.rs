@@ -49,6 +49,22 @@ impl CallGraph {
         reach
     }
 
+    /// `reached[f]` iff f is a root or a (transitive) callee of one, never
+    /// entering a `blocked` function (a blocked root is still reached).
+    pub fn reachable_from(&self, roots: &[bool], blocked: &[bool]) -> Vec<bool> {
+        let mut reached = roots.to_vec();
+        let mut work: Vec<FuncId> = (0..self.len()).filter(|&f| roots[f]).collect();
+        while let Some(f) = work.pop() {
+            for &g in &self.callees[f] {
+                if !blocked[g] && !reached[g] {
+                    reached[g] = true;
+                    work.push(g);
+                }
+            }
+        }
+        reached
+    }
+
     /// Strongly connected components, callees before callers.
     pub fn sccs_bottom_up(&self) -> Vec<Vec<FuncId>> {
         let mut g: DiGraph<(), ()> = DiGraph::new();
@@ -101,6 +117,10 @@ mod tests {
         cg.add_call(0, 3);
         let r = cg.may_reach(&[false, false, true, false]);
         assert_eq!(r, vec![true, true, true, false]);
+        let down = cg.reachable_from(&[false, true, false, false], &[false; 4]);
+        assert_eq!(down, vec![false, true, true, false]);
+        let blocked = cg.reachable_from(&[true, false, false, false], &[false, false, true, false]);
+        assert_eq!(blocked, vec![true, true, false, true]);
     }
 
     #[test]

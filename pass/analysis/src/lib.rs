@@ -13,6 +13,13 @@
 //! - [`guards`]: where the shared-write guards of the non-blocking protocol
 //!   go: every shared write after a guard with no check-in in between, one
 //!   guard on entry for a loop that never checks in.
+//! - [`known`]: the one table of external functions the pass understands
+//!   (liveness effect, OpenMP role, guard effect, declared types).
+//! - [`paths`]: which functions lie on a path to a marker (the plan's
+//!   reachability phase), from per-function call facts.
+//! - [`team`]: which functions may run in a team, for the plan (inside a
+//!   region that reaches a marker) and for the guards (on a worker of a
+//!   region that can be checkpointed): two questions, one place.
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -25,8 +32,11 @@ pub mod body;
 pub mod callgraph;
 pub mod dataflow;
 pub mod guards;
+pub mod known;
 pub mod liveness;
 pub mod omp;
+pub mod paths;
+pub mod team;
 pub mod textcfg;
 
 pub use bitset::BitSet;

@@ -18,7 +18,7 @@
 //! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
 //! (phis) for the dispatch edges.
 use crate::ir::{promote_allocas, set_unlikely_first, Block, Builder, Module, Opcode, Type, Value};
-use crate::known::ALLOC_ROUTES;
+use crate::known::{alloc_routes, names, names::rt};
 use crate::plan::{FuncPlan, ModulePlan, SiteKind};
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
@@ -106,7 +106,7 @@ fn value_name(v: Value, fallback: &str) -> String {
 /// declarations rerouted.
 pub fn route_allocations(m: Module) -> usize {
     let mut n = 0;
-    for (from, to) in ALLOC_ROUTES {
+    for (from, to) in alloc_routes() {
         let Some(f) = m.function(from) else { continue };
         if !f.is_declaration() {
             continue; // the program defines its own allocator: leave it
@@ -128,15 +128,15 @@ pub fn route_allocations(m: Module) -> usize {
 /// after a restart inside a region, the single instances another thread had
 /// already run (runtime/src/omp.rs). Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
-    let Some(f) = m.function("__kmpc_single") else { return false };
+    let Some(f) = m.function(names::KMPC_SINGLE) else { return false };
     if !f.is_declaration() {
         return false;
     }
     let fty = f.function_type();
-    let target = match m.function("dao_omp_single") {
+    let target = match m.function(rt::OMP_SINGLE) {
         Some(t) if t.function_type() == fty => t,
         Some(_) => return false,
-        None => m.add_function("dao_omp_single", fty),
+        None => m.add_function(rt::OMP_SINGLE, fty),
     };
     f.replace_all_uses_with(target);
     f.delete_function();
@@ -170,14 +170,14 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     let funcs_g = if nfun == 0 { m.const_null() } else { m.add_global_decl(funcs_arr_ty, "dao.funcs") };
     let module_g = m.add_global_decl(t.module, "dao.module");
     let rt = Runtime {
-        restore: m.get_or_declare("dao_frame_restore", m.fn_ty(m.i32(), &[m.ptr()])),
-        top: m.tls_pointer("dao_tls_top"),
-        pending: m.extern_global(m.i8(), "dao_restart_pending"),
-        poll: m.tls_var("dao_tls_poll", m.i64(), m.const_i64(i64::MAX as u64)),
-        cand: m.get_or_declare("dao_candidate", m.fn_ty(m.void(), &[m.ptr()])),
-        forced: m.get_or_declare("dao_forced", m.fn_ty(m.void(), &[m.ptr()])),
-        request: m.extern_global(m.i8(), "dao_omp_request"),
-        omp: ["dao_omp_begin", "dao_omp_end", "dao_omp_fork", "dao_omp_join", "dao_omp_park", "dao_omp_unpark"]
+        restore: m.get_or_declare(rt::FRAME_RESTORE, m.fn_ty(m.i32(), &[m.ptr()])),
+        top: m.tls_pointer(rt::TLS_TOP),
+        pending: m.extern_global(m.i8(), rt::RESTART_PENDING),
+        poll: m.tls_var(rt::TLS_POLL, m.i64(), m.const_i64(i64::MAX as u64)),
+        cand: m.get_or_declare(rt::CANDIDATE, m.fn_ty(m.void(), &[m.ptr()])),
+        forced: m.get_or_declare(rt::FORCED, m.fn_ty(m.void(), &[m.ptr()])),
+        request: m.extern_global(m.i8(), rt::OMP_REQUEST),
+        omp: [rt::OMP_BEGIN, rt::OMP_END, rt::OMP_FORK, rt::OMP_JOIN, rt::OMP_PARK, rt::OMP_UNPARK]
             .map(|n| m.get_or_declare(n, m.fn_ty(m.void(), &[m.ptr()]))),
     };
 
@@ -291,7 +291,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         .globals()
         .into_iter()
         .filter(|g| g.is_thread_local() && !g.is_declaration() && !g.is_global_constant() && m.is_sized(g.global_value_type()))
-        .filter(|g| !g.name().starts_with("dao_tls_"))
+        .filter(|g| !g.name().starts_with(rt::TLS_PREFIX))
         .collect();
     let tls_descs: Vec<Value> = tls
         .iter()
@@ -338,7 +338,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         ],
     ));
     // registration from a constructor
-    let reg = m.get_or_declare("dao_register_module", m.fn_ty(m.void(), &[m.ptr()]));
+    let reg = m.get_or_declare(rt::REGISTER_MODULE, m.fn_ty(m.void(), &[m.ptr()]));
     let ctor = m.add_function("dao.module_ctor", m.fn_ty(m.void(), &[]));
     ctor.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
@@ -511,7 +511,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                     restart_only.push(rb);
                     b.at_end(rb);
                     b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
-                    let bar = m.get_or_declare("__kmpc_barrier", m.fn_ty(m.void(), &[m.ptr(), m.i32()]));
+                    let bar = m.get_or_declare(names::KMPC_BARRIER, m.fn_ty(m.void(), &[m.ptr(), m.i32()]));
                     b.call(m.fn_ty(m.void(), &[m.ptr(), m.i32()]), bar, &[s.inst.operand(0), s.inst.operand(1)], "");
                     b.call(ptr_fn, rt.omp[OMP_UNPARK], &[frame], "");
                     b.br(cont);
@@ -656,15 +656,15 @@ fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
 /// dao_main (fixed-address stack, restore of globals and heap).
 fn wrap_main(m: Module, main: Value, poll: Value) {
     let fty = main.function_type();
-    main.set_name("__dao_user_main");
+    main.set_name(names::USER_MAIN);
     main.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let (i32, p) = (m.i32(), m.ptr());
     let adapter_ty = m.fn_ty(i32, &[i32, p, p]);
-    let adapter = m.add_function("__dao_main_adapter", adapter_ty);
+    let adapter = m.add_function(names::MAIN_ADAPTER, adapter_ty);
     adapter.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
     b.at_end(m.append_block(adapter, "entry"));
-    let start = m.get_or_declare("dao_thread_start", m.fn_ty(m.void(), &[p]));
+    let start = m.get_or_declare(rt::THREAD_START, m.fn_ty(m.void(), &[p]));
     b.call(m.fn_ty(m.void(), &[p]), start, &[poll], "");
     let params = adapter.params();
     let n = fty.fn_param_count() as usize;
@@ -677,8 +677,8 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
     } else {
         b.ret(Some(m.const_i32(0)));
     }
-    let new_main = m.add_function("main", adapter_ty);
-    let dao_main = m.get_or_declare("dao_main", m.fn_ty(i32, &[i32, p, p, p]));
+    let new_main = m.add_function(names::MAIN, adapter_ty);
+    let dao_main = m.get_or_declare(rt::MAIN, m.fn_ty(i32, &[i32, p, p, p]));
     b.at_end(m.append_block(new_main, "entry"));
     let np = new_main.params();
     let r = b.call(m.fn_ty(i32, &[i32, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter], "");

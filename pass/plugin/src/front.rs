@@ -22,7 +22,7 @@
 //!   defined callee, the table entry of a known external one (`known.rs`),
 //!   and everything escaped for unknown and indirect callees.
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{classify, Effect, FORK_MICROTASK_OPERAND};
+use crate::known::{self, Effect};
 use dao_analysis::{BitSet, Body, Stmt};
 use std::collections::{HashMap, HashSet};
 
@@ -102,7 +102,7 @@ impl ModuleFacts {
         let mut global_declared = Vec::new();
         for g in m.globals() {
             let name = g.name();
-            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || crate::known::is_omp_runtime_state(&name) {
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || known::is_omp_runtime_state(&name) {
                 continue;
             }
             let ty = g.global_value_type();
@@ -174,7 +174,7 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
                     let callee = u.called_function();
                     let name = callee.map(|c| c.name()).unwrap_or_default();
                     let harmless = name.starts_with("llvm.")
-                        || matches!(classify(&name), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
+                        || matches!(callee.and_then(known::effect), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
                     if harmless {
                         continue;
                     }
@@ -197,6 +197,71 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
         }
     }
     false
+}
+
+/// The pointer-provenance step shared by the two walkers below: the values
+/// a pointer `v` is computed from by address arithmetic (a GEP or a cast,
+/// instruction or constant expression: its operand 0) or by a merge (an
+/// instruction `select`: both choices; a `phi`: every incoming value).
+/// `None`: `v` is where a walk stops (an object, an argument, a load, a
+/// call, a constant, ...).
+///
+/// Two questions walk these steps, and their answers at the leaves differ
+/// on purpose, so they stay two functions:
+/// - [`FuncFacts::bases`] (liveness): *which objects may `v` point into?*
+///   A may-set, memoised per function, that also looks through loads from
+///   non-escaping local slots and knows parameters and heap results.
+/// - [`points_to_private`] (guards, after instrumentation): *does `v`
+///   certainly point to memory no other thread uses?* A must-answer with
+///   no per-function facts: any load or unknown leaf means "shared".
+///   Answering it from `bases` would change the guards (a pointer loaded
+///   from a local slot would become private, a foreign thread-local
+///   unknown).
+pub fn derived_from(v: Value) -> Option<Vec<Value>> {
+    if v.is_const_expr() {
+        return match v.const_opcode() {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => Some(vec![v.operand(0)]),
+            _ => None,
+        };
+    }
+    if !v.is_instruction() {
+        return None;
+    }
+    match v.opcode() {
+        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => Some(vec![v.operand(0)]),
+        Opcode::LLVMSelect => Some(vec![v.operand(1), v.operand(2)]),
+        Opcode::LLVMPHI => Some((0..v.incoming_count()).map(|i| v.operand(i)).collect()),
+        _ => None,
+    }
+}
+
+/// Whether `p` provably points to memory no other thread writes or reads
+/// through the program's shared data: this function's stack objects,
+/// thread-local globals, constant globals (see [`derived_from`] for why
+/// this is not [`FuncFacts::bases`]). Gives up (shared) after 8 steps.
+pub fn points_to_private(p: Value) -> bool {
+    private_rec(p, 0)
+}
+
+fn private_rec(p: Value, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    if p.is_alloca() {
+        return true;
+    }
+    if p.is_global_var() {
+        return p.is_thread_local() || p.is_global_constant();
+    }
+    if let Some(srcs) = derived_from(p) {
+        return if p.is_instruction() && p.opcode() == Opcode::LLVMPHI {
+            // a loop's phi may name itself
+            !srcs.is_empty() && srcs.iter().all(|o| *o == p || private_rec(*o, depth + 1))
+        } else {
+            srcs.iter().all(|o| private_rec(*o, depth + 1))
+        };
+    }
+    p.is_instruction() && p.is_call() && p.called_function().is_some_and(|f| f.name() == "llvm.threadlocal.address")
 }
 
 /// Per-function facts: stack objects and pointer bases.
@@ -290,9 +355,9 @@ impl<'a> FuncFacts<'a> {
             return if foreign_tls { Bases::unknown() } else { Bases::default() };
         }
         if v.is_const_expr() {
-            return match v.const_opcode() {
-                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => self.bases(v.operand(0)),
-                _ => Bases::unknown(),
+            return match derived_from(v) {
+                Some(srcs) => self.bases(srcs[0]),
+                None => Bases::unknown(),
             };
         }
         if !v.is_instruction() {
@@ -300,26 +365,21 @@ impl<'a> FuncFacts<'a> {
             return Bases::default();
         }
         match v.opcode() {
-            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => self.bases(v.operand(0)),
-            Opcode::LLVMSelect => {
-                let mut b = self.bases(v.operand(1));
-                b.join(&self.bases(v.operand(2)));
-                b
-            }
-            Opcode::LLVMPHI => {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMSelect | Opcode::LLVMPHI => {
                 let mut b = Bases::default();
-                for i in 0..v.incoming_count() {
-                    b.join(&self.bases(v.operand(i)));
+                for src in derived_from(v).expect("address arithmetic or a merge") {
+                    b.join(&self.bases(src));
                 }
                 b
             }
             Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
             Opcode::LLVMCall => {
-                let name = v.called_function().map(|c| c.name()).unwrap_or_default();
+                let callee = v.called_function();
+                let name = callee.map(|c| c.name()).unwrap_or_default();
                 if name == "llvm.threadlocal.address" {
                     // clang's access to a thread-local global (threadprivate)
                     self.bases(v.operand(0))
-                } else if matches!(classify(&name), Some(Effect::Alloc(_))) || (name.starts_with("dao_") && name.contains("alloc")) {
+                } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc(_))) {
                     Bases { heap: true, ..Default::default() }
                 } else {
                     Bases::unknown()
@@ -379,7 +439,7 @@ impl<'a> FuncFacts<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallKind {
     Intrinsic,
-    Marker(crate::known::MarkerKind),
+    Marker(known::MarkerKind),
     Known(Effect),
     Defined(usize),
     /// A declaration the table does not know, or an indirect call.
@@ -398,7 +458,7 @@ pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
             if let Some(&ix) = mf.func_ix.get(&f) {
                 return CallKind::Defined(ix);
             }
-            match classify(&name) {
+            match known::effect(f) {
                 Some(Effect::Marker(k)) => CallKind::Marker(k),
                 Some(e) => CallKind::Known(e),
                 None => CallKind::Unknown,
@@ -496,7 +556,8 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
             for a in ptr_args() {
                 mem_uses(ff, vars, a, out);
             }
-            let task = call.operand(FORK_MICROTASK_OPERAND);
+            let microtask = call.called_function().and_then(known::fork_microtask).expect("a fork call has a microtask operand");
+            let task = call.operand(microtask);
             match (mf.func_ix.get(&task), sums) {
                 (Some(&t), Some(s)) => summary_uses(&s[t], vars, ff, out),
                 (Some(_), None) => {}

@@ -29,8 +29,8 @@
 //! - lock acquisitions (`__kmpc_critical`, `__kmpc_reduce*`, `omp_set_lock`,
 //!   ...): a checked-in thread that waited at a guard while holding a lock
 //!   could block a thread that still has to check in;
-//! - calls of functions outside the module, except a table of pure libm /
-//!   libc / OpenMP queries; unknown ones (and indirect calls, inline asm)
+//! - calls of functions outside the module, except those the table
+//!   (`known`, column `guard`) says are pure; unknown ones (and indirect calls, inline asm)
 //!   may also reach a marker, so they end a guard's reach too.
 //!
 //! Calls of functions defined in the module are not writes: their own
@@ -41,9 +41,13 @@
 //! their callees; not the program's main (it runs serially) nor dao's own.
 use std::collections::{HashMap, HashSet};
 
+use dao_analysis::callgraph::CallGraph;
 use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
+use dao_analysis::team::{may_run_in_team, TeamFacts};
 
+use crate::front::points_to_private;
 use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
+use crate::known::{self, is_dao_own, names::rt, Guard, Role};
 
 /// What the pass did to one module (printed with DAO_REMARKS).
 #[derive(Default, Debug)]
@@ -64,83 +68,21 @@ pub struct GuardStats {
     pub eager_loops: usize,
 }
 
-/// Whether guards are inserted at all (DAO_GUARDS=0 at compile time leaves
-/// them out: the module is then marked unguarded and the runtime uses the
-/// blocking protocol).
+/// Whether guards are inserted at all (`DAO_GUARDS=0` at compile time
+/// leaves them out: the module is then marked unguarded and the runtime
+/// uses the blocking protocol).
 pub fn enabled() -> bool {
-    std::env::var_os("DAO_GUARDS").is_none_or(|v| v != "0")
+    crate::config::guards()
 }
 
-/// Runtime entry points that are check-in points (a marker's call, a
-/// barrier's park).
-const CHECKIN: &[&str] = &["dao_candidate", "dao_forced", "dao_omp_park"];
-/// The runtime's allocation entry points (routed from malloc & co.): they
-/// change the shared heap.
-const DAO_ALLOC: &[&str] = &["dao_malloc", "dao_calloc", "dao_realloc", "dao_free", "dao_aligned_alloc", "dao_posix_memalign", "dao_strdup", "dao_strndup"];
-/// OpenMP entry points that acquire a lock or write shared data.
-const OMP_WRITES: &[&str] = &[
-    "__kmpc_critical",
-    "__kmpc_critical_with_hint",
-    "__kmpc_reduce",
-    "__kmpc_reduce_nowait",
-    "__kmpc_ordered",
-    "__kmpc_set_lock",
-    "__kmpc_set_nest_lock",
-    "__kmpc_test_lock",
-    "__kmpc_test_nest_lock",
-    "__kmpc_copyprivate",
-];
-/// Functions that write no memory another thread could see (errno is
-/// thread-local). Float/long double variants (`sqrtf`, `sqrtl`) too.
-const PURE: &[&str] = &[
-    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-    "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "trunc", "round", "lround", "llround", "rint", "lrint", "nearbyint", "fmod", "remainder",
-    "fmin", "fmax", "fdim", "fma", "hypot", "erf", "erfc", "tgamma", "copysign", "ldexp", "scalbn", "ilogb", "logb", "abs", "labs", "llabs", "atoi", "atol",
-    "atoll", "atof", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "strchr", "strrchr", "strstr", "isdigit", "isalpha", "isspace", "toupper", "tolower",
-];
-/// Library functions that may write shared memory (so they are guarded)
-/// but never call back into the program (so a guard before them also
-/// covers what follows).
-const LIBC: &[&str] = &[
-    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "fflush", "fopen", "fclose", "fread", "fgets", "fscanf",
-    "scanf", "sscanf", "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat",
-    "strncat", "strdup", "strndup", "rand", "srand", "rand_r", "drand48", "srand48", "time", "clock", "gettimeofday", "clock_gettime", "exit", "abort",
-    "perror", "frexp", "modf", "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "getenv", "write", "read",
-];
-
-fn is_pure(name: &str) -> bool {
-    let base = |n: &str| PURE.contains(&n);
-    base(name) || name.strip_suffix('f').is_some_and(base) || name.strip_suffix('l').is_some_and(base)
-}
-
-/// Whether `p` provably points to memory no other thread writes or reads
-/// through the program's shared data: this function's stack objects,
-/// thread-local globals, constant globals.
-fn private(p: Value, depth: u32) -> bool {
-    if depth > 8 {
-        return false;
-    }
-    if p.is_alloca() {
-        return true;
-    }
-    if p.is_global_var() {
-        return p.is_thread_local() || p.is_global_constant();
-    }
-    if p.is_const_expr() {
-        return matches!(p.const_opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) && private(p.operand(0), depth + 1);
-    }
-    if !p.is_instruction() {
-        return false;
-    }
-    match p.opcode() {
-        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => private(p.operand(0), depth + 1),
-        Opcode::LLVMSelect => private(p.operand(1), depth + 1) && private(p.operand(2), depth + 1),
-        Opcode::LLVMPHI => {
-            let ops = p.operands();
-            !ops.is_empty() && ops.iter().all(|o| *o == p || private(*o, depth + 1))
-        }
-        Opcode::LLVMCall => p.called_function().is_some_and(|f| f.name() == "llvm.threadlocal.address"),
-        _ => false,
+/// The guard event of a call of a function the table describes (column
+/// `guard`).
+fn event(g: Guard) -> Option<Ev> {
+    match g {
+        Guard::Pure => None,
+        Guard::LibcWrite | Guard::OmpWrite | Guard::DaoWrite => Some(Ev::Write),
+        Guard::CheckIn => Some(Ev::Kill),
+        Guard::Unknown => Some(Ev::WriteKill),
     }
 }
 
@@ -155,7 +97,7 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
         _ => return None,
     };
     if let Some(a) = addr {
-        if private(a, 0) {
+        if points_to_private(a) {
             *private_stores += 1;
             return None;
         }
@@ -176,7 +118,7 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
             None
         };
         return match dest {
-            Some(k) if !private(i.operand(k), 0) => Some(Ev::Write),
+            Some(k) if !points_to_private(i.operand(k)) => Some(Ev::Write),
             Some(_) => {
                 *private_stores += 1;
                 None
@@ -184,34 +126,16 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
             None => None,
         };
     }
-    if CHECKIN.contains(&name.as_str()) {
-        return Some(Ev::Kill);
-    }
-    if DAO_ALLOC.contains(&name.as_str()) || name == "dao_omp_single" {
-        // the shared heap; a `single` claims a team-wide instance (a worker
-        // that has checked in must not win one the checkpoint then records
-        // as won before its position)
-        return Some(Ev::Write);
-    }
-    if name.starts_with("dao_") || name.starts_with("__dao") {
-        return None;
+    let row = known::lookup(callee);
+    // dao's own entry points answer for themselves even where the module
+    // defines a function of that name
+    if let Some(r) = row.filter(|r| r.role == Some(Role::DaoRuntime)) {
+        return event(r.guard);
     }
     if !callee.is_declaration() {
         return may_checkin.contains(&callee).then_some(Ev::Kill);
     }
-    if OMP_WRITES.contains(&name.as_str()) || name.starts_with("__kmpc_atomic") {
-        return Some(Ev::Write);
-    }
-    if name.starts_with("__kmpc_") || name.starts_with("omp_") {
-        return name.contains("lock").then_some(Ev::Write);
-    }
-    if is_pure(&name) {
-        return None;
-    }
-    if name.starts_with("_Fortran") || LIBC.contains(&name.as_str()) || name.starts_with("__isoc99_") {
-        return Some(Ev::Write);
-    }
-    Some(Ev::WriteKill)
+    event(row.map_or(Guard::Unknown, |r| r.guard))
 }
 
 fn direct_callees(f: Value) -> Vec<Value> {
@@ -230,13 +154,9 @@ fn direct_callees(f: Value) -> Vec<Value> {
     out
 }
 
-fn is_dao_own(name: &str) -> bool {
-    name.starts_with("__dao") || name.starts_with("dao_") || name.starts_with("dao.")
-}
-
 /// Whether `f` is an outlined parallel region (passed to a fork call).
 fn is_outlined(f: Value) -> bool {
-    f.users().iter().any(|u| u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if")))
+    f.users().iter().any(|u| matches!(known::call_role(*u), Some(Role::Fork { .. })))
 }
 
 /// Inserts the guards into every function of `m` that may run in a team
@@ -253,68 +173,53 @@ fn is_outlined(f: Value) -> bool {
 /// irreducible and cost a guard per write.
 pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardStats {
     let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
-    let callees: HashMap<Value, Vec<Value>> = funcs.iter().map(|f| (*f, direct_callees(*f))).collect();
+    let ix: HashMap<Value, usize> = funcs.iter().enumerate().map(|(k, f)| (*f, k)).collect();
+    let mut cg = CallGraph::new(funcs.len());
+    for (k, f) in funcs.iter().enumerate() {
+        for c in direct_callees(*f) {
+            cg.add_call(k, ix[&c]);
+        }
+    }
 
-    // functions that may reach a check-in point (fixpoint over callers)
-    let mut may_checkin: HashSet<Value> = HashSet::new();
-    let mut none = HashSet::new();
+    // functions that may reach a check-in point: those that call an
+    // unknown or check-in function directly, and their callers
     let mut scratch = 0usize;
-    for f in &funcs {
-        let direct = f.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
-            i.is_call()
-                && match i.called_function() {
-                    None => true,
-                    Some(c) if c.is_declaration() => matches!(classify(i, &none, &mut scratch), Some(Ev::Kill | Ev::WriteKill)),
-                    Some(_) => false,
-                }
-        });
-        if direct {
-            may_checkin.insert(*f);
-        }
-    }
-    none.clear();
-    loop {
-        let before = may_checkin.len();
-        for f in &funcs {
-            if !may_checkin.contains(f) && callees[f].iter().any(|c| may_checkin.contains(c)) {
-                may_checkin.insert(*f);
-            }
-        }
-        if may_checkin.len() == before {
-            break;
-        }
-    }
-
-    // functions that may run in a team
-    let mut work: Vec<Value> = funcs
+    let none = HashSet::new();
+    let direct: Vec<bool> = funcs
         .iter()
-        .copied()
-        .filter(|f| {
-            let n = f.name();
-            if n == "main" || is_dao_own(&n) {
-                return false;
-            }
-            if microtasks.contains(f) {
-                return true;
-            }
-            if is_outlined(*f) {
-                return false; // a region that never reaches a marker
-            }
-            let address_taken = f.users().iter().any(|u| !(u.is_call() && u.called_value() == *f));
-            !f.is_local_linkage() || address_taken
+        .map(|f| {
+            f.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
+                i.is_call()
+                    && match i.called_function() {
+                        None => true,
+                        Some(c) if c.is_declaration() => matches!(classify(i, &none, &mut scratch), Some(Ev::Kill | Ev::WriteKill)),
+                        Some(_) => false,
+                    }
+            })
         })
         .collect();
-    let mut guarded: HashSet<Value> = work.iter().copied().collect();
-    while let Some(f) = work.pop() {
-        for c in &callees[&f] {
-            if !is_dao_own(&c.name()) && guarded.insert(*c) {
-                work.push(*c);
+    let reach = cg.may_reach(&direct);
+    let may_checkin: HashSet<Value> = funcs.iter().zip(&reach).filter(|(_, r)| **r).map(|(f, _)| *f).collect();
+
+    // functions that may run in a team (dao_analysis::team: why this is not
+    // the plan's `parallel`)
+    let facts: Vec<TeamFacts> = funcs
+        .iter()
+        .map(|f| {
+            let n = f.name();
+            TeamFacts {
+                is_main: n == known::names::MAIN,
+                dao_own: is_dao_own(&n),
+                instrumented_microtask: microtasks.contains(f),
+                outlined: is_outlined(*f),
+                visible: !f.is_local_linkage() || f.users().iter().any(|u| !(u.is_call() && u.called_value() == *f)),
             }
-        }
-    }
+        })
+        .collect();
+    let guarded: Vec<Value> = may_run_in_team(&cg, &facts).into_iter().zip(&funcs).filter(|(g, _)| *g).map(|(_, f)| *f).collect();
 
     let mut st = GuardStats::default();
-    let mut order: Vec<Value> = guarded.into_iter().collect();
+    let mut order: Vec<Value> = guarded;
     order.sort_by_key(|f| f.name());
     let mut rt = None;
     for f in order {
@@ -367,7 +272,7 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_onl
     }
     let (flag, wait, wait_ty) = *rt.get_or_insert_with(|| {
         let wait_ty = m.fn_ty(m.void(), &[]);
-        (m.extern_global(m.i8(), "dao_omp_guard"), m.get_or_declare("dao_omp_guard_wait", wait_ty), wait_ty)
+        (m.extern_global(m.i8(), rt::GUARD_FLAG), m.get_or_declare(rt::OMP_GUARD_WAIT, wait_ty), wait_ty)
     });
     let b = m.builder();
     for (k, (inst, hoisted)) in points.into_iter().enumerate() {

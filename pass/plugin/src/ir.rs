@@ -307,6 +307,15 @@ impl Type {
         unsafe { LLVMGetParamTypes(self.0, v.as_mut_ptr()) };
         v.into_iter().map(Type).collect()
     }
+    /// The type as LLVM prints it (`void (ptr, i32, ...)` for a function type).
+    pub fn print(self) -> String {
+        unsafe {
+            let p = LLVMPrintTypeToString(self.0);
+            let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+            LLVMDisposeMessage(p);
+            s
+        }
+    }
     pub fn int_width(self) -> Option<u32> {
         (self.kind() == LLVMTypeKind::LLVMIntegerTypeKind).then(|| unsafe { LLVMGetIntTypeWidth(self.0) })
     }

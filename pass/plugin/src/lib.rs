@@ -3,10 +3,13 @@
 //! The plugin entry point `llvmGetPassPluginInfo` is defined here in Rust
 //! (a cdylib exports only Rust `#[no_mangle]` items); the C++ shim
 //! (cpp/shim.cpp) supplies the callback that adds the pass to the
-//! PassBuilder. The pass itself is [`driver::run_on_module`]; this file is
-//! only the boundary, where panics are caught so that a bug in dao never
-//! crashes the user's compiler.
+//! PassBuilder. The C++ pass calls [`dao_rust_run_on_module`] for every
+//! module; this file is only the boundary, where panics are caught so that
+//! a bug in dao never crashes the user's compiler, and the driver of the
+//! phases (`run`: plan, report, dry run on a clone, apply). The environment
+//! variables the pass reads are in `config.rs`.
 
+mod config;
 mod emit;
 mod ffi;
 mod front;
@@ -102,7 +105,7 @@ fn run(m: ir::Module) -> bool {
     }
     report(&plan);
     if plan.has_errors() {
-        if std::env::var_os("DAO_EXIT_ON_ERROR").is_some_and(|v| v == "1") {
+        if config::exit_on_error() {
             // a front end that does not show context diagnostics (flang)
             for d in plan.diags.iter().filter(|d| d.severity == plan::Severity::Error) {
                 eprintln!("error: {}", d.render(&source));
@@ -111,7 +114,7 @@ fn run(m: ir::Module) -> bool {
         }
         return false;
     }
-    if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
+    if config::remarks() {
         remarks::print(m, &plan);
     }
     // Dry run on a clone: a panic or a verifier failure there leaves the
@@ -135,7 +138,7 @@ fn run(m: ir::Module) -> bool {
     }
     // The module is unchanged since `plan` was made: carry it out.
     let (changed, g) = apply(m, &plan);
-    if std::env::var_os("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0") {
+    if config::remarks() {
         eprintln!(
             "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in {} loops without and {} innermost loops with a check-in point); {} stores to private memory need none",
             g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.hoisted_loops, g.eager_loops, g.private

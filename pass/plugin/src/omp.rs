@@ -1,4 +1,4 @@
-//! OpenMP constructs in the IR, from the construct table `known::omp_role`:
+//! OpenMP constructs in the IR, from the construct roles of the external-function table (`known`, column `role`):
 //! which instructions lie inside a block that not every thread runs
 //! (`single`, `master`, `masked`, `sections`), that one thread at a time
 //! runs (`critical`, `ordered`, a lock), or inside a dynamically scheduled
@@ -18,17 +18,10 @@ use dao_analysis::omp::Point;
 use dao_analysis::Body;
 
 use crate::ir::{Block, Value};
-use crate::known::{omp_role, OmpRole};
+use crate::known::{self, Role};
 
 /// ident_t flag of a `sections` worksharing construct (kmp.h KMP_IDENT_WORK_SECTIONS).
 const KMP_IDENT_WORK_SECTIONS: u64 = 0x400;
-
-fn callee_name(i: Value) -> Option<String> {
-    if !i.is_call() {
-        return None;
-    }
-    i.called_function().map(|c| c.name())
-}
 
 /// A construct body with what it means for a marker.
 pub struct Construct {
@@ -41,7 +34,6 @@ pub struct Construct {
     /// The end calls, for moving a marker after one.
     pub ends: Vec<Value>,
 }
-
 /// Instructions strictly between `starts` and an end call: the function as
 /// a [`Body`] with one statement per instruction, and
 /// `dao_analysis::omp::between` on it (see the module comment).
@@ -73,30 +65,21 @@ fn ident_flags(ident: Value) -> Option<u64> {
 /// Every construct of `f` whose body matters for markers.
 pub fn constructs(f: Value) -> Vec<Construct> {
     let mut out = Vec::new();
-    let name_is = |names: Vec<&'static str>| move |i: Value| callee_name(i).is_some_and(|n| names.contains(&n.as_str()));
+    let has_role = |r: Role| move |i: Value| known::call_role(i) == Some(r);
     for b in f.blocks() {
         for i in b.instructions() {
-            let Some(n) = callee_name(i) else { continue };
-            match omp_role(&n) {
-                Some(OmpRole::Exclusive { end, what, allowed }) => {
-                    let begin_names: Vec<&'static str> = match n.as_str() {
-                        "__kmpc_critical" | "__kmpc_critical_with_hint" => vec!["__kmpc_critical", "__kmpc_critical_with_hint"],
-                        "__kmpc_single" => vec!["__kmpc_single"],
-                        "__kmpc_master" => vec!["__kmpc_master"],
-                        "__kmpc_masked" => vec!["__kmpc_masked"],
-                        "__kmpc_ordered" => vec!["__kmpc_ordered"],
-                        "omp_set_lock" => vec!["omp_set_lock"],
-                        _ => vec!["omp_set_nest_lock"],
-                    };
-                    let is_end = name_is(vec![end]);
-                    let inside = between(f, &[i], &is_end, &name_is(begin_names));
+            match known::call_role(i) {
+                Some(Role::Exclusive { end, what, allowed }) => {
+                    // every begin with the same end opens the same kind of
+                    // block (critical and critical_with_hint)
+                    let is_begin = |x: Value| matches!(known::call_role(x), Some(Role::Exclusive { end: e, .. }) if e == end);
+                    let is_end = |x: Value| known::is_exclusive_end(x, end);
+                    let inside = between(f, &[i], &is_end, &is_begin);
                     let ends = f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|x| is_end(*x)).collect();
                     out.push(Construct { begin: i, what, movable: allowed, inside, ends });
                 }
-                Some(OmpRole::DispatchNext) => {
-                    let is_next = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_dispatch_next_"));
-                    let is_init = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_dispatch_init_"));
-                    let inside = between(f, &[i], &is_next, &is_init);
+                Some(Role::DispatchNext) => {
+                    let inside = between(f, &[i], &has_role(Role::DispatchNext), &has_role(Role::DispatchInit));
                     out.push(Construct {
                         begin: i,
                         what: "a worksharing loop with a dynamic, guided, runtime or ordered schedule (threads take iterations in an order that a restart cannot reproduce)",
@@ -105,12 +88,10 @@ pub fn constructs(f: Value) -> Vec<Construct> {
                         ends: vec![],
                     });
                 }
-                None if n.starts_with("__kmpc_for_static_init_") => {
+                Some(Role::StaticInit) => {
                     let sections = i.operands().first().and_then(|id| ident_flags(*id)).is_some_and(|fl| fl & KMP_IDENT_WORK_SECTIONS != 0);
                     if sections {
-                        let is_fini = name_is(vec!["__kmpc_for_static_fini"]);
-                        let is_init = |x: Value| callee_name(x).is_some_and(|n| n.starts_with("__kmpc_for_static_init_"));
-                        let inside = between(f, &[i], &is_fini, &is_init);
+                        let inside = between(f, &[i], &has_role(Role::StaticFini), &has_role(Role::StaticInit));
                         out.push(Construct { begin: i, what: "an OpenMP 'sections' construct (each section runs on one thread)", movable: false, inside, ends: vec![] });
                     }
                 }

@@ -8,10 +8,10 @@
 //! marker in another translation unit, so they are labelled too. Any other
 //! module only has its heap calls routed to the dao heap (see design.md:
 //! blocks allocated there may be reachable from checkpointed data).
-use crate::front::{call_kind, local_summary, translate, CallKind, FuncFacts, ModuleFacts, Summary};
+use crate::front::{call_kind, local_summary, translate, CallKind, FuncFacts, ModuleFacts, Summary, Translated};
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{omp_role, Effect, MarkerKind, OmpRole, FORK_MICROTASK_OPERAND, TASK_ENTRY_OPERAND};
-use dao_analysis::callgraph::CallGraph;
+use crate::known::{self, Effect, MarkerKind, Role};
+use dao_analysis::paths::{self, CallFacts, MarkerPaths};
 use dao_analysis::liveness::LiveSets;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,162 +118,234 @@ impl ModulePlan {
     }
 }
 
+/// The outlined-function operand of a call whose callee is a fork entry point.
+fn fork_operand(call: Value) -> u32 {
+    call.called_function().and_then(known::fork_microtask).expect("a fork entry point has a microtask operand")
+}
+
 fn first_loc(f: Value) -> Option<String> {
     f.blocks().into_iter().flat_map(|b| b.instructions()).find_map(|i| i.debug_loc())
 }
 
+/// Plan module `m`, in phases:
+/// 1. facts: [`ModuleFacts`] (globals, functions) and [`scan_calls`] (the
+///    call graph with forks, markers, unknown calls, OpenMP constructs);
+/// 2. reachability and participation: `dao_analysis::paths` (which
+///    functions lie on a marker path, which may run in a marker region);
+/// 3. per-function facts and interprocedural read summaries;
+/// 4. module-level construct checks ([`Planner::construct_diags`]: tasks,
+///    dynamic loops, nested regions);
+/// 5. per function on a path ([`Planner::plan_function`]): its diagnostics,
+///    its sites and what is live at each, the construct checks of its
+///    sites.
 pub fn plan_module(m: Module) -> ModulePlan {
     let facts = ModuleFacts::new(m);
+    let scan = scan_calls(&facts);
+    let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
+    let participates = paths::participates(&scan.calls, main.is_some());
+    if !participates {
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![] };
+    }
+    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
+    // Per-function facts (stack objects, escapes, pointer bases), built once
+    // and shared by the summaries and the live sets below.
+    let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
+    // Interprocedural read summaries.
+    let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+    let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0 };
+    p.construct_diags(&scan);
+    let mut funcs = Vec::new();
+    for (fi, ff) in ffs.iter().enumerate() {
+        if paths.on_path[fi] {
+            funcs.push(p.plan_function(fi, ff, &sums));
+        }
+    }
+    let Planner { diags, moves, conservative, .. } = p;
+    drop(ffs);
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves }
+}
+
+/// What the calls of a module's functions say: the LLVM-free facts for
+/// `dao_analysis::paths`, and the OpenMP calls the construct checks need.
+struct CallScan {
+    calls: CallFacts,
+    /// (caller, fork call, outlined function).
+    forks: Vec<(usize, Value, usize)>,
+    /// (task creation call, task entry).
+    task_entries: Vec<(Value, usize)>,
+    /// (function, `__kmpc_dispatch_init_*` call).
+    dispatch_inits: Vec<(usize, Value)>,
+}
+
+/// Phase 1: every call of every defined function, by what it calls.
+fn scan_calls(facts: &ModuleFacts) -> CallScan {
     let nf = facts.funcs.len();
-    let mut has_marker = vec![false; nf];
-    let mut calls_unknown = vec![false; nf];
-    let mut cg = CallGraph::new(nf);
-    // OpenMP: outlined functions, the direct-call + fork graph (forward),
-    // functions with barriers, explicit task entries.
-    let mut microtask = vec![false; nf];
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nf];
-    let mut has_sync = vec![false; nf];
-    let mut forks: Vec<(usize, Value, usize)> = Vec::new();
-    let mut task_entries: Vec<(Value, usize)> = Vec::new();
-    let mut dispatch_inits: Vec<(usize, Value)> = Vec::new();
+    let mut scan = CallScan { calls: CallFacts::new(nf), forks: Vec::new(), task_entries: Vec::new(), dispatch_inits: Vec::new() };
+    let c = &mut scan.calls;
     for (fi, f) in facts.funcs.iter().enumerate() {
         for b in f.blocks() {
             for i in b.instructions() {
                 if !i.is_call() {
                     continue;
                 }
-                match call_kind(&facts, i) {
-                    CallKind::Marker(_) => has_marker[fi] = true,
-                    CallKind::Defined(g) => {
-                        cg.add_call(fi, g);
-                        succ[fi].push(g);
-                    }
+                match call_kind(facts, i) {
+                    CallKind::Marker(_) => c.has_marker[fi] = true,
+                    CallKind::Defined(g) => c.graph.add_call(fi, g),
                     CallKind::Known(Effect::ForkCall) => {
-                        if let Some(&t) = facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
-                            cg.add_call(fi, t);
-                            succ[fi].push(t);
-                            microtask[t] = true;
-                            forks.push((fi, i, t));
+                        if let Some(&t) = facts.func_ix.get(&i.operand(fork_operand(i))) {
+                            c.graph.add_call(fi, t);
+                            c.microtask[t] = true;
+                            scan.forks.push((fi, i, t));
                         }
                     }
-                    CallKind::Unknown => calls_unknown[fi] = true,
-                    CallKind::Known(_) => {
-                        let name = i.called_function().map(|c| c.name()).unwrap_or_default();
-                        match omp_role(&name) {
-                            Some(OmpRole::Barrier | OmpRole::EndReduce) => has_sync[fi] = true,
-                            _ if name.starts_with("__kmpc_dispatch_init_") => dispatch_inits.push((fi, i)),
-                            Some(OmpRole::TaskAlloc) if i.num_args() > TASK_ENTRY_OPERAND => {
-                                if let Some(&t) = facts.func_ix.get(&i.operand(TASK_ENTRY_OPERAND)) {
-                                    task_entries.push((i, t));
-                                }
+                    CallKind::Unknown => c.calls_unknown[fi] = true,
+                    CallKind::Known(_) => match known::call_role(i) {
+                        Some(Role::Barrier | Role::EndReduce) => c.has_sync[fi] = true,
+                        Some(Role::DispatchInit) => scan.dispatch_inits.push((fi, i)),
+                        Some(Role::TaskAlloc { entry }) if i.num_args() > entry => {
+                            if let Some(&t) = facts.func_ix.get(&i.operand(entry)) {
+                                scan.task_entries.push((i, t));
                             }
-                            _ => {}
                         }
-                    }
+                        _ => {}
+                    },
                     _ => {}
                 }
             }
         }
     }
-    let main = m.function("main").filter(|f| !f.is_declaration());
-    let participates = has_marker.iter().any(|x| *x) || main.is_some();
-    if !participates {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![] };
-    }
-    let owned_facts = facts;
-    let facts = &owned_facts;
-    let seeds: Vec<bool> = (0..nf).map(|f| has_marker[f] || calls_unknown[f]).collect();
-    let on_path0 = cg.may_reach(&seeds);
-    // Parallel context: everything a region that reaches a marker may run.
-    // A barrier there is a place where a thread may wait while another
-    // stands at a candidate, so the functions with barriers are
-    // instrumented too (sync sites, docs/design.md section 8).
-    let mut parallel = vec![false; nf];
-    let mut stack: Vec<usize> = (0..nf).filter(|&f| microtask[f] && on_path0[f]).collect();
-    for &f in &stack {
-        parallel[f] = true;
-    }
-    while let Some(f) = stack.pop() {
-        for &g in &succ[f] {
-            if !parallel[g] {
-                parallel[g] = true;
-                stack.push(g);
+    scan
+}
+
+/// The state of phases 4 and 5: the module's facts and paths, and what the
+/// plan has collected so far.
+struct Planner<'a> {
+    facts: &'a ModuleFacts,
+    calls: &'a CallFacts,
+    paths: &'a MarkerPaths,
+    diags: Vec<Diag>,
+    moves: Vec<(Value, Value)>,
+    /// Sites where the analysis had to be conservative (unknown reads).
+    conservative: usize,
+}
+
+impl Planner<'_> {
+    /// Phase 4: markers reachable inside explicit tasks, dynamic loops in a
+    /// marker region, markers in nested regions (one diagnostic per task
+    /// entry / inner region, at the marker it reaches).
+    fn construct_diags(&mut self, scan: &CallScan) {
+        let (facts, on_path, parallel) = (self.facts, &self.paths.on_path, &self.paths.parallel);
+        let mut reported = std::collections::HashSet::new();
+        for &(call, t) in &scan.task_entries {
+            if on_path[t] && reported.insert(t) {
+                self.diags.push(Diag {
+                    severity: Severity::Error,
+                    loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
+                    func: facts.funcs[t].name(),
+                    msg: format!(
+                        "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task",
+                        call.debug_loc().unwrap_or_else(|| "?".into())
+                    ),
+                });
+            }
+        }
+        for &(fi, call) in &scan.dispatch_inits {
+            if parallel[fi] {
+                self.diags.push(Diag {
+                    severity: Severity::Error,
+                    loc: call.debug_loc().or_else(|| first_loc(facts.funcs[fi])),
+                    func: facts.funcs[fi].name(),
+                    msg: "a worksharing loop with a dynamic, guided, runtime or ordered schedule in a parallel region that contains a checkpoint marker is not supported: threads ahead of the one at the checkpoint may already have taken chunks of it, which a restarted team would hand out again; use schedule(static) in this region, or move the marker to another region".into(),
+                });
+            }
+        }
+        for &(caller, call, t) in &scan.forks {
+            if on_path[t] && parallel[caller] && reported.insert(t) {
+                self.diags.push(Diag {
+                    severity: Severity::Error,
+                    loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
+                    func: facts.funcs[caller].name(),
+                    msg: format!(
+                        "this checkpoint marker is in a nested parallel region (a parallel region inside a parallel region, opened at {}); nested parallelism is not supported on a marker path: move the marker to the outer region or make the inner region sequential",
+                        call.debug_loc().unwrap_or_else(|| "?".into())
+                    ),
+                });
             }
         }
     }
-    let seeds2: Vec<bool> = (0..nf).map(|f| seeds[f] || (parallel[f] && has_sync[f])).collect();
-    let mut on_path = cg.may_reach(&seeds2);
-    if let Some(mf) = main {
-        // main is always instrumented: it is the root of every chain
-        on_path[facts.func_ix[&mf]] = true;
-    }
-    // Per-function facts (stack objects, escapes, pointer bases), built once
-    // and shared by the summaries and the live sets below.
-    let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(facts, *f)).collect();
-    // Interprocedural read summaries.
-    let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
-    let sums = cg.summarize(locals, |a, b| a.join(b));
 
-    let mut diags = Vec::new();
-    let mut funcs = Vec::new();
-    let mut conservative = 0;
-    let mut moves = Vec::new();
-    // One diagnostic per task entry / inner region, at the marker it reaches.
-    let mut reported = std::collections::HashSet::new();
-    for &(call, t) in &task_entries {
-        if on_path[t] && reported.insert(t) {
-            diags.push(Diag {
-                severity: Severity::Error,
-                loc: marker_loc(facts, &on_path, t).or_else(|| call.debug_loc()),
-                func: facts.funcs[t].name(),
-                msg: format!(
-                    "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task",
-                    call.debug_loc().unwrap_or_else(|| "?".into())
-                ),
-            });
-        }
-    }
-    for &(fi, call) in &dispatch_inits {
-        if parallel[fi] {
-            diags.push(Diag {
-                severity: Severity::Error,
-                loc: call.debug_loc().or_else(|| first_loc(facts.funcs[fi])),
-                func: facts.funcs[fi].name(),
-                msg: "a worksharing loop with a dynamic, guided, runtime or ordered schedule in a parallel region that contains a checkpoint marker is not supported: threads ahead of the one at the checkpoint may already have taken chunks of it, which a restarted team would hand out again; use schedule(static) in this region, or move the marker to another region".into(),
-            });
-        }
-    }
-    for &(caller, call, t) in &forks {
-        if on_path[t] && parallel[caller] && reported.insert(t) {
-            diags.push(Diag {
-                severity: Severity::Error,
-                loc: marker_loc(facts, &on_path, t).or_else(|| call.debug_loc()),
-                func: facts.funcs[caller].name(),
-                msg: format!(
-                    "this checkpoint marker is in a nested parallel region (a parallel region inside a parallel region, opened at {}); nested parallelism is not supported on a marker path: move the marker to the outer region or make the inner region sequential",
-                    call.debug_loc().unwrap_or_else(|| "?".into())
-                ),
-            });
-        }
-    }
-    for (fi, &f) in facts.funcs.iter().enumerate() {
-        if !on_path[fi] {
-            continue;
-        }
+    /// Phase 5, one function on a marker path: its own diagnostics, its
+    /// sites with their live sets, the construct checks of its sites, and
+    /// the exit site of an outlined region.
+    fn plan_function(&mut self, fi: usize, ff: &FuncFacts, sums: &[Summary]) -> FuncPlan {
+        let f = self.facts.funcs[fi];
         let name = f.name();
-        // Address taken: reachable through an indirect call or an OpenMP fork.
+        self.address_taken_diags(f, &name);
+        for a in &ff.dynamic_allocas {
+            self.diags.push(Diag {
+                severity: Severity::Error,
+                loc: a.debug_loc().or_else(|| first_loc(f)),
+                func: name.clone(),
+                msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
+            });
+        }
+        let t = translate(ff, Some(sums));
+        let live = LiveSets::compute(&t.body);
+        let entry = f.entry_block();
+        let mut sites = Vec::new();
+        let mut env_calls = Vec::new();
+        for b in f.blocks() {
+            for (ii, i) in b.instructions().into_iter().enumerate() {
+                let Some((kind, k)) = self.site_kind(fi, &name, i) else {
+                    // environment calls in the entry block are replayed
+                    if b == entry && i.is_call() && matches!(call_kind(self.facts, i), CallKind::Known(Effect::Env)) && i.operands().iter().all(|o| o.is_constant() || o.is_argument()) {
+                        env_calls.push((ii, i));
+                    }
+                    continue;
+                };
+                sites.push(self.site_plan(f, b, i, kind, k, &t, &live));
+            }
+        }
+        check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves);
+        if self.calls.microtask[fi] {
+            if !f.function_type().fn_return().is_void() {
+                self.diags.push(Diag { severity: Severity::Error, loc: first_loc(f), func: name.clone(), msg: format!("outlined parallel region '{name}' does not return void; not recognised as an OpenMP microtask") });
+            }
+            sites.extend(exit_site(f));
+        }
+        FuncPlan {
+            f,
+            name,
+            allocas: ff.allocas.clone(),
+            alloca_size: ff.alloca_size.clone(),
+            sites,
+            env_calls,
+            microtask: self.calls.microtask[fi],
+            parallel: self.paths.parallel[fi],
+        }
+    }
+
+    /// A function on a marker path whose address is taken: reachable
+    /// through an indirect call or an OpenMP fork.
+    fn address_taken_diags(&mut self, f: Value, name: &str) {
         for u in f.users() {
             let direct = u.is_call() && u.called_value() == f;
             if direct {
                 continue;
             }
-            let fork = u.is_call() && u.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_fork_call" | "__kmpc_fork_call_if"));
-            if fork && u.num_args() > FORK_MICROTASK_OPERAND && u.operand(FORK_MICROTASK_OPERAND) == f {
+            let fork = match known::call_role(u) {
+                Some(Role::Fork { microtask }) => Some(microtask),
+                _ => None,
+            };
+            if fork.is_some_and(|k| u.num_args() > k && u.operand(k) == f) {
                 continue; // a Fork site in the caller
             }
-            let task = u.is_call() && u.called_function().is_some_and(|c| matches!(omp_role(&c.name()), Some(OmpRole::TaskAlloc)));
+            let fork = fork.is_some();
+            let task = matches!(known::call_role(u), Some(Role::TaskAlloc { .. }));
             if task {
-                continue; // diagnosed above
+                continue; // diagnosed in construct_diags
             }
             let msg = if fork {
                 format!("outlined function '{name}' is passed to __kmpc_fork_call in an unexpected operand position; not recognised as a parallel region")
@@ -281,167 +353,135 @@ pub fn plan_module(m: Module) -> ModulePlan {
                 format!("function '{name}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
             };
             let loc = if u.is_instruction() { u.debug_loc() } else { None }.or_else(|| first_loc(f));
-            diags.push(Diag { severity: Severity::Error, loc, func: name.clone(), msg });
+            self.diags.push(Diag { severity: Severity::Error, loc, func: name.to_string(), msg });
         }
-        let ff = &ffs[fi];
-        for a in &ff.dynamic_allocas {
-            diags.push(Diag {
-                severity: Severity::Error,
-                loc: a.debug_loc().or_else(|| first_loc(f)),
-                func: name.clone(),
-                msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
-            });
-        }
-        let t = translate(ff, Some(&sums));
-        let live = LiveSets::compute(&t.body);
-        let entry = f.entry_block();
-        let mut sites = Vec::new();
-        let mut env_calls = Vec::new();
-        for b in f.blocks() {
-            for (ii, i) in b.instructions().into_iter().enumerate() {
-                if i.opcode() == Opcode::LLVMInvoke {
-                    let k = call_kind(facts, i);
-                    if matches!(k, CallKind::Defined(g) if on_path[g]) || k == CallKind::Unknown {
-                        diags.push(Diag { severity: Severity::Error, loc: i.debug_loc(), func: name.clone(), msg: "an invoke (C++ exception edge) on the path to a checkpoint marker is not supported".into() });
-                    }
-                    continue;
-                }
-                if !i.is_call() {
-                    continue;
-                }
-                let k = call_kind(facts, i);
-                let role = i.called_function().and_then(|c| omp_role(&c.name()));
-                if i.called_function().is_some_and(|c| c.name() == "__kmpc_threadprivate_cached") {
-                    diags.push(Diag {
-                        severity: Severity::Error,
-                        loc: i.debug_loc().or_else(|| first_loc(f)),
-                        func: name.clone(),
-                        msg: "a threadprivate variable that libomp allocates per thread (__kmpc_threadprivate_cached, flang's threadprivate) on the path to a checkpoint marker is not supported: its per-thread copies live in libomp's memory, which a restart cannot rebuild; use a variable passed to the region or a module array indexed by omp_get_thread_num()".into(),
-                    });
-                    continue;
-                }
-                let kind = match k {
-                    CallKind::Marker(MarkerKind::Potential) => SiteKind::Marker,
-                    CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,
-                    CallKind::Defined(g) if on_path[g] => SiteKind::Call,
-                    CallKind::Unknown => SiteKind::Call,
-                    CallKind::Known(Effect::ForkCall) => match facts.func_ix.get(&i.operand(FORK_MICROTASK_OPERAND)) {
-                        Some(&t) if on_path[t] => SiteKind::Fork,
-                        _ => continue,
-                    },
-                    CallKind::Known(_) if parallel[fi] && matches!(role, Some(OmpRole::Barrier | OmpRole::EndReduce)) => SiteKind::Sync,
-                    CallKind::Known(Effect::ReturnsTwice) => {
-                        diags.push(Diag {
-                            severity: Severity::Error,
-                            loc: i.debug_loc().or_else(|| first_loc(f)),
-                            func: name.clone(),
-                            msg: format!("'{}' (setjmp family) in function '{name}', which lies on the path to a checkpoint marker; a longjmp across instrumented frames would corrupt the recorded call chain: move the marker out of this call chain", i.called_function().map(|c| c.name()).unwrap_or_default()),
-                        });
-                        continue;
-                    }
-                    CallKind::Known(Effect::Env) => {
-                        if b == entry && i.operands().iter().all(|o| o.is_constant() || o.is_argument()) {
-                            env_calls.push((ii, i));
-                        }
-                        continue;
-                    }
-                    _ => continue,
-                };
-                if i.is_musttail() {
-                    diags.push(Diag { severity: Severity::Error, loc: i.debug_loc(), func: name.clone(), msg: "a musttail call on the path to a checkpoint marker is not supported".into() });
-                    continue;
-                }
-                // a fork is replayed together with the pushes before it
-                let anchor = match k {
-                    _ if kind == SiteKind::Fork => fork_anchor(f, b, i),
-                    // clang's `parallel if(...)`, false branch: the outlined
-                    // function called directly between __kmpc_serialized_parallel
-                    // and __kmpc_end_serialized_parallel; the restart must
-                    // enter the serialized region again
-                    CallKind::Defined(g) if microtask[g] => serial_anchor(b, i),
-                    _ => i,
-                };
-                let (bi, si) = t.pos[&anchor];
-                let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
-                let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
-                let mut slots = Vec::new();
-                let mut allocas = Vec::new();
-                let mut globals = Vec::new();
-                let mut unknown_reads = false;
-                for v in set.iter() {
-                    if v < t.vars.ssa.len() {
-                        let val = t.vars.ssa[v];
-                        if val == i {
-                            continue;
-                        }
-                        slots.push(val);
-                    } else if v < t.vars.global_var(0) {
-                        allocas.push(v - t.vars.alloca_var(0));
-                    } else if v < t.vars.unknown_var() {
-                        globals.push(v - t.vars.global_var(0));
-                    } else {
-                        unknown_reads = true;
-                    }
-                }
-                if unknown_reads {
-                    conservative += 1;
-                }
-                let callee = match kind {
-                    SiteKind::Call => i.called_function().map(|c| c.name()),
-                    SiteKind::Fork => Some(i.operand(FORK_MICROTASK_OPERAND).name()),
-                    _ => None,
-                };
-                sites.push(SitePlan {
-                    inst: i,
-                    kind,
-                    callee,
-                    loc: i.debug_loc(),
-                    slots,
-                    allocas,
-                    globals,
-                    unknown_reads,
-                    entry_pos: (anchor.parent_block() == entry).then(|| anchor_index(entry, anchor)),
-                    anchor,
-                    end_reduce: kind == SiteKind::Sync && matches!(role, Some(OmpRole::EndReduce)),
-                });
-            }
-        }
-        check_constructs(f, &name, &sites, &mut diags, &mut moves);
-        if microtask[fi] {
-            if !f.function_type().fn_return().is_void() {
-                diags.push(Diag { severity: Severity::Error, loc: first_loc(f), func: name.clone(), msg: format!("outlined parallel region '{name}' does not return void; not recognised as an OpenMP microtask") });
-            }
-            // the end of the region, for threads that have finished their part
-            let ret = f.blocks().into_iter().find_map(|b| b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet));
-            if let Some(ret) = ret {
-                sites.push(SitePlan {
-                    inst: ret,
-                    kind: SiteKind::Exit,
-                    callee: None,
-                    loc: None,
-                    slots: vec![],
-                    allocas: vec![],
-                    globals: vec![],
-                    unknown_reads: false,
-                    entry_pos: None,
-                    anchor: ret,
-                    end_reduce: false,
-                });
-            }
-        }
-        funcs.push(FuncPlan {
-            f,
-            name,
-            allocas: ff.allocas.clone(),
-            alloca_size: ff.alloca_size.clone(),
-            sites,
-            env_calls,
-            microtask: microtask[fi],
-            parallel: parallel[fi],
-        });
     }
-    drop(ffs);
-    ModulePlan { facts: owned_facts, funcs, diags, participates, main, conservative_sites: conservative, moves }
+
+    /// Whether instruction `i` of function `fi` is a site, and of which
+    /// kind; the unsupported calls on a marker path are diagnosed here.
+    fn site_kind(&mut self, fi: usize, name: &str, i: Value) -> Option<(SiteKind, CallKind)> {
+        let facts = self.facts;
+        let on_path = &self.paths.on_path;
+        let f = facts.funcs[fi];
+        let error = |loc: Option<String>, msg: String| Diag { severity: Severity::Error, loc, func: name.to_string(), msg };
+        if i.opcode() == Opcode::LLVMInvoke {
+            let k = call_kind(facts, i);
+            if matches!(k, CallKind::Defined(g) if on_path[g]) || k == CallKind::Unknown {
+                self.diags.push(error(i.debug_loc(), "an invoke (C++ exception edge) on the path to a checkpoint marker is not supported".into()));
+            }
+            return None;
+        }
+        if !i.is_call() {
+            return None;
+        }
+        let k = call_kind(facts, i);
+        let role = known::call_role(i);
+        if role == Some(Role::ThreadprivateCached) {
+            self.diags.push(error(i.debug_loc().or_else(|| first_loc(f)), "a threadprivate variable that libomp allocates per thread (__kmpc_threadprivate_cached, flang's threadprivate) on the path to a checkpoint marker is not supported: its per-thread copies live in libomp's memory, which a restart cannot rebuild; use a variable passed to the region or a module array indexed by omp_get_thread_num()".into()));
+            return None;
+        }
+        let kind = match k {
+            CallKind::Marker(MarkerKind::Potential) => SiteKind::Marker,
+            CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,
+            CallKind::Defined(g) if on_path[g] => SiteKind::Call,
+            CallKind::Unknown => SiteKind::Call,
+            CallKind::Known(Effect::ForkCall) => match facts.func_ix.get(&i.operand(fork_operand(i))) {
+                Some(&t) if on_path[t] => SiteKind::Fork,
+                _ => return None,
+            },
+            CallKind::Known(_) if self.paths.parallel[fi] && matches!(role, Some(Role::Barrier | Role::EndReduce)) => SiteKind::Sync,
+            CallKind::Known(Effect::ReturnsTwice) => {
+                let msg = format!("'{}' (setjmp family) in function '{name}', which lies on the path to a checkpoint marker; a longjmp across instrumented frames would corrupt the recorded call chain: move the marker out of this call chain", i.called_function().map(|c| c.name()).unwrap_or_default());
+                self.diags.push(error(i.debug_loc().or_else(|| first_loc(f)), msg));
+                return None;
+            }
+            _ => return None,
+        };
+        if i.is_musttail() {
+            self.diags.push(error(i.debug_loc(), "a musttail call on the path to a checkpoint marker is not supported".into()));
+            return None;
+        }
+        Some((kind, k))
+    }
+
+    /// The site at call `i` with what is live there: before the call for a
+    /// site that is executed again on restart (calls, forks, barriers),
+    /// after it for a marker.
+    #[allow(clippy::too_many_arguments)]
+    fn site_plan(&mut self, f: Value, b: crate::ir::Block, i: Value, kind: SiteKind, k: CallKind, t: &Translated, live: &LiveSets) -> SitePlan {
+        let entry = f.entry_block();
+        // a fork is replayed together with the pushes before it
+        let anchor = match k {
+            _ if kind == SiteKind::Fork => fork_anchor(f, b, i),
+            // clang's `parallel if(...)`, false branch: the outlined
+            // function called directly between __kmpc_serialized_parallel
+            // and __kmpc_end_serialized_parallel; the restart must
+            // enter the serialized region again
+            CallKind::Defined(g) if self.calls.microtask[g] => serial_anchor(b, i),
+            _ => i,
+        };
+        let (bi, si) = t.pos[&anchor];
+        let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
+        let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
+        let mut slots = Vec::new();
+        let mut allocas = Vec::new();
+        let mut globals = Vec::new();
+        let mut unknown_reads = false;
+        for v in set.iter() {
+            if v < t.vars.ssa.len() {
+                let val = t.vars.ssa[v];
+                if val == i {
+                    continue;
+                }
+                slots.push(val);
+            } else if v < t.vars.global_var(0) {
+                allocas.push(v - t.vars.alloca_var(0));
+            } else if v < t.vars.unknown_var() {
+                globals.push(v - t.vars.global_var(0));
+            } else {
+                unknown_reads = true;
+            }
+        }
+        if unknown_reads {
+            self.conservative += 1;
+        }
+        let callee = match kind {
+            SiteKind::Call => i.called_function().map(|c| c.name()),
+            SiteKind::Fork => Some(i.operand(fork_operand(i)).name()),
+            _ => None,
+        };
+        SitePlan {
+            inst: i,
+            kind,
+            callee,
+            loc: i.debug_loc(),
+            slots,
+            allocas,
+            globals,
+            unknown_reads,
+            entry_pos: (anchor.parent_block() == entry).then(|| anchor_index(entry, anchor)),
+            anchor,
+            end_reduce: kind == SiteKind::Sync && matches!(known::call_role(i), Some(Role::EndReduce)),
+        }
+    }
+}
+
+/// The end of an outlined region, for threads that have finished their part.
+fn exit_site(f: Value) -> Option<SitePlan> {
+    let ret = f.blocks().into_iter().find_map(|b| b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet))?;
+    Some(SitePlan {
+        inst: ret,
+        kind: SiteKind::Exit,
+        callee: None,
+        loc: None,
+        slots: vec![],
+        allocas: vec![],
+        globals: vec![],
+        unknown_reads: false,
+        entry_pos: None,
+        anchor: ret,
+        end_reduce: false,
+    })
 }
 
 /// Markers (and calls that reach one) inside OpenMP constructs that not
@@ -551,7 +591,7 @@ fn fork_anchor(f: Value, b: crate::ir::Block, fork: Value) -> Value {
     let Some(mut pos) = insts.iter().position(|x| *x == fork) else { return fork };
     loop {
         for &p in insts[..pos].iter().rev() {
-            let push = p.is_call() && p.called_function().is_some_and(|c| matches!(c.name().as_str(), "__kmpc_push_num_threads" | "__kmpc_push_proc_bind"));
+            let push = known::call_role(p) == Some(Role::ForkPush);
             if push {
                 anchor = p;
                 continue;
@@ -597,7 +637,7 @@ fn serial_anchor(b: crate::ir::Block, call: Value) -> Value {
     let Some(pos) = insts.iter().position(|x| *x == call) else { return call };
     let args = call.operands();
     for &p in insts[..pos].iter().rev() {
-        if p.is_call() && p.called_function().is_some_and(|c| c.name() == "__kmpc_serialized_parallel") {
+        if known::call_role(p) == Some(Role::SerializedParallel) {
             return p;
         }
         let redo = p.opcode() == Opcode::LLVMStore && p.operand(1).is_alloca() && args.contains(&p.operand(1)) && !p.operand(0).ty().is_pointer();

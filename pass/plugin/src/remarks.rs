@@ -1,6 +1,7 @@
 //! Remarks (`DAO_REMARKS=1`, or `dao cc -Rdao`): one line per labelled site
 //! with what is live there and how many bytes, so a user can see what a
-//! checkpoint at each candidate will hold.
+//! checkpoint at each candidate will hold; and the declarations that the
+//! external-function table did not recognise because of their type.
 use crate::ir::{Module, Value};
 use crate::plan::{ModulePlan, SiteKind};
 
@@ -15,6 +16,14 @@ fn name_of(v: Value, fallback: String) -> String {
 
 pub fn print(m: Module, plan: &ModulePlan) {
     let source = m.source_name();
+    // declarations the external-function table knows by name but not with
+    // this type: treated as unknown (known.rs)
+    for (name, ty, accepted) in crate::known::mismatches(m) {
+        eprintln!(
+            "remark: dao: {source}: '{name}' is declared with type '{ty}', not one the pass knows ({}): calls to it are treated as calls to an unknown function",
+            accepted.join(" or ")
+        );
+    }
     let mut nsites = 0;
     for fp in &plan.funcs {
         for (k, s) in fp.sites.iter().enumerate() {

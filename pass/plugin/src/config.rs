@@ -1,0 +1,33 @@
+//! The environment variables the pass reads (at compile time, in the
+//! compiler process that loads the plugin):
+//!
+//! - `DAO_REMARKS` (set, not empty and not `0`; `dao cc -Rdao` sets it):
+//!   print one remark per labelled site with what is live there, the guard
+//!   counts, and the declarations the external-function table did not
+//!   recognise because of their type.
+//! - `DAO_GUARDS=0`: insert no shared-write guards; the module is then
+//!   marked unguarded and the runtime uses the blocking protocol.
+//! - `DAO_EXIT_ON_ERROR=1`: when the plan has errors, also print them to
+//!   stderr as `error: ...` and exit the compiler with status 1, instead of
+//!   only reporting them through LLVM's diagnostics and leaving the module
+//!   unchanged. For front ends that do not show diagnostics raised through
+//!   the LLVMContext (flang-new-19); `dao fc` sets it.
+
+fn var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
+/// `DAO_REMARKS`: print remarks.
+pub fn remarks() -> bool {
+    var("DAO_REMARKS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `DAO_GUARDS`: insert guards unless it is `0`.
+pub fn guards() -> bool {
+    var("DAO_GUARDS").is_none_or(|v| v != "0")
+}
+
+/// `DAO_EXIT_ON_ERROR=1`: exit the compiler on a planning error.
+pub fn exit_on_error() -> bool {
+    var("DAO_EXIT_ON_ERROR").is_some_and(|v| v == "1")
+}
