@@ -211,39 +211,45 @@ pub mod names {
     pub const OMP_SET_NEST_LOCK: &str = "omp_set_nest_lock";
     pub const OMP_UNSET_NEST_LOCK: &str = "omp_unset_nest_lock";
 
-    /// The dao runtime's entry points and globals the pass declares
-    /// (runtime/include/dao_abi.h).
+    /// The dao runtime's entry points and globals the pass declares or
+    /// routes to: the names of `dao_abi::entry` and `dao_abi::global` (the
+    /// contract is defined there, once; `runtime/include/dao_abi.h`).
     pub mod rt {
-        pub const CANDIDATE: &str = "dao_candidate";
-        pub const FORCED: &str = "dao_forced";
-        pub const FRAME_RESTORE: &str = "dao_frame_restore";
-        pub const REGISTER_MODULE: &str = "dao_register_module";
-        pub const THREAD_START: &str = "dao_thread_start";
-        pub const MAIN: &str = "dao_main";
-        pub const OMP_BEGIN: &str = "dao_omp_begin";
-        pub const OMP_END: &str = "dao_omp_end";
-        pub const OMP_FORK: &str = "dao_omp_fork";
-        pub const OMP_JOIN: &str = "dao_omp_join";
-        pub const OMP_PARK: &str = "dao_omp_park";
-        pub const OMP_UNPARK: &str = "dao_omp_unpark";
-        pub const OMP_SINGLE: &str = "dao_omp_single";
-        pub const OMP_GUARD_WAIT: &str = "dao_omp_guard_wait";
-        pub const MALLOC: &str = "dao_malloc";
-        pub const CALLOC: &str = "dao_calloc";
-        pub const REALLOC: &str = "dao_realloc";
-        pub const FREE: &str = "dao_free";
-        pub const ALIGNED_ALLOC: &str = "dao_aligned_alloc";
-        pub const POSIX_MEMALIGN: &str = "dao_posix_memalign";
-        pub const STRDUP: &str = "dao_strdup";
-        pub const STRNDUP: &str = "dao_strndup";
+        use dao_abi::{entry, global};
+        pub const CANDIDATE: &str = entry::CANDIDATE.name;
+        pub const FORCED: &str = entry::FORCED.name;
+        pub const FRAME_RESTORE: &str = entry::FRAME_RESTORE.name;
+        pub const REGISTER_MODULE: &str = entry::REGISTER_MODULE.name;
+        pub const THREAD_START: &str = entry::THREAD_START.name;
+        pub const MAIN: &str = entry::MAIN.name;
+        pub const OMP_BEGIN: &str = entry::OMP_BEGIN.name;
+        pub const OMP_END: &str = entry::OMP_END.name;
+        pub const OMP_FORK: &str = entry::OMP_FORK.name;
+        pub const OMP_JOIN: &str = entry::OMP_JOIN.name;
+        pub const OMP_PARK: &str = entry::OMP_PARK.name;
+        pub const OMP_UNPARK: &str = entry::OMP_UNPARK.name;
+        pub const OMP_SINGLE: &str = entry::OMP_SINGLE.name;
+        pub const OMP_GUARD_WAIT: &str = entry::OMP_GUARD_WAIT.name;
+        pub const MALLOC: &str = entry::MALLOC.name;
+        pub const CALLOC: &str = entry::CALLOC.name;
+        pub const REALLOC: &str = entry::REALLOC.name;
+        pub const FREE: &str = entry::FREE.name;
+        pub const ALIGNED_ALLOC: &str = entry::ALIGNED_ALLOC.name;
+        pub const POSIX_MEMALIGN: &str = entry::POSIX_MEMALIGN.name;
+        pub const STRDUP: &str = entry::STRDUP.name;
+        pub const STRNDUP: &str = entry::STRNDUP.name;
         /// Globals (not functions).
-        pub const GUARD_FLAG: &str = "dao_omp_guard";
-        pub const RESTART_PENDING: &str = "dao_restart_pending";
-        pub const OMP_REQUEST: &str = "dao_omp_request";
-        pub const TLS_TOP: &str = "dao_tls_top";
-        pub const TLS_POLL: &str = "dao_tls_poll";
-        /// Prefix of the runtime's thread-local globals (not saved with the program's).
-        pub const TLS_PREFIX: &str = "dao_tls_";
+        pub const GUARD_FLAG: &str = global::OMP_GUARD.name;
+        pub const RESTART_PENDING: &str = global::RESTART_PENDING.name;
+        pub const OMP_REQUEST: &str = global::OMP_REQUEST.name;
+        pub const TLS_TOP: &str = global::TLS_TOP.name;
+        pub const TLS_POLL: &str = global::TLS_POLL.name;
+        /// Whether `name` is one of the contract's globals every
+        /// instrumented module defines itself (the thread-locals
+        /// `dao_tls_top`, `dao_tls_poll`: not saved with the program's).
+        pub fn is_module_global(name: &str) -> bool {
+            global::ALL.iter().any(|g| !g.in_runtime && g.name == name)
+        }
     }
 }
 
@@ -258,7 +264,7 @@ pub const TASK_ENTRY_OPERAND: u32 = 5;
 /// Whether `name` is one of dao's own functions (runtime entry points and
 /// what the pass generates: `__dao_user_main`, `dao.module_ctor`).
 pub fn is_dao_own(name: &str) -> bool {
-    name.starts_with("__dao") || name.starts_with("dao_") || name.starts_with("dao.")
+    name.starts_with("__dao") || name.starts_with(dao_abi::PREFIX) || name.starts_with("dao.")
 }
 
 /// Globals that hold libomp's own state (the lock words of `critical`
@@ -666,8 +672,8 @@ pub static TABLE: &[Row] = &[
     row(Prefix("_FortranA"), ANY, Some(ReadsArgs), None, LibcWrite),
     row(Prefix("_Fortran"), ANY, None, None, LibcWrite),
     row(Prefix("__isoc99_"), ANY, None, None, LibcWrite),
-    row(PrefixWith("dao_", "alloc"), ANY, Some(Alloc(None)), Some(Role::DaoRuntime), Pure),
-    row(Prefix("dao_"), ANY, Some(NoMem), Some(Role::DaoRuntime), Pure),
+    row(PrefixWith(dao_abi::PREFIX, "alloc"), ANY, Some(Alloc(None)), Some(Role::DaoRuntime), Pure),
+    row(Prefix(dao_abi::PREFIX), ANY, Some(NoMem), Some(Role::DaoRuntime), Pure),
     row(Prefix("__dao"), ANY, None, Some(Role::DaoRuntime), Pure),
 ];
 

@@ -18,29 +18,108 @@
 //! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
 //! (phis) for the dispatch edges.
 use crate::ir::{promote_allocas, set_unlikely_first, Block, Builder, Module, Opcode, Type, Value};
-use crate::known::{alloc_routes, names, names::rt};
-use crate::plan::{FuncPlan, ModulePlan, SiteKind};
+use crate::known::{alloc_routes, names};
+use crate::plan::{FuncPlan, ModulePlan};
+use dao_abi::{entry, global, Entry, Global, Layout, SiteKind, Ty, DAO_ABI_VERSION};
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 
-pub const ABI_VERSION: u32 = 3;
+/// The LLVM type of a field or parameter of the ABI.
+fn llvm_ty(m: Module, t: Ty) -> Type {
+    match t {
+        Ty::I8 => m.i8(),
+        Ty::I32 => m.i32(),
+        Ty::I64 => m.i64(),
+        Ty::Ptr => m.ptr(),
+    }
+}
+
+/// A descriptor structure of the ABI: its LLVM type, built from the
+/// layout's field table, and the layout to fill it by field name.
+#[derive(Clone, Copy)]
+struct Desc {
+    ty: Type,
+    layout: Layout,
+}
+
+impl Desc {
+    fn new(m: Module, layout: Layout) -> Self {
+        let fields: Vec<Type> = layout.fields.iter().map(|f| llvm_ty(m, f.ty)).collect();
+        Desc { ty: m.struct_ty(&fields), layout }
+    }
+    /// The constant structure with the given value for each field, by name.
+    fn constant(&self, m: Module, vals: &[(&str, Value)]) -> Value {
+        m.const_struct(self.ty, &fill(&self.layout, vals))
+    }
+    /// Position of field `name` (for GEPs into the structure).
+    fn field(&self, name: &str) -> u32 {
+        self.layout.index(name) as u32
+    }
+}
+
+/// The values of a structure's fields in the layout's order, from
+/// (field name, value) pairs; panics on a missing, unknown or repeated
+/// field name (a bug in the pass, caught by any test that emits it).
+fn fill<T: Copy>(layout: &Layout, vals: &[(&str, T)]) -> Vec<T> {
+    let mut out: Vec<Option<T>> = vec![None; layout.fields.len()];
+    for (name, v) in vals {
+        let i = layout.index(name);
+        assert!(out[i].is_none(), "{}: field '{name}' given twice", layout.c_name);
+        out[i] = Some(*v);
+    }
+    out.into_iter().enumerate().map(|(i, v)| v.unwrap_or_else(|| panic!("{}: no value for field '{}'", layout.c_name, layout.fields[i].name))).collect()
+}
 
 struct Types {
-    var: Type,
-    site: Type,
-    func: Type,
-    module: Type,
-    frame: Type,
+    var: Desc,
+    site: Desc,
+    func: Desc,
+    module: Desc,
+    frame: Desc,
 }
 
 fn types(m: Module) -> Types {
-    let (i32, i64, p) = (m.i32(), m.i64(), m.ptr());
     Types {
-        var: m.struct_ty(&[p, p, i64, i64, p]),
-        site: m.struct_ty(&[i32, i32, p, p, i32, p, i32, p, i32, p]),
-        func: m.struct_ty(&[p, p, i32, p, i32, p, i32, p, i64]),
-        module: m.struct_ty(&[i32, i32, i64, p, i32, p, i32, p, i32, p, i32, p, p]),
-        frame: m.struct_ty(&[p, p, i32, i32, p, p]),
+        var: Desc::new(m, dao_abi::VAR_DESC),
+        site: Desc::new(m, dao_abi::SITE_DESC),
+        func: Desc::new(m, dao_abi::FUNC_DESC),
+        module: Desc::new(m, dao_abi::MODULE_DESC),
+        frame: Desc::new(m, dao_abi::FRAME),
+    }
+}
+
+/// A declared runtime entry point and its function type.
+#[derive(Clone, Copy)]
+pub struct Fun {
+    pub f: Value,
+    pub ty: Type,
+}
+
+impl Fun {
+    pub fn call(&self, b: &Builder, args: &[Value], name: &str) -> Value {
+        b.call(self.ty, self.f, args, name)
+    }
+}
+
+/// The function type of a runtime entry point, from its signature.
+pub fn entry_type(m: Module, e: &Entry) -> Type {
+    let params: Vec<Type> = e.params.iter().map(|t| llvm_ty(m, *t)).collect();
+    m.fn_ty(e.ret.map_or(m.void(), |t| llvm_ty(m, t)), &params)
+}
+
+/// Declare the runtime entry point `e` (or find the module's declaration).
+pub fn declare(m: Module, e: &Entry) -> Fun {
+    let ty = entry_type(m, e);
+    Fun { f: m.get_or_declare(e.name, ty), ty }
+}
+
+/// A global of the runtime (declared), or one every instrumented module
+/// defines itself (a thread-local with initial value `init`).
+pub fn abi_global(m: Module, g: &Global, init: Value) -> Value {
+    if g.in_runtime {
+        m.extern_global(llvm_ty(m, g.ty), g.name)
+    } else {
+        m.tls_var(g.name, llvm_ty(m, g.ty), init)
     }
 }
 
@@ -133,10 +212,10 @@ pub fn route_omp(m: Module) -> bool {
         return false;
     }
     let fty = f.function_type();
-    let target = match m.function(rt::OMP_SINGLE) {
+    let target = match m.function(entry::OMP_SINGLE.name) {
         Some(t) if t.function_type() == fty => t,
         Some(_) => return false,
-        None => m.add_function(rt::OMP_SINGLE, fty),
+        None => m.add_function(entry::OMP_SINGLE.name, fty),
     };
     f.replace_all_uses_with(target);
     f.delete_function();
@@ -166,19 +245,18 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     let t = types(m);
     let mut strs = Strings { m, cache: HashMap::new() };
     let nfun = plan.funcs.len();
-    let funcs_arr_ty = m.array(t.func, nfun as u64);
+    let funcs_arr_ty = m.array(t.func.ty, nfun as u64);
     let funcs_g = if nfun == 0 { m.const_null() } else { m.add_global_decl(funcs_arr_ty, "dao.funcs") };
-    let module_g = m.add_global_decl(t.module, "dao.module");
+    let module_g = m.add_global_decl(t.module.ty, "dao.module");
     let rt = Runtime {
-        restore: m.get_or_declare(rt::FRAME_RESTORE, m.fn_ty(m.i32(), &[m.ptr()])),
-        top: m.tls_pointer(rt::TLS_TOP),
-        pending: m.extern_global(m.i8(), rt::RESTART_PENDING),
-        poll: m.tls_var(rt::TLS_POLL, m.i64(), m.const_i64(i64::MAX as u64)),
-        cand: m.get_or_declare(rt::CANDIDATE, m.fn_ty(m.void(), &[m.ptr()])),
-        forced: m.get_or_declare(rt::FORCED, m.fn_ty(m.void(), &[m.ptr()])),
-        request: m.extern_global(m.i8(), rt::OMP_REQUEST),
-        omp: [rt::OMP_BEGIN, rt::OMP_END, rt::OMP_FORK, rt::OMP_JOIN, rt::OMP_PARK, rt::OMP_UNPARK]
-            .map(|n| m.get_or_declare(n, m.fn_ty(m.void(), &[m.ptr()]))),
+        restore: declare(m, &entry::FRAME_RESTORE),
+        top: abi_global(m, &global::TLS_TOP, m.const_null()),
+        pending: abi_global(m, &global::RESTART_PENDING, m.const_null()),
+        poll: abi_global(m, &global::TLS_POLL, m.const_i64(i64::MAX as u64)),
+        cand: declare(m, &entry::CANDIDATE),
+        forced: declare(m, &entry::FORCED),
+        request: abi_global(m, &global::OMP_REQUEST, m.const_null()),
+        omp: [entry::OMP_BEGIN, entry::OMP_END, entry::OMP_FORK, entry::OMP_JOIN, entry::OMP_PARK, entry::OMP_UNPARK].map(|e| declare(m, &e)),
     };
 
     let mut func_descs = Vec::new();
@@ -193,7 +271,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             .map(|(i, v)| {
                 let name = strs.get(&value_name(*v, &format!("tmp{i}")));
                 let loc = strs.opt(&v.debug_loc());
-                m.const_struct(t.var, &[name, loc, m.const_i64(layout.size[i]), m.const_i64(layout.offset[i]), m.const_null()])
+                t.var.constant(m, &[("name", name), ("loc", loc), ("size", m.const_i64(layout.size[i])), ("offset", m.const_i64(layout.offset[i])), ("addr", m.const_null())])
             })
             .collect();
         let alloca_descs: Vec<Value> = fp
@@ -203,7 +281,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             .map(|(i, a)| {
                 let name = strs.get(&value_name(*a, &format!("local{i}")));
                 let loc = strs.opt(&a.debug_loc());
-                m.const_struct(t.var, &[name, loc, m.const_i64(fp.alloca_size[i]), m.const_i64(i as u64), m.const_null()])
+                t.var.constant(m, &[("name", name), ("loc", loc), ("size", m.const_i64(fp.alloca_size[i])), ("offset", m.const_i64(i as u64)), ("addr", m.const_null())])
             })
             .collect();
         let site_descs: Vec<Value> = fp
@@ -222,19 +300,20 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 let allocas: Vec<u32> = s.allocas.iter().map(|a| *a as u32).collect();
                 let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
                 let base = format!("dao.site.{fi}.{k}");
-                m.const_struct(
-                    t.site,
+                let flags = if s.unknown_reads { dao_abi::DAO_SITE_UNKNOWN_READS } else { 0 };
+                t.site.constant(
+                    m,
                     &[
-                        m.const_i32(s.kind as u32),
-                        m.const_i32(s.unknown_reads as u32),
-                        strs.opt(&s.loc),
-                        strs.opt(&s.callee),
-                        m.const_i32(slots.len() as u32),
-                        idx_arr(&format!("{base}.slots"), &slots),
-                        m.const_i32(allocas.len() as u32),
-                        idx_arr(&format!("{base}.allocas"), &allocas),
-                        m.const_i32(globals.len() as u32),
-                        idx_arr(&format!("{base}.globals"), &globals),
+                        ("kind", m.const_i32(s.kind as u32)),
+                        ("flags", m.const_i32(flags)),
+                        ("loc", strs.opt(&s.loc)),
+                        ("callee", strs.opt(&s.callee)),
+                        ("n_slots", m.const_i32(slots.len() as u32)),
+                        ("slots", idx_arr(&format!("{base}.slots"), &slots)),
+                        ("n_allocas", m.const_i32(allocas.len() as u32)),
+                        ("allocas", idx_arr(&format!("{base}.allocas"), &allocas)),
+                        ("n_globals", m.const_i32(globals.len() as u32)),
+                        ("globals", idx_arr(&format!("{base}.globals"), &globals)),
                     ],
                 )
             })
@@ -246,27 +325,27 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 m.add_const_global(m.array(ty, v.len() as u64), name, m.const_array(ty, v))
             }
         };
-        let sites_g = arr(&format!("dao.sites.{fi}"), t.site, &site_descs);
-        let slots_g = arr(&format!("dao.slots.{fi}"), t.var, &slot_descs);
-        let allocas_g = arr(&format!("dao.allocas.{fi}"), t.var, &alloca_descs);
-        func_descs.push(m.const_struct(
-            t.func,
+        let sites_g = arr(&format!("dao.sites.{fi}"), t.site.ty, &site_descs);
+        let slots_g = arr(&format!("dao.slots.{fi}"), t.var.ty, &slot_descs);
+        let allocas_g = arr(&format!("dao.allocas.{fi}"), t.var.ty, &alloca_descs);
+        func_descs.push(t.func.constant(
+            m,
             &[
-                strs.get(&fp.name),
-                module_g,
-                m.const_i32(fp.sites.len() as u32),
-                sites_g,
-                m.const_i32(layout.vals.len() as u32),
-                slots_g,
-                m.const_i32(fp.allocas.len() as u32),
-                allocas_g,
-                m.const_i64(layout.total),
+                ("name", strs.get(&fp.name)),
+                ("module", module_g),
+                ("n_sites", m.const_i32(fp.sites.len() as u32)),
+                ("sites", sites_g),
+                ("n_slots", m.const_i32(layout.vals.len() as u32)),
+                ("slots", slots_g),
+                ("n_allocas", m.const_i32(fp.allocas.len() as u32)),
+                ("allocas", allocas_g),
+                ("slot_area_size", m.const_i64(layout.total)),
             ],
         ));
         instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt, &mut restart_only);
     }
     if nfun > 0 {
-        funcs_g.set_initializer(m.const_array(t.func, &func_descs));
+        funcs_g.set_initializer(m.const_array(t.func.ty, &func_descs));
     }
 
     // module descriptor
@@ -277,12 +356,12 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         .enumerate()
         .map(|(i, g)| {
             let name = strs.get(&g.name());
-            // offset 1 marks a declaration: resolved by address at run time
-            let declared = plan.facts.global_declared[i] as u64;
-            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(plan.facts.global_size[i]), m.const_i64(declared), *g])
+            // DAO_GLOBAL_DECLARED marks a declaration: resolved by address at run time
+            let offset = if plan.facts.global_declared[i] { dao_abi::DAO_GLOBAL_DECLARED } else { 0 };
+            t.var.constant(m, &[("name", name), ("loc", m.const_null()), ("size", m.const_i64(plan.facts.global_size[i])), ("offset", m.const_i64(offset)), ("addr", *g)])
         })
         .collect();
-    let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, gdescs.len() as u64), "dao.globals", m.const_array(t.var, &gdescs)) };
+    let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, gdescs.len() as u64), "dao.globals", m.const_array(t.var.ty, &gdescs)) };
     let escaped: Vec<Value> = plan.facts.global_escaped.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| m.const_i32(i as u32)).collect();
     let esc_g = if escaped.is_empty() { m.const_null() } else { m.add_const_global(m.array(m.i32(), escaped.len() as u64), "dao.escaped", m.const_array(m.i32(), &escaped)) };
     // thread-local (threadprivate) variables defined here: descriptors and
@@ -291,16 +370,16 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         .globals()
         .into_iter()
         .filter(|g| g.is_thread_local() && !g.is_declaration() && !g.is_global_constant() && m.is_sized(g.global_value_type()))
-        .filter(|g| !g.name().starts_with(rt::TLS_PREFIX))
+        .filter(|g| !names::rt::is_module_global(&g.name()))
         .collect();
     let tls_descs: Vec<Value> = tls
         .iter()
         .map(|g| {
             let name = strs.get(&g.name());
-            m.const_struct(t.var, &[name, m.const_null(), m.const_i64(m.alloc_size(g.global_value_type())), m.const_i64(0), m.const_null()])
+            t.var.constant(m, &[("name", name), ("loc", m.const_null()), ("size", m.const_i64(m.alloc_size(g.global_value_type()))), ("offset", m.const_i64(0)), ("addr", m.const_null())])
         })
         .collect();
-    let tls_g = if tls.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var, tls.len() as u64), "dao.tls", m.const_array(t.var, &tls_descs)) };
+    let tls_g = if tls.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, tls.len() as u64), "dao.tls", m.const_array(t.var.ty, &tls_descs)) };
     let tls_fn = if tls.is_empty() {
         m.const_null()
     } else {
@@ -318,32 +397,33 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         f
     };
     let src = strs.get(&m.source_name());
-    module_g.set_initializer(m.const_struct(
-        t.module,
+    // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
+    let flags = if crate::guard::enabled() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
+    module_g.set_initializer(t.module.constant(
+        m,
         &[
-            m.const_i32(ABI_VERSION),
-            // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
-            m.const_i32(crate::guard::enabled() as u32),
-            m.const_i64(module_hash(m, plan)),
-            src,
-            m.const_i32(gdescs.len() as u32),
-            gdesc_g,
-            m.const_i32(escaped.len() as u32),
-            esc_g,
-            m.const_i32(nfun as u32),
-            funcs_g,
-            m.const_i32(tls.len() as u32),
-            tls_g,
-            tls_fn,
+            ("abi_version", m.const_i32(DAO_ABI_VERSION)),
+            ("flags", m.const_i32(flags)),
+            ("module_hash", m.const_i64(module_hash(m, plan))),
+            ("source_name", src),
+            ("n_globals", m.const_i32(gdescs.len() as u32)),
+            ("globals", gdesc_g),
+            ("n_escaped", m.const_i32(escaped.len() as u32)),
+            ("escaped_globals", esc_g),
+            ("n_funcs", m.const_i32(nfun as u32)),
+            ("funcs", funcs_g),
+            ("n_tls", m.const_i32(tls.len() as u32)),
+            ("tls", tls_g),
+            ("tls_addrs", tls_fn),
         ],
     ));
     // registration from a constructor
-    let reg = m.get_or_declare(rt::REGISTER_MODULE, m.fn_ty(m.void(), &[m.ptr()]));
+    let reg = declare(m, &entry::REGISTER_MODULE);
     let ctor = m.add_function("dao.module_ctor", m.fn_ty(m.void(), &[]));
     ctor.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
     b.at_end(m.append_block(ctor, "entry"));
-    b.call(m.fn_ty(m.void(), &[m.ptr()]), reg, &[module_g], "");
+    reg.call(&b, &[module_g], "");
     b.ret(None);
     m.add_global_ctor(ctor, 101);
 
@@ -364,7 +444,7 @@ const OMP_UNPARK: usize = 5;
 /// What the instrumentation refers to in the runtime.
 struct Runtime {
     /// `dao_frame_restore(frame) -> site`, called only during a restart.
-    restore: Value,
+    restore: Fun,
     /// The calling thread's innermost frame (`dao_tls_top`).
     top: Value,
     /// Non-zero while a restart rebuilds the chain.
@@ -372,20 +452,19 @@ struct Runtime {
     /// The calling thread's candidate countdown (`dao_tls_poll`; the runtime
     /// arms the main thread's, runtime/src/policy.rs).
     poll: Value,
-    cand: Value,
-    forced: Value,
+    cand: Fun,
+    forced: Fun,
     /// Non-zero while the runtime gathers the threads of a team for a
     /// checkpoint (runtime/src/omp.rs); markers in parallel code check it.
     request: Value,
     /// dao_omp_begin/end/fork/join/park/unpark (see OMP_* below).
-    omp: [Value; 6],
+    omp: [Fun; 6],
 }
 
 fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime, restart_only: &mut Vec<Block>) {
     let f = fp.f;
     let b = m.builder();
     let entry = f.entry_block();
-    let ptr_fn = m.fn_ty(m.void(), &[m.ptr()]);
 
     // 0. the frame address escapes to the runtime: no call may stay a tail
     //    call; lifetime markers would let codegen overlap stack objects that
@@ -413,7 +492,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     }
     let top = entry.first_instruction().unwrap();
     b.before(top);
-    let frame = b.alloca(t.frame, "dao.frame", 8);
+    let frame = b.alloca(t.frame.ty, "dao.frame", 8);
     let atab = if fp.allocas.is_empty() { None } else { Some(b.alloca(m.array(m.ptr(), fp.allocas.len() as u64), "dao.allocas", 8)) };
     let slots = b.alloca(m.array(m.i8(), layout.total.max(8)), "dao.slots", 16);
     let demoted: Vec<Value> = layout.vals.iter().map(|v| b.alloca(v.ty(), "dao.demote", m.abi_align(v.ty()) as u32)).collect();
@@ -421,10 +500,10 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     // 2. frame setup and dao_frame_enter after the allocas
     let setup_at = entry.instructions().into_iter().find(|i| !i.is_alloca()).unwrap();
     b.before(setup_at);
-    b.store(fdesc, b.struct_gep(t.frame, frame, 1, ""));
-    b.store(m.const_i32(0), b.struct_gep(t.frame, frame, 2, ""));
-    b.store(atab.unwrap_or(m.const_null()), b.struct_gep(t.frame, frame, 4, ""));
-    b.store(slots, b.struct_gep(t.frame, frame, 5, ""));
+    b.store(fdesc, b.struct_gep(t.frame.ty, frame, t.frame.field("func"), ""));
+    b.store(m.const_i32(0), b.struct_gep(t.frame.ty, frame, t.frame.field("site"), ""));
+    b.store(atab.unwrap_or(m.const_null()), b.struct_gep(t.frame.ty, frame, t.frame.field("allocas"), ""));
+    b.store(slots, b.struct_gep(t.frame.ty, frame, t.frame.field("slots"), ""));
     if let Some(atab) = atab {
         for (i, a) in fp.allocas.iter().enumerate() {
             b.store(*a, b.byte_gep(atab, 8 * i as u64, ""));
@@ -432,11 +511,11 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     }
     // push: frame.parent = top; top = &frame (inline, thread-local)
     let parent = b.load_aligned(m.ptr(), rt.top, "dao.parent", 8);
-    b.store(parent, b.struct_gep(t.frame, frame, 0, ""));
+    b.store(parent, b.struct_gep(t.frame.ty, frame, t.frame.field("parent"), ""));
     b.store_aligned(frame, rt.top, 8);
     if fp.microtask {
         // this thread joins the team's bookkeeping (before any restart dispatch)
-        b.call(ptr_fn, rt.omp[OMP_BEGIN], &[frame], "");
+        rt.omp[OMP_BEGIN].call(&b, &[frame], "");
     }
     let pending = b.load_relaxed(m.i8(), rt.pending, "dao.pending", 1);
     let cont = Block::split_before(setup_at, "entry.cont");
@@ -449,12 +528,12 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     let br = b.cond_br(is_restart, restart, cont);
     set_unlikely_first(m, br);
     b.at_end(restart);
-    let site_v = b.call(m.fn_ty(m.i32(), &[m.ptr()]), rt.restore, &[frame], "dao.site");
+    let site_v = rt.restore.call(&b, &[frame], "dao.site");
     let resumes = b.icmp_ne(site_v, m.const_i32(0), "dao.resumes");
     b.cond_br(resumes, dispatch, cont);
 
     // 3. sites: label store, spills, the call or the runtime entry
-    let site_ptr = |b: &Builder| b.struct_gep(t.frame, frame, 2, "");
+    let site_ptr = |b: &Builder| b.struct_gep(t.frame.ty, frame, t.frame.field("site"), "");
     let mut targets = Vec::new();
     // microtasks: the block every return goes through (the Exit site's target)
     let exit_block = if fp.microtask {
@@ -490,19 +569,19 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 spill(&b);
                 let target = Block::split_before(s.anchor, &format!("dao.fork.{}", k + 1));
                 b.before(s.inst);
-                b.call(ptr_fn, rt.omp[OMP_FORK], &[frame], "");
+                rt.omp[OMP_FORK].call(&b, &[frame], "");
                 b.before(s.inst.next_instruction().expect("fork call is not a terminator"));
-                b.call(ptr_fn, rt.omp[OMP_JOIN], &[frame], "");
+                rt.omp[OMP_JOIN].call(&b, &[frame], "");
                 target
             }
             SiteKind::Sync => {
                 // label + spills; dao_omp_park; barrier; dao_omp_unpark
                 b.before(s.inst);
                 spill(&b);
-                let park = b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
+                let park = rt.omp[OMP_PARK].call(&b, &[frame], "");
                 let next = s.inst.next_instruction().expect("barrier call is not a terminator");
                 b.before(next);
-                b.call(ptr_fn, rt.omp[OMP_UNPARK], &[frame], "");
+                rt.omp[OMP_UNPARK].call(&b, &[frame], "");
                 if s.end_reduce {
                     // restart: the contribution was combined before the
                     // checkpoint; only the barrier of __kmpc_end_reduce is redone
@@ -510,10 +589,10 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                     let rb = m.append_block(f, &format!("dao.sync.{}", k + 1));
                     restart_only.push(rb);
                     b.at_end(rb);
-                    b.call(ptr_fn, rt.omp[OMP_PARK], &[frame], "");
+                    rt.omp[OMP_PARK].call(&b, &[frame], "");
                     let bar = m.get_or_declare(names::KMPC_BARRIER, m.fn_ty(m.void(), &[m.ptr(), m.i32()]));
                     b.call(m.fn_ty(m.void(), &[m.ptr(), m.i32()]), bar, &[s.inst.operand(0), s.inst.operand(1)], "");
-                    b.call(ptr_fn, rt.omp[OMP_UNPARK], &[frame], "");
+                    rt.omp[OMP_UNPARK].call(&b, &[frame], "");
                     b.br(cont);
                     rb
                 } else {
@@ -527,7 +606,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
             SiteKind::Forced => {
                 b.before(s.inst);
                 spill(&b);
-                b.call(ptr_fn, rt.forced, &[frame], "");
+                rt.forced.call(&b, &[frame], "");
                 let next = s.inst.next_instruction().expect("marker call is not a terminator");
                 s.inst.erase();
                 Block::split_before(next, &format!("dao.resume.{}", k + 1))
@@ -556,7 +635,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 set_unlikely_first(m, br);
                 b.at_end(slow);
                 spill(&b);
-                b.call(ptr_fn, rt.cand, &[frame], "");
+                rt.cand.call(&b, &[frame], "");
                 b.br(resume);
                 resume
             }
@@ -603,9 +682,9 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 if fp.microtask {
                     // this thread has finished its part of the region
                     b.store(m.const_i32(exit_site), site_ptr(&b));
-                    b.call(ptr_fn, rt.omp[OMP_END], &[frame], "");
+                    rt.omp[OMP_END].call(&b, &[frame], "");
                 }
-                let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame, frame, 0, ""), "dao.parent", 8);
+                let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame.ty, frame, t.frame.field("parent"), ""), "dao.parent", 8);
                 b.store_aligned(parent, rt.top, 8);
             }
         }
@@ -664,8 +743,7 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
     adapter.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     let b = m.builder();
     b.at_end(m.append_block(adapter, "entry"));
-    let start = m.get_or_declare(rt::THREAD_START, m.fn_ty(m.void(), &[p]));
-    b.call(m.fn_ty(m.void(), &[p]), start, &[poll], "");
+    declare(m, &entry::THREAD_START).call(&b, &[poll], "");
     let params = adapter.params();
     let n = fty.fn_param_count() as usize;
     let want = fty.fn_params();
@@ -678,9 +756,36 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
         b.ret(Some(m.const_i32(0)));
     }
     let new_main = m.add_function(names::MAIN, adapter_ty);
-    let dao_main = m.get_or_declare(rt::MAIN, m.fn_ty(i32, &[i32, p, p, p]));
+    let dao_main = declare(m, &entry::MAIN);
     b.at_end(m.append_block(new_main, "entry"));
     let np = new_main.params();
-    let r = b.call(m.fn_ty(i32, &[i32, p, p, p]), dao_main, &[np[0], np[1], np[2], adapter], "");
+    let r = dao_main.call(&b, &[np[0], np[1], np[2], adapter], "");
     b.ret(Some(r));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+    use dao_abi::FRAME;
+
+    #[test]
+    fn fill_orders_by_layout() {
+        let v = fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4)]);
+        assert_eq!(v, [1, 2, 3, 4, 5, 6]);
+    }
+    #[test]
+    #[should_panic(expected = "no value for field 'reserved'")]
+    fn fill_missing() {
+        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5)]);
+    }
+    #[test]
+    #[should_panic(expected = "has no field 'bogus'")]
+    fn fill_extra() {
+        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4), ("bogus", 7)]);
+    }
+    #[test]
+    #[should_panic(expected = "given twice")]
+    fn fill_duplicate() {
+        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4), ("site", 3)]);
+    }
 }

@@ -47,7 +47,9 @@ use dao_analysis::team::{may_run_in_team, TeamFacts};
 
 use crate::front::points_to_private;
 use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
-use crate::known::{self, is_dao_own, names::rt, Guard, Role};
+use crate::emit::{abi_global, declare, Fun};
+use crate::known::{self, is_dao_own, Guard, Role};
+use dao_abi::{entry, global};
 
 /// What the pass did to one module (printed with DAO_REMARKS).
 #[derive(Default, Debug)]
@@ -231,7 +233,7 @@ pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardS
 
 /// The runtime's guard flag and wait function, declared at the first guard
 /// (a module that needs none stays as it was).
-type GuardRt = Option<(Value, Value, crate::ir::Type)>;
+type GuardRt = Option<(Value, Fun)>;
 
 fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_only: &[Block], rt: &mut GuardRt, st: &mut GuardStats) {
     let blocks: Vec<Block> = f.blocks().into_iter().filter(|b| !restart_only.contains(b)).collect();
@@ -270,10 +272,7 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_onl
     if points.is_empty() {
         return;
     }
-    let (flag, wait, wait_ty) = *rt.get_or_insert_with(|| {
-        let wait_ty = m.fn_ty(m.void(), &[]);
-        (m.extern_global(m.i8(), rt::GUARD_FLAG), m.get_or_declare(rt::OMP_GUARD_WAIT, wait_ty), wait_ty)
-    });
+    let (flag, wait) = *rt.get_or_insert_with(|| (abi_global(m, &global::OMP_GUARD, m.const_null()), declare(m, &entry::OMP_GUARD_WAIT)));
     let b = m.builder();
     for (k, (inst, hoisted)) in points.into_iter().enumerate() {
         st.guards += 1;
@@ -289,7 +288,7 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_onl
         let br = b.cond_br(on, slow, cont);
         set_unlikely_first(m, br);
         b.at_end(slow);
-        b.call(wait_ty, wait, &[], "");
+        wait.call(&b, &[], "");
         b.br(cont);
     }
 }

@@ -179,12 +179,6 @@ impl Module {
         let c = cstr(name);
         Value(unsafe { LLVMAddGlobal(self.0, ty.0, c.as_ptr()) })
     }
-    /// A thread-local pointer, initially null, defined once per program
-    /// (linkonce_odr: every instrumented module carries a copy, the linker
-    /// keeps one), accessed with the initial-exec model.
-    pub fn tls_pointer(self, name: &str) -> Value {
-        self.tls_var(name, self.ptr(), self.const_null())
-    }
     /// A linkonce_odr hidden initial-exec thread-local variable (one per
     /// program after linking), created if the module does not have it.
     pub fn tls_var(self, name: &str, ty: Type, init: Value) -> Value {

@@ -14,21 +14,9 @@ use crate::known::{self, Effect, MarkerKind, Role};
 use dao_analysis::paths::{self, CallFacts, MarkerPaths};
 use dao_analysis::liveness::LiveSets;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SiteKind {
-    Call = 1,
-    Marker = 2,
-    Forced = 3,
-    /// `__kmpc_fork_call` of a region whose outlined function reaches a
-    /// marker: executed again on the jump path.
-    Fork = 4,
-    /// A barrier (or `__kmpc_end_reduce`) in parallel code on a marker
-    /// path: a thread waiting there takes part in a checkpoint.
-    Sync = 5,
-    /// The end of an outlined function (a thread that has finished its
-    /// part of the region).
-    Exit = 6,
-}
+/// What a labelled site is: the ABI's `dao_site_desc.kind` (values in
+/// `dao_abi`, defined once for the pass and the runtime).
+pub use dao_abi::SiteKind;
 
 #[derive(Debug)]
 pub struct SitePlan {

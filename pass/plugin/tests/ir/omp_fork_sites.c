@@ -14,7 +14,7 @@
 //   dao_omp_unpark; the restore block re-enters before the park.
 // - A marker in parallel code also tests dao_omp_request.
 // - __kmpc_single is routed to dao_omp_single (__kmpc_end_single stays).
-// Site kinds (plan.rs SiteKind): Call 1, Marker 2, Forced 3, Fork 4, Sync 5, Exit 6.
+// Site kinds (dao_abi::SiteKind): Call 1, Marker 2, Forced 3, Fork 4, Sync 5, Exit 6.
 // RUN: %clang -fopenmp -O0 -gline-tables-only %s | %opt | %FileCheck %s --check-prefixes=CHECK,O0
 // RUN: %clang -fopenmp -O2 -gline-tables-only %s | %opt | %FileCheck %s --check-prefixes=CHECK,O2
 #include "dao.h"

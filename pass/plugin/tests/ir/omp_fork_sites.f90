@@ -16,7 +16,7 @@
 ! before the stores that fill the struct, not right before the fork, and the
 ! pass does not yet anchor the fork site there (the push is not replayed on
 ! restart). Add that check here when the pass handles it.
-! Site kinds (plan.rs SiteKind): Call 1, Marker 2, Forced 3, Fork 4, Sync 5, Exit 6.
+! Site kinds (dao_abi::SiteKind): Call 1, Marker 2, Forced 3, Fork 4, Sync 5, Exit 6.
 ! RUN: %flang -fopenmp -O0 -gline-tables-only %s | %opt | %FileCheck %s --check-prefixes=CHECK,O0
 ! RUN: %flang -fopenmp -O2 -gline-tables-only %s | %opt | %FileCheck %s --check-prefixes=CHECK,O2
 ! RUN: %flang -fopenmp -O0 -gline-tables-only %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s --check-prefix=REM
