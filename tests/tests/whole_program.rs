@@ -51,6 +51,8 @@ cases! {
     c_recursion        => Case { name: "recursion",        lang: Lang::C, args: &["8"],        every: 80,     crash_after: A, crash_in: B }; // 1008
     c_ssa_accumulators => Case { name: "ssa_accumulators", lang: Lang::C, args: &["20000000"], every: 200,    crash_after: A, crash_in: B }; // 2638
     c_stack_arrays     => Case { name: "stack_arrays",     lang: Lang::C, args: &["4000"],     every: 1300,   crash_after: A, crash_in: B }; // 16008
+    // buffers read only by strdup/strndup after the marker loop
+    c_strdup_source    => Case { name: "strdup_source",    lang: Lang::C, args: &["2000000"],  every: 150,    crash_after: A, crash_in: B }; // 2000
     c_struct_chain     => Case { name: "struct_chain",     lang: Lang::C, args: &["10000"],    every: 3000,   crash_after: A, crash_in: B }; // 35000
     // crash points in the first loop (1, 3) and in the second (9)
     c_two_loops        => Case { name: "two_loops",        lang: Lang::C, args: &["30000"],    every: 5000,   crash_after: &[1, 3, 9], crash_in: &[4, 8] }; // 60000

@@ -56,9 +56,13 @@ pub enum Effect {
     /// arguments, without keeping the pointers (printf, memcpy, Fortran I/O).
     ReadsArgs,
     /// A heap allocation function: its result points into the heap, which
-    /// the runtime finds by reachability. `Some(to)`: a libc function routed
-    /// to the dao heap entry `to`; `None`: a dao heap entry itself.
-    Alloc(Option<&'static str>),
+    /// the runtime finds by reachability. `to: Some(entry)`: a libc function
+    /// routed to the dao heap entry `entry`; `None`: a dao heap entry itself.
+    /// `reads_args`: it also reads memory reachable from its pointer
+    /// arguments, like [`Effect::ReadsArgs`] (strdup reads its source
+    /// string); otherwise it reads no program memory (malloc; realloc and
+    /// free only touch the heap block they are given).
+    Alloc { to: Option<&'static str>, reads_args: bool },
     /// A checkpoint marker.
     Marker(MarkerKind),
     /// `__kmpc_fork_call`: runs the outlined function given as operand
@@ -306,6 +310,14 @@ const fn libm(name: &'static str, sig: &'static [Shape], effect: Option<Effect>,
 const fn kmpc(name: &'static str, sig: &'static [Shape], role: Option<Role>, guard: Guard) -> Row {
     row(Exact(name), sig, Some(ReadsArgs), role, guard)
 }
+/// An allocation function that reads no program memory.
+const fn alloc(to: Option<&'static str>) -> Effect {
+    Alloc { to, reads_args: false }
+}
+/// An allocation function that reads memory through its pointer arguments.
+const fn alloc_reading(to: Option<&'static str>) -> Effect {
+    Alloc { to, reads_args: true }
+}
 /// A dao runtime entry point.
 const fn dao(name: &'static str, sig: &'static [Shape], effect: Option<Effect>, guard: Guard) -> Row {
     row(Exact(name), sig, effect, Some(Role::DaoRuntime), guard)
@@ -363,14 +375,15 @@ pub static TABLE: &[Row] = &[
     dao(rt::FORCED, V_PTR, Some(NoMem), CheckIn),
     dao(rt::OMP_PARK, V_PTR, Some(NoMem), CheckIn),
     // the routed heap entries take the type of the call they replace: any
-    dao(rt::MALLOC, ANY, Some(Alloc(None)), DaoWrite),
-    dao(rt::CALLOC, ANY, Some(Alloc(None)), DaoWrite),
-    dao(rt::REALLOC, ANY, Some(Alloc(None)), DaoWrite),
+    dao(rt::MALLOC, ANY, Some(alloc(None)), DaoWrite),
+    dao(rt::CALLOC, ANY, Some(alloc(None)), DaoWrite),
+    dao(rt::REALLOC, ANY, Some(alloc(None)), DaoWrite),
     dao(rt::FREE, ANY, Some(NoMem), DaoWrite),
-    dao(rt::ALIGNED_ALLOC, ANY, Some(Alloc(None)), DaoWrite),
+    dao(rt::ALIGNED_ALLOC, ANY, Some(alloc(None)), DaoWrite),
     dao(rt::POSIX_MEMALIGN, ANY, Some(NoMem), DaoWrite),
-    dao(rt::STRDUP, ANY, Some(NoMem), DaoWrite),
-    dao(rt::STRNDUP, ANY, Some(NoMem), DaoWrite),
+    // they read their source string (like strdup, routed to them)
+    dao(rt::STRDUP, ANY, Some(alloc_reading(None)), DaoWrite),
+    dao(rt::STRNDUP, ANY, Some(alloc_reading(None)), DaoWrite),
     // a `single` claims a team-wide instance (a worker that has checked in
     // must not win one the checkpoint then records as won before its
     // position); routed from __kmpc_single with its type
@@ -386,16 +399,18 @@ pub static TABLE: &[Row] = &[
     dao(rt::OMP_UNPARK, V_PTR, Some(NoMem), Pure),
     dao(rt::OMP_GUARD_WAIT, V, Some(NoMem), Pure),
     // ---- heap allocation, routed to the dao heap (order: the routing order)
-    libc("malloc", &[both("ptr (i64)")], Some(Alloc(Some(rt::MALLOC))), LibcWrite),
-    libc("calloc", &[both("ptr (i64, i64)")], Some(Alloc(Some(rt::CALLOC))), LibcWrite),
-    libc("realloc", &[both("ptr (ptr, i64)")], Some(Alloc(Some(rt::REALLOC))), LibcWrite),
-    libc("free", &[both("void (ptr)")], Some(Alloc(Some(rt::FREE))), LibcWrite),
-    libc("aligned_alloc", &[c("ptr (i64, i64)")], Some(Alloc(Some(rt::ALIGNED_ALLOC))), LibcWrite),
+    libc("malloc", &[both("ptr (i64)")], Some(alloc(Some(rt::MALLOC))), LibcWrite),
+    libc("calloc", &[both("ptr (i64, i64)")], Some(alloc(Some(rt::CALLOC))), LibcWrite),
+    libc("realloc", &[both("ptr (ptr, i64)")], Some(alloc(Some(rt::REALLOC))), LibcWrite),
+    libc("free", &[both("void (ptr)")], Some(alloc(Some(rt::FREE))), LibcWrite),
+    libc("aligned_alloc", &[c("ptr (i64, i64)")], Some(alloc(Some(rt::ALIGNED_ALLOC))), LibcWrite),
     // not in the guard's list of library writers: an unknown call there
-    libc("memalign", &[c("ptr (i64, i64)")], Some(Alloc(Some(rt::ALIGNED_ALLOC))), Unknown),
-    libc("posix_memalign", &[c("i32 (ptr, i64, i64)")], Some(Alloc(Some(rt::POSIX_MEMALIGN))), LibcWrite),
-    libc("strdup", PTR_PTR, Some(Alloc(Some(rt::STRDUP))), LibcWrite),
-    libc("strndup", &[c("ptr (ptr, i64)")], Some(Alloc(Some(rt::STRNDUP))), LibcWrite),
+    libc("memalign", &[c("ptr (i64, i64)")], Some(alloc(Some(rt::ALIGNED_ALLOC))), Unknown),
+    libc("posix_memalign", &[c("i32 (ptr, i64, i64)")], Some(alloc(Some(rt::POSIX_MEMALIGN))), LibcWrite),
+    // strdup and strndup read their source string: a buffer read only by
+    // them after a marker is live there
+    libc("strdup", PTR_PTR, Some(alloc_reading(Some(rt::STRDUP))), LibcWrite),
+    libc("strndup", &[c("ptr (ptr, i64)")], Some(alloc_reading(Some(rt::STRNDUP))), LibcWrite),
     // ---- OpenMP (libomp) --------------------------------------------------
     // fork_call_if(ident, argc, microtask, cond, args): flang's
     // `parallel if(...)`; libomp serialises the region when cond is 0
@@ -672,7 +687,7 @@ pub static TABLE: &[Row] = &[
     row(Prefix("_FortranA"), ANY, Some(ReadsArgs), None, LibcWrite),
     row(Prefix("_Fortran"), ANY, None, None, LibcWrite),
     row(Prefix("__isoc99_"), ANY, None, None, LibcWrite),
-    row(PrefixWith(dao_abi::PREFIX, "alloc"), ANY, Some(Alloc(None)), Some(Role::DaoRuntime), Pure),
+    row(PrefixWith(dao_abi::PREFIX, "alloc"), ANY, Some(alloc(None)), Some(Role::DaoRuntime), Pure),
     row(Prefix(dao_abi::PREFIX), ANY, Some(NoMem), Some(Role::DaoRuntime), Pure),
     row(Prefix("__dao"), ANY, None, Some(Role::DaoRuntime), Pure),
 ];
@@ -774,7 +789,7 @@ pub fn lookup_name(name: &str) -> Option<Match> {
 /// table's order.
 pub fn alloc_routes() -> impl Iterator<Item = (&'static str, &'static str)> {
     TABLE.iter().filter_map(|r| match (r.name, r.effect) {
-        (Exact(from), Some(Alloc(Some(to)))) => Some((from, to)),
+        (Exact(from), Some(Alloc { to: Some(to), .. })) => Some((from, to)),
         _ => None,
     })
 }

@@ -156,11 +156,11 @@ mod old {
 
 fn new_liveness(name: &str) -> (Option<old::E>, bool) {
     let e = lookup_name(name).and_then(|m| m.row.effect);
-    let heap = matches!(e, Some(Alloc(_)));
+    let heap = matches!(e, Some(Alloc { .. }));
     let e = e.map(|e| match e {
-        NoMem | Alloc(None) => old::E::NoMem,
+        NoMem | Alloc { to: None, .. } => old::E::NoMem,
         ReadsArgs => old::E::ReadsArgs,
-        Alloc(Some(to)) => old::E::Alloc(to),
+        Alloc { to: Some(to), .. } => old::E::Alloc(to),
         Marker(MarkerKind::Potential) => old::E::MarkerP,
         Marker(MarkerKind::Forced) => old::E::MarkerF,
         ForkCall => old::E::ForkCall,
@@ -204,9 +204,13 @@ fn every_old_name() -> Vec<String> {
     out
 }
 
+/// Names whose rows were deliberately corrected after the old lists (see
+/// the tests below): left out of the comparison.
+const CORRECTED: &[&str] = &["strdup", "strndup", "dao_strdup", "dao_strndup", "strtok"];
+
 #[test]
 fn same_answers_as_the_old_lists() {
-    for n in every_old_name() {
+    for n in every_old_name().into_iter().filter(|n| !CORRECTED.contains(&n.as_str())) {
         let (e, heap) = new_liveness(&n);
         assert_eq!(e, old::classify(&n), "liveness effect of {n:?}");
         assert_eq!(heap, old::heap(&n), "heap result of {n:?}");
@@ -264,4 +268,22 @@ fn shapes_and_variants() {
     assert!(lookup_name("_setjmp").unwrap().accepts("i64 ()"));
     assert_eq!(lookup_name("myf").map(|m| m.row.name), None);
     assert_eq!(alloc_routes().count(), 9);
+}
+
+/// strdup and strndup (and the dao entries they are routed to) allocate and
+/// read their source string: the old lists said "reads nothing", which let
+/// a buffer read only by a later strdup be judged dead at a marker.
+#[test]
+fn strdup_reads_its_source() {
+    for (n, to) in [("strdup", Some(rt::STRDUP)), ("strndup", Some(rt::STRNDUP)), (rt::STRDUP, None), (rt::STRNDUP, None)] {
+        let r = lookup_name(n).unwrap().row;
+        assert_eq!(r.effect, Some(Alloc { to, reads_args: true }), "{n}");
+    }
+    assert!(alloc_routes().any(|r| r == ("strdup", rt::STRDUP)));
+    assert!(alloc_routes().any(|r| r == ("strndup", rt::STRNDUP)));
+    assert_eq!(lookup_name("malloc").unwrap().row.effect, Some(Alloc { to: Some(rt::MALLOC), reads_args: false }));
+    // the guard answers are the old ones
+    for n in ["strdup", "strndup", rt::STRDUP, rt::STRNDUP] {
+        assert_eq!(new_guard(n), old::guard(n), "{n}");
+    }
 }

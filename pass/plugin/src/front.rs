@@ -174,7 +174,7 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
                     let callee = u.called_function();
                     let name = callee.map(|c| c.name()).unwrap_or_default();
                     let harmless = name.starts_with("llvm.")
-                        || matches!(callee.and_then(known::effect), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc(_) | Effect::Env));
+                        || matches!(callee.and_then(known::effect), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc { .. } | Effect::Env));
                     if harmless {
                         continue;
                     }
@@ -379,7 +379,7 @@ impl<'a> FuncFacts<'a> {
                 if name == "llvm.threadlocal.address" {
                     // clang's access to a thread-local global (threadprivate)
                     self.bases(v.operand(0))
-                } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc(_))) {
+                } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc { .. })) {
                     Bases { heap: true, ..Default::default() }
                 } else {
                     Bases::unknown()
@@ -546,8 +546,9 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
                 }
             }
         }
-        CallKind::Marker(_) | CallKind::Known(Effect::NoMem | Effect::Alloc(_)) => {}
-        CallKind::Known(Effect::ReadsArgs | Effect::Env) => {
+        CallKind::Marker(_) | CallKind::Known(Effect::NoMem | Effect::Alloc { reads_args: false, .. }) => {}
+        // strdup, strndup: an allocation that reads its source string
+        CallKind::Known(Effect::ReadsArgs | Effect::Env | Effect::Alloc { reads_args: true, .. }) => {
             for a in ptr_args() {
                 mem_uses(ff, vars, a, out);
             }
