@@ -604,7 +604,11 @@ pub static TABLE: &[Row] = &[
     libc("strchr", PTR_PTR_I32, Some(ReadsArgs), Pure),
     libc("strrchr", PTR_PTR_I32, Some(ReadsArgs), Pure),
     libc("strstr", PTR_PTR_PTR, Some(ReadsArgs), Pure),
-    libc("strtok", PTR_PTR_PTR, Some(ReadsArgs), Unknown),
+    // strtok keeps the string it was given in libc between calls
+    // (`strtok(NULL, sep)` reads and writes the buffer passed earlier): it
+    // does not read through its arguments only, so it is unknown (it may
+    // read any escaped memory; the buffer escapes to it)
+    libc("strtok", PTR_PTR_PTR, None, Unknown),
     libc("strerror", &[c("ptr (i32)")], Some(ReadsArgs), Unknown),
     libc("memcmp", &[c("i32 (ptr, ptr, i64)")], Some(ReadsArgs), Pure),
     libc("memcpy", PTR_PTR_PTR_I64, Some(ReadsArgs), LibcWrite),

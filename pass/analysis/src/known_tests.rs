@@ -287,3 +287,11 @@ fn strdup_reads_its_source() {
         assert_eq!(new_guard(n), old::guard(n), "{n}");
     }
 }
+
+/// strtok keeps its buffer between calls (`strtok(NULL, ...)` reads it):
+/// unknown, not "reads its arguments only" as the old lists said.
+#[test]
+fn strtok_is_unknown() {
+    assert_eq!(lookup_name("strtok").unwrap().row.effect, None);
+    assert_eq!(new_guard("strtok"), 3);
+}
