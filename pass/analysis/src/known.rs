@@ -73,6 +73,33 @@ pub enum Effect {
     Env,
     /// May return twice (setjmp family): rejected on marker paths.
     ReturnsTwice,
+    /// An LLVM intrinsic: what it reads and writes is its role's [`Intr`].
+    Intrinsic,
+}
+
+/// What an LLVM intrinsic (`llvm.*`, role [`Role::Intrinsic`]) does, for
+/// liveness and the instrumentation, with its operand positions. Intrinsic
+/// names carry type suffixes (`llvm.memcpy.p0.p0.i64`): the rows are
+/// families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intr {
+    /// memcpy, memmove: reads through operand `src`; writes operand `len`
+    /// bytes at operand `dest` (a constant length covering a whole object
+    /// overwrites it).
+    Copy { dest: u32, src: u32, len: u32 },
+    /// memset: writes operand `len` bytes at operand `dest`, reads nothing.
+    Set { dest: u32, len: u32 },
+    /// lifetime.start/end: no memory access; the instrumentation removes
+    /// them (the restart dispatch keeps stack objects alive across them).
+    Lifetime,
+    /// threadlocal.address: the calling thread's address of the
+    /// thread-local global in operand `global`.
+    ThreadlocalAddress { global: u32 },
+    /// No program memory read (dbg, assume, stack save/restore, noalias
+    /// scopes).
+    NoMem,
+    /// Any other intrinsic: reads through its pointer arguments.
+    Other,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +149,8 @@ pub enum Role {
     SerializedParallel,
     /// An entry point (or generated helper) of the dao runtime.
     DaoRuntime,
+    /// An LLVM intrinsic (effect [`Effect::Intrinsic`]).
+    Intrinsic(Intr),
 }
 
 /// What a call means for the shared-write guards (guard.rs).
@@ -144,6 +173,10 @@ pub enum Guard {
     DaoWrite,
     /// Unknown: may write shared memory and may reach a check-in point.
     Unknown,
+    /// Writes through its operand `k` (memcpy's destination, masked.store's
+    /// pointer): guarded like a write unless that operand provably points
+    /// to private memory.
+    WritesOperand(u32),
 }
 
 /// Which front end emits a declaration of this shape.
@@ -214,6 +247,8 @@ pub mod names {
     pub const OMP_UNSET_LOCK: &str = "omp_unset_lock";
     pub const OMP_SET_NEST_LOCK: &str = "omp_set_nest_lock";
     pub const OMP_UNSET_NEST_LOCK: &str = "omp_unset_nest_lock";
+    /// The intrinsic the module's TLS accessor calls (emit.rs).
+    pub const THREADLOCAL_ADDRESS: &str = "llvm.threadlocal.address.p0";
 
     /// The dao runtime's entry points and globals the pass declares or
     /// routes to: the names of `dao_abi::entry` and `dao_abi::global` (the
@@ -317,6 +352,10 @@ const fn alloc(to: Option<&'static str>) -> Effect {
 /// An allocation function that reads memory through its pointer arguments.
 const fn alloc_reading(to: Option<&'static str>) -> Effect {
     Alloc { to, reads_args: true }
+}
+/// An LLVM intrinsic family.
+const fn llvm(prefix: &'static str, intr: Intr, guard: Guard) -> Row {
+    row(Prefix(prefix), ANY, Some(Intrinsic), Some(Role::Intrinsic(intr)), guard)
 }
 /// A dao runtime entry point.
 const fn dao(name: &'static str, sig: &'static [Shape], effect: Option<Effect>, guard: Guard) -> Row {
@@ -663,6 +702,30 @@ pub static TABLE: &[Row] = &[
     libc("fstat", &[c("i32 (i32, ptr)")], Some(ReadsArgs), Unknown),
     libc("isatty", I32_I32, Some(ReadsArgs), Unknown),
     // ---- families (tried in this order after the exact names) -------------
+    // LLVM intrinsics (any type: they are overloaded), before the `llvm.`
+    // catch-all. memcpy & co. also match their `.inline` and
+    // `.element.unordered.atomic` forms (same operand positions).
+    llvm("llvm.memcpy", Intr::Copy { dest: 0, src: 1, len: 2 }, WritesOperand(0)),
+    llvm("llvm.memmove", Intr::Copy { dest: 0, src: 1, len: 2 }, WritesOperand(0)),
+    llvm("llvm.memset", Intr::Set { dest: 0, len: 2 }, WritesOperand(0)),
+    // masked.store(value, ptr, align, mask)
+    llvm("llvm.masked.store", Intr::Other, WritesOperand(1)),
+    // stores to addresses computed inside: a write for the guards
+    llvm("llvm.masked.scatter", Intr::Other, LibcWrite),
+    llvm("llvm.vp.store", Intr::Other, LibcWrite),
+    llvm("llvm.vp.scatter", Intr::Other, LibcWrite),
+    llvm("llvm.lifetime", Intr::Lifetime, Pure),
+    llvm("llvm.dbg", Intr::NoMem, Pure),
+    llvm("llvm.assume", Intr::NoMem, Pure),
+    llvm("llvm.stack", Intr::NoMem, Pure),
+    llvm("llvm.experimental.noalias", Intr::NoMem, Pure),
+    // NB: the exact name, as the pass has always matched it; LLVM 19 spells
+    // the intrinsic with its pointer type (`llvm.threadlocal.address.p0`,
+    // see names::THREADLOCAL_ADDRESS), which this row does not match, so
+    // such calls fall to the catch-all (conservative: the result is an
+    // unknown pointer, a store through it is guarded).
+    row(Exact("llvm.threadlocal.address"), ANY, Some(Intrinsic), Some(Role::Intrinsic(Intr::ThreadlocalAddress { global: 0 })), Pure),
+    llvm("llvm.", Intr::Other, Pure),
     row(Prefix("__kmpc_dispatch_next_"), &[both("i32 (ptr, i32, ptr, ptr, ptr, ptr)")], Some(ReadsArgs), Some(Role::DispatchNext), Pure),
     row(
         Prefix("__kmpc_dispatch_init_"),

@@ -166,6 +166,7 @@ fn new_liveness(name: &str) -> (Option<old::E>, bool) {
         ForkCall => old::E::ForkCall,
         Env => old::E::Env,
         ReturnsTwice => old::E::ReturnsTwice,
+        Intrinsic => panic!("{name}: an intrinsic row"),
     });
     (e, heap)
 }
@@ -173,7 +174,7 @@ fn new_liveness(name: &str) -> (Option<old::E>, bool) {
 fn new_guard(name: &str) -> u8 {
     match lookup_name(name).map_or(Unknown, |m| m.row.guard) {
         Pure => 0,
-        LibcWrite | OmpWrite | DaoWrite => 1,
+        LibcWrite | OmpWrite | DaoWrite | WritesOperand(_) => 1,
         CheckIn => 2,
         Unknown => 3,
     }
@@ -294,4 +295,33 @@ fn strdup_reads_its_source() {
 fn strtok_is_unknown() {
     assert_eq!(lookup_name("strtok").unwrap().row.effect, None);
     assert_eq!(new_guard("strtok"), 3);
+}
+
+/// The intrinsic rows answer what front.rs, guard.rs and emit.rs matched by
+/// name before they asked the table.
+#[test]
+fn intrinsics() {
+    let intr = |n: &str| match lookup_name(n).map(|m| (m.row.effect, m.row.role, m.row.guard)) {
+        Some((Some(Intrinsic), Some(Role::Intrinsic(i)), g)) => (i, g),
+        other => panic!("{n}: {other:?}"),
+    };
+    let copy = Intr::Copy { dest: 0, src: 1, len: 2 };
+    assert_eq!(intr("llvm.memcpy.p0.p0.i64"), (copy, WritesOperand(0)));
+    assert_eq!(intr("llvm.memcpy.inline.p0.p0.i64"), (copy, WritesOperand(0)));
+    assert_eq!(intr("llvm.memmove.p0.p0.i64"), (copy, WritesOperand(0)));
+    assert_eq!(intr("llvm.memset.p0.i64"), (Intr::Set { dest: 0, len: 2 }, WritesOperand(0)));
+    assert_eq!(intr("llvm.masked.store.v4f64.p0"), (Intr::Other, WritesOperand(1)));
+    assert_eq!(intr("llvm.masked.scatter.v4f64.v4p0"), (Intr::Other, LibcWrite));
+    assert_eq!(intr("llvm.vp.store.v4f64.p0"), (Intr::Other, LibcWrite));
+    assert_eq!(intr("llvm.lifetime.start.p0"), (Intr::Lifetime, Pure));
+    assert_eq!(intr("llvm.lifetime.end.p0"), (Intr::Lifetime, Pure));
+    for n in ["llvm.dbg.declare", "llvm.dbg.value", "llvm.assume", "llvm.stacksave.p0", "llvm.stackrestore.p0", "llvm.experimental.noalias.scope.decl"] {
+        assert_eq!(intr(n), (Intr::NoMem, Pure), "{n}");
+    }
+    for n in ["llvm.fmuladd.f64", "llvm.masked.load.v4f64.p0", "llvm.prefetch.p0", names::THREADLOCAL_ADDRESS] {
+        assert_eq!(intr(n), (Intr::Other, Pure), "{n}");
+    }
+    assert_eq!(intr("llvm.threadlocal.address"), (Intr::ThreadlocalAddress { global: 0 }, Pure));
+    // not intrinsics
+    assert!(lookup_name("llvm_foo").is_none_or(|m| !matches!(m.row.role, Some(Role::Intrinsic(_)))));
 }

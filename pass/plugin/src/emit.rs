@@ -18,7 +18,7 @@
 //! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
 //! (phis) for the dispatch edges.
 use crate::ir::{promote_allocas, set_unlikely_first, Block, Builder, Module, Opcode, Type, Value};
-use crate::known::{alloc_routes, names};
+use crate::known::{self, alloc_routes, names, Intr};
 use crate::plan::{FuncPlan, ModulePlan};
 use dao_abi::{entry, global, Entry, Global, Layout, SiteKind, Ty, DAO_ABI_VERSION};
 use llvm_sys::LLVMLinkage;
@@ -388,7 +388,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         let b = m.builder();
         b.at_end(m.append_block(f, "entry"));
         let out = f.params()[0];
-        let tla = m.get_or_declare("llvm.threadlocal.address.p0", m.fn_ty(m.ptr(), &[m.ptr()]));
+        let tla = m.get_or_declare(names::THREADLOCAL_ADDRESS, m.fn_ty(m.ptr(), &[m.ptr()]));
         for (i, g) in tls.iter().enumerate() {
             let a = b.call(m.fn_ty(m.ptr(), &[m.ptr()]), tla, &[*g], "");
             b.store(a, b.byte_gep(out, 8 * i as u64, ""));
@@ -472,12 +472,9 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     for blk in f.blocks() {
         for i in blk.instructions() {
             if i.is_call() {
-                if let Some(c) = i.called_function() {
-                    let n = c.name();
-                    if n.starts_with("llvm.lifetime.start") || n.starts_with("llvm.lifetime.end") {
-                        i.erase();
-                        continue;
-                    }
+                if known::call_intrinsic(i) == Some(Intr::Lifetime) {
+                    i.erase();
+                    continue;
                 }
                 i.set_tail_call(false);
             }

@@ -22,7 +22,7 @@
 //!   defined callee, the table entry of a known external one (`known.rs`),
 //!   and everything escaped for unknown and indirect callees.
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{self, Effect};
+use crate::known::{self, Effect, Intr};
 use dao_analysis::{BitSet, Body, Stmt};
 use std::collections::{HashMap, HashSet};
 
@@ -171,10 +171,11 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
                     if u.called_value() == p {
                         continue;
                     }
-                    let callee = u.called_function();
-                    let name = callee.map(|c| c.name()).unwrap_or_default();
-                    let harmless = name.starts_with("llvm.")
-                        || matches!(callee.and_then(known::effect), Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc { .. } | Effect::Env));
+                    // known functions and intrinsics do not keep pointers
+                    let harmless = matches!(
+                        u.called_function().and_then(known::effect),
+                        Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc { .. } | Effect::Env | Effect::Intrinsic)
+                    );
                     if harmless {
                         continue;
                     }
@@ -261,7 +262,7 @@ fn private_rec(p: Value, depth: u32) -> bool {
             srcs.iter().all(|o| private_rec(*o, depth + 1))
         };
     }
-    p.is_instruction() && p.is_call() && p.called_function().is_some_and(|f| f.name() == "llvm.threadlocal.address")
+    p.is_instruction() && matches!(known::call_intrinsic(p), Some(Intr::ThreadlocalAddress { .. }))
 }
 
 /// Per-function facts: stack objects and pointer bases.
@@ -375,10 +376,9 @@ impl<'a> FuncFacts<'a> {
             Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
             Opcode::LLVMCall => {
                 let callee = v.called_function();
-                let name = callee.map(|c| c.name()).unwrap_or_default();
-                if name == "llvm.threadlocal.address" {
+                if let Some(Intr::ThreadlocalAddress { global }) = callee.and_then(known::intrinsic) {
                     // clang's access to a thread-local global (threadprivate)
-                    self.bases(v.operand(0))
+                    self.bases(v.operand(global))
                 } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc { .. })) {
                     Bases { heap: true, ..Default::default() }
                 } else {
@@ -411,7 +411,7 @@ impl<'a> FuncFacts<'a> {
                     }
                     b.join(&self.bases(val));
                 }
-                Opcode::LLVMCall if u.called_function().is_some_and(|c| c.name().starts_with("llvm.lifetime")) => {}
+                Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => {}
                 _ => return None,
             }
         }
@@ -438,7 +438,8 @@ impl<'a> FuncFacts<'a> {
 /// How a call is treated by the analyses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallKind {
-    Intrinsic,
+    /// An LLVM intrinsic (the table's `llvm.` rows).
+    Intrinsic(Intr),
     Marker(known::MarkerKind),
     Known(Effect),
     Defined(usize),
@@ -451,9 +452,8 @@ pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
     match call.called_function() {
         None => CallKind::Indirect,
         Some(f) => {
-            let name = f.name();
-            if name.starts_with("llvm.") {
-                return CallKind::Intrinsic;
+            if let Some(i) = known::intrinsic(f) {
+                return CallKind::Intrinsic(i);
             }
             if let Some(&ix) = mf.func_ix.get(&f) {
                 return CallKind::Defined(ix);
@@ -529,21 +529,11 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
     let kind = call_kind(mf, call);
     let ptr_args = || call.args().into_iter().filter(|a| a.ty().is_pointer());
     match kind {
-        CallKind::Intrinsic => {
-            let name = call.called_function().unwrap().name();
-            if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") {
-                mem_uses(ff, vars, call.operand(1), out);
-            } else if name.starts_with("llvm.memset")
-                || name.starts_with("llvm.lifetime")
-                || name.starts_with("llvm.dbg")
-                || name.starts_with("llvm.assume")
-                || name.starts_with("llvm.stack")
-                || name.starts_with("llvm.experimental.noalias")
-            {
-            } else {
-                for a in ptr_args() {
-                    mem_uses(ff, vars, a, out);
-                }
+        CallKind::Intrinsic(Intr::Copy { src, .. }) => mem_uses(ff, vars, call.operand(src), out),
+        CallKind::Intrinsic(Intr::Set { .. } | Intr::Lifetime | Intr::NoMem) => {}
+        CallKind::Intrinsic(Intr::ThreadlocalAddress { .. } | Intr::Other) => {
+            for a in ptr_args() {
+                mem_uses(ff, vars, a, out);
             }
         }
         CallKind::Marker(_) | CallKind::Known(Effect::NoMem | Effect::Alloc { reads_args: false, .. }) => {}
@@ -573,7 +563,8 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
                 summary_uses(&s[g], vars, ff, out);
             }
         }
-        CallKind::Known(Effect::ReturnsTwice | Effect::Marker(_)) | CallKind::Unknown | CallKind::Indirect => {
+        // (an intrinsic is CallKind::Intrinsic)
+        CallKind::Known(Effect::ReturnsTwice | Effect::Marker(_) | Effect::Intrinsic) | CallKind::Unknown | CallKind::Indirect => {
             for a in ptr_args() {
                 mem_uses(ff, vars, a, out);
             }
@@ -655,12 +646,9 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 Opcode::LLVMVAArg => unknown_uses(ff, &vars, &mut st.uses),
                 Opcode::LLVMCall => {
                     call_uses(ff, &vars, inst, sums, &mut st.uses);
-                    if let Some(callee) = inst.called_function() {
-                        let n = callee.name();
-                        if n.starts_with("llvm.memset") || n.starts_with("llvm.memcpy") || n.starts_with("llvm.memmove") {
-                            let len = inst.operand(2).const_int_value();
-                            write_kill(ff, &vars, inst.operand(0), len, &mut st.defs);
-                        }
+                    if let Some(Intr::Copy { dest, len, .. } | Intr::Set { dest, len }) = known::call_intrinsic(inst) {
+                        let len = inst.operand(len).const_int_value();
+                        write_kill(ff, &vars, inst.operand(dest), len, &mut st.defs);
                     }
                 }
                 _ => {}

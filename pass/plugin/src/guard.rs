@@ -85,6 +85,8 @@ fn event(g: Guard) -> Option<Ev> {
         Guard::LibcWrite | Guard::OmpWrite | Guard::DaoWrite => Some(Ev::Write),
         Guard::CheckIn => Some(Ev::Kill),
         Guard::Unknown => Some(Ev::WriteKill),
+        // (whether the operand is private is the caller's question)
+        Guard::WritesOperand(_) => Some(Ev::Write),
     }
 }
 
@@ -108,27 +110,19 @@ fn classify(i: Value, may_checkin: &HashSet<Value>, private_stores: &mut usize) 
     let Some(callee) = i.called_function() else {
         return Some(Ev::WriteKill); // indirect call, inline asm
     };
-    let name = callee.name();
-    if let Some(intr) = name.strip_prefix("llvm.") {
-        let dest = if intr.starts_with("memcpy") || intr.starts_with("memmove") || intr.starts_with("memset") {
-            Some(0)
-        } else if intr.starts_with("masked.store") {
-            Some(1)
-        } else if intr.starts_with("masked.scatter") || intr.starts_with("vp.store") || intr.starts_with("vp.scatter") {
-            return Some(Ev::Write);
-        } else {
-            None
-        };
-        return match dest {
-            Some(k) if !points_to_private(i.operand(k)) => Some(Ev::Write),
-            Some(_) => {
+    let row = known::lookup(callee);
+    // intrinsics: a write through an operand (memcpy's destination) unless
+    // it is private, a write (scatters), or nothing
+    if let Some(r) = row.filter(|r| matches!(r.role, Some(Role::Intrinsic(_)))) {
+        return match r.guard {
+            Guard::WritesOperand(k) if !points_to_private(i.operand(k)) => Some(Ev::Write),
+            Guard::WritesOperand(_) => {
                 *private_stores += 1;
                 None
             }
-            None => None,
+            g => event(g),
         };
     }
-    let row = known::lookup(callee);
     // dao's own entry points answer for themselves even where the module
     // defines a function of that name
     if let Some(r) = row.filter(|r| r.role == Some(Role::DaoRuntime)) {

@@ -12,7 +12,7 @@
 //! Keeping the table honest matters: an entry that claims "reads nothing"
 //! for a function that reads user memory would drop live data.
 use crate::ir::{Module, Value};
-pub use dao_analysis::known::{alloc_routes, is_dao_own, is_omp_runtime_state, names, Effect, Guard, MarkerKind, Role, Row};
+pub use dao_analysis::known::{alloc_routes, is_dao_own, is_omp_runtime_state, names, Effect, Guard, Intr, MarkerKind, Role, Row};
 
 /// The table's row for function `f` (declared or defined), if its name is
 /// in the table and its type is one the row accepts.
@@ -33,6 +33,23 @@ pub fn effect(f: Value) -> Option<Effect> {
 /// Checkpointing role of `f`.
 pub fn role(f: Value) -> Option<Role> {
     lookup(f).and_then(|r| r.role)
+}
+
+/// What `f` does if it is an LLVM intrinsic.
+pub fn intrinsic(f: Value) -> Option<Intr> {
+    match role(f) {
+        Some(Role::Intrinsic(i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// What the function a call instruction calls directly does if it is an
+/// LLVM intrinsic.
+pub fn call_intrinsic(call: Value) -> Option<Intr> {
+    if !call.is_call() {
+        return None;
+    }
+    call.called_function().and_then(intrinsic)
 }
 
 /// Role of the function a call instruction calls directly.
