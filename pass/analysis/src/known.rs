@@ -443,8 +443,7 @@ pub static TABLE: &[Row] = &[
     libc("realloc", &[both("ptr (ptr, i64)")], Some(alloc(Some(rt::REALLOC))), LibcWrite),
     libc("free", &[both("void (ptr)")], Some(alloc(Some(rt::FREE))), LibcWrite),
     libc("aligned_alloc", &[c("ptr (i64, i64)")], Some(alloc(Some(rt::ALIGNED_ALLOC))), LibcWrite),
-    // not in the guard's list of library writers: an unknown call there
-    libc("memalign", &[c("ptr (i64, i64)")], Some(alloc(Some(rt::ALIGNED_ALLOC))), Unknown),
+    libc("memalign", &[c("ptr (i64, i64)")], Some(alloc(Some(rt::ALIGNED_ALLOC))), LibcWrite),
     libc("posix_memalign", &[c("i32 (ptr, i64, i64)")], Some(alloc(Some(rt::POSIX_MEMALIGN))), LibcWrite),
     // strdup and strndup read their source string: a buffer read only by
     // them after a marker is live there
@@ -628,9 +627,10 @@ pub static TABLE: &[Row] = &[
     libc("__isoc99_scanf", I32_PTR_VA, Some(ReadsArgs), LibcWrite),
     libc("__isoc99_fscanf", I32_PTR_PTR_VA, Some(ReadsArgs), LibcWrite),
     libc("__isoc99_sscanf", I32_PTR_PTR_VA, Some(ReadsArgs), LibcWrite),
-    libc("__isoc23_scanf", I32_PTR_VA, Some(ReadsArgs), Unknown),
-    libc("__isoc23_fscanf", I32_PTR_PTR_VA, Some(ReadsArgs), Unknown),
-    libc("__isoc23_sscanf", I32_PTR_PTR_VA, Some(ReadsArgs), Unknown),
+    // glibc >= 2.38's C23 names of the same functions (-std=c2x)
+    libc("__isoc23_scanf", I32_PTR_VA, Some(ReadsArgs), LibcWrite),
+    libc("__isoc23_fscanf", I32_PTR_PTR_VA, Some(ReadsArgs), LibcWrite),
+    libc("__isoc23_sscanf", I32_PTR_PTR_VA, Some(ReadsArgs), LibcWrite),
     // ---- strings and memory ---------------------------------------------
     libc("strlen", I64_PTR, Some(ReadsArgs), Pure),
     libc("strnlen", &[c("i64 (ptr, i64)")], Some(ReadsArgs), Pure),
@@ -662,8 +662,8 @@ pub static TABLE: &[Row] = &[
     libc("strtoul", I64_PTR_PTR_I32, Some(ReadsArgs), LibcWrite),
     libc("strtoll", I64_PTR_PTR_I32, Some(ReadsArgs), LibcWrite),
     libc("strtoull", I64_PTR_PTR_I32, Some(ReadsArgs), LibcWrite),
-    libc("__isoc23_strtol", I64_PTR_PTR_I32, Some(ReadsArgs), Unknown),
-    libc("__isoc23_strtoul", I64_PTR_PTR_I32, Some(ReadsArgs), Unknown),
+    libc("__isoc23_strtol", I64_PTR_PTR_I32, Some(ReadsArgs), LibcWrite),
+    libc("__isoc23_strtoul", I64_PTR_PTR_I32, Some(ReadsArgs), LibcWrite),
     libc("strtod", &[c("double (ptr, ptr)")], Some(ReadsArgs), LibcWrite),
     libc("strtof", &[c("float (ptr, ptr)")], Some(ReadsArgs), LibcWrite),
     libc("isdigit", I32_I32, None, Pure),
@@ -754,6 +754,7 @@ pub static TABLE: &[Row] = &[
     row(Prefix("_FortranA"), ANY, Some(ReadsArgs), None, LibcWrite),
     row(Prefix("_Fortran"), ANY, None, None, LibcWrite),
     row(Prefix("__isoc99_"), ANY, None, None, LibcWrite),
+    row(Prefix("__isoc23_"), ANY, None, None, LibcWrite),
     row(PrefixWith(dao_abi::PREFIX, "alloc"), ANY, Some(alloc(None)), Some(Role::DaoRuntime), Pure),
     row(Prefix(dao_abi::PREFIX), ANY, Some(NoMem), Some(Role::DaoRuntime), Pure),
     row(Prefix("__dao"), ANY, None, Some(Role::DaoRuntime), Pure),
