@@ -2,8 +2,13 @@
 //! spirit of LLVM's `OMPKinds.def`). Every question the pass asks about a
 //! function it does not define (what it reads, what OpenMP construct it
 //! opens, whether it needs a shared-write guard, which operand is the
-//! outlined function, ...) is answered by one [`Row`] of [`TABLE`]; no
-//! consumer tests external names itself.
+//! outlined function or memcpy's destination, ...) is answered by one
+//! [`Row`] of [`TABLE`]; no consumer tests external names itself. That
+//! includes the LLVM intrinsics (`llvm.*` family rows: effect
+//! [`Effect::Intrinsic`], role [`Role::Intrinsic`] with an [`Intr`] that
+//! names their operands) and the dao runtime's entry points, whose names
+//! ([`names::rt`]) are those of the `dao-abi` crate, where the pass/runtime
+//! contract is defined once.
 //!
 //! # Columns
 //! - `name` ([`Pat`]): an exact name, a libm name (also matches its `f` and
@@ -24,14 +29,18 @@
 //!   from the call they replace.
 //! - `effect` ([`Effect`]): what the function reads of the program's memory,
 //!   for liveness (`None`: unknown to liveness, it may read anything that
-//!   escaped and reach a marker in another translation unit).
+//!   escaped and reach a marker in another translation unit). A function
+//!   that keeps a pointer it was given and reads through it in a later call
+//!   (`strtok`) is not [`Effect::ReadsArgs`]: leave it unknown. Allocation
+//!   functions say whether they also read their arguments (`strdup`).
 //! - `role` ([`Role`]): what it means for checkpointing OpenMP programs
 //!   (fork, barrier, begin/end of a construct, ...) or that it is an entry
-//!   point of the dao runtime; named operand positions live here
-//!   (`Fork { microtask }`, `TaskAlloc { entry }`).
+//!   point of the dao runtime, or what an LLVM intrinsic does; named operand
+//!   positions live here (`Fork { microtask }`, `TaskAlloc { entry }`,
+//!   `Intrinsic(Intr::Copy { dest, src, len })`).
 //! - `guard` ([`Guard`]): what it means for the shared-write guards of the
-//!   non-blocking protocol (pure, writes shared memory, takes a lock, is a
-//!   check-in point, ...).
+//!   non-blocking protocol (pure, writes shared memory, writes through
+//!   operand k unless it is private, takes a lock, is a check-in point, ...).
 //!
 //! The liveness and guard columns are deliberately independent: `rand` reads
 //! no program memory (liveness: [`Effect::NoMem`]) but writes libc's shared
@@ -42,7 +51,8 @@
 //! give the declared types clang and flang emit (compile a test program with
 //! `-S -emit-llvm` and copy the `declare` line's type), and if a consumer
 //! needs the name itself (to declare or route it), add a constant in
-//! [`names`] and use it in the row. New OpenMP or MPI meanings are new
+//! [`names`] and use it in the row (a dao runtime entry point is first
+//! added to `dao_abi::entry`, and its `names::rt` constant refers to it). New OpenMP or MPI meanings are new
 //! [`Role`] variants, asked for by the consumer that needs them. Then run
 //! `cargo test -p dao-analysis known` (the table is checked for duplicates
 //! and unparsable shapes).

@@ -1,19 +1,27 @@
 //! Carrying out a plan: the descriptors of dao_abi.h, the frame and label
 //! code in every function on a marker path, the restart dispatch, the main
-//! wrapper, and the routing of heap calls to the dao heap.
+//! wrapper, and the routing of heap calls to the dao heap. The contract
+//! with the runtime (descriptor layouts, entry points and their signatures,
+//! globals, `SiteKind`, flags, version) is the `dao-abi` crate's: nothing
+//! of it is spelled here.
 //!
 //! Per instrumented function F (see docs/design.md for the why):
 //! ```text
 //! entry:    static allocas (moved to the top), frame, alloca table, slot area
 //!           frame.func/allocas/slots = ...; table[i] = &alloca_i
-//!           %site = dao_frame_enter(&frame)         ; 0 unless restarting
-//!           br (%site != 0), dao.dispatch, entry.cont  ; weighted unlikely
+//!           frame.parent = dao_tls_top; dao_tls_top = &frame   ; inline push
+//!           br dao_restart_pending, dao.restart, entry.cont    ; weighted unlikely
+//! dao.restart: %site = dao_frame_restore(&frame); br (%site != 0), dao.dispatch, entry.cont
 //! site k:   frame.site = k; spill live SSA values to the slot area
-//!           call (a call site), or dao_candidate(&frame) (a marker)
+//!           call (a call site), or, when dao_tls_poll runs out,
+//!           dao_candidate(&frame) (a marker)
 //! dao.restore.k: replay environment calls; reload live SSA values from
 //!           the slot area; br to the call (call site) or past the marker
-//! ret:      dao_frame_leave(&frame)
+//! ret:      dao_tls_top = frame.parent                        ; inline pop
 //! ```
+//! (The out-of-line dao_frame_enter/dao_frame_leave of the ABI are for
+//! hand-written callers.) Outlined OpenMP functions and parallel code add
+//! the dao_omp_* calls (see `instrument_function`).
 //! Live SSA values are demoted to stack slots around the new edges and
 //! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
 //! (phis) for the dispatch edges.
