@@ -341,3 +341,27 @@ fn consistent_libc_writers() {
     assert_eq!(new_guard("__isoc23_vscanf"), new_guard("__isoc99_vscanf"));
     assert_eq!(new_guard("memalign"), new_guard("aligned_alloc"));
 }
+
+/// The declared types the table accepts for dao entry points are their
+/// `dao_abi` signatures (the pass declares them from there).
+#[test]
+fn dao_rows_match_the_abi() {
+    let ty = |t: dao_abi::Ty| match t {
+        dao_abi::Ty::I8 => "i8",
+        dao_abi::Ty::I32 => "i32",
+        dao_abi::Ty::I64 => "i64",
+        dao_abi::Ty::Ptr => "ptr",
+    };
+    let mut checked = 0;
+    for e in dao_abi::entry::ALL {
+        let m = lookup_name(e.name).unwrap_or_else(|| panic!("{}: no row", e.name));
+        assert_eq!(m.row.role, Some(Role::DaoRuntime), "{}", e.name);
+        let params: Vec<&str> = e.params.iter().map(|p| ty(*p)).collect();
+        let sig = format!("{} ({})", e.ret.map_or("void", ty), params.join(", "));
+        if let Some(acc) = m.accepted() {
+            assert_eq!(acc, [sig.clone()], "{}", e.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+}
