@@ -1,6 +1,8 @@
 //! `dao bench`: the NPB harness. For each benchmark x class x thread count it
 //! measures, side by side in one run, what the DAO paper's evaluation
-//! reports (docs: shared/papers.md, section 1, tables 2-4) and prints our
+//! reports (Fu, Ding, Song, Yang: "DAO: application-level checkpointing of
+//! OpenMP programs by extended data-flow analysis", Chinese Journal of
+//! Computers, 2010, tables 2-4) and prints our
 //! numbers beside the paper's ALC and C3 figures.
 //!
 //! Per benchmark x class, two builds (reused for every thread count), with
@@ -621,7 +623,8 @@ fn plots(rows: &[Row], out: &Path) -> Result<Vec<PathBuf>, BenchError> {
 }
 
 // ---------------------------------------------------------------------------
-// The DAO paper's figures (shared/papers.md section 1, tables 2-4).
+// The DAO paper's figures (Fu, Ding, Song, Yang, Chinese Journal of
+// Computers, 2010, tables 2-4).
 
 /// (benchmark, [S, W, A, B] as (seconds, percent)); None = "-".
 type Fig = [Option<(f64, f64)>; 4];

@@ -1,6 +1,7 @@
 //! Synthetic inputs: a small seeded RNG, random problems (tests), large
 //! uniform ones (solver timing), and CPU-GPU profiles shaped like the
-//! experiment of the CPU-GPU paper's table 1 (papers.md section 2).
+//! experiment of the CPU-GPU paper's table 1 (Jia, Yang, Ma, Journal of
+//! Software, 2013).
 
 use crate::gpu::Point;
 use crate::window::Problem;
