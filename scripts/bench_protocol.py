@@ -47,7 +47,7 @@ program and protocol a run killed right after its checkpoint
 
 Usage: python3 scripts/bench_protocol.py [--reps N] [--c-reps N] [--quick] [--no-instr]
 Needs `cargo build --release` and valgrind (for the instruction counts).
-Writes docs/bench/protocol.json (--json to change), prints markdown tables.
+Writes build/bench-results/protocol.json (git-ignored; --json to change), prints markdown tables.
 Temporary files: build/bench-protocol/ (checkpoint directories are on the
 same disk as the repository and removed after each run).
 """
@@ -239,8 +239,8 @@ def main():
     ap.add_argument("--npb-class", default="W")
     ap.add_argument("--unit", type=int, default=800000, help="omp_imbalance: iterations per work unit (800000: about 1 ms here)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", default=str(REPO / "docs" / "bench" / "protocol.json"))
-    ap.add_argument("--report", metavar="JSON", help="only print the tables of a stored run (e.g. docs/bench/protocol.json)")
+    ap.add_argument("--json", default=str(REPO / "build" / "bench-results" / "protocol.json"))
+    ap.add_argument("--report", metavar="JSON", help="only print the tables of a stored run (e.g. the committed docs/bench/protocol.json)")
     a = ap.parse_args()
     if a.report:
         report(json.loads(Path(a.report).read_text()))

@@ -40,8 +40,10 @@
 //! seconds`, as the paper's "run time"), except the recovery overhead, which
 //! is a difference of wall times and is relative to the clean run's wall
 //! time (median). Outputs: JSON (all raw numbers), markdown
-//! (tables in the shape of the paper's), one progress line per step on
-//! stderr. No SVG plot (not implemented).
+//! (tables in the shape of the paper's), two SVG bar charts in the output
+//! directory (`bench_sizes.svg`: image sizes, dao vs save-all vs RSS;
+//! `bench_overhead.svg`: save and restart overhead; see `plots`), one
+//! progress line per step on stderr.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -568,7 +570,7 @@ pub fn bench(req: &BenchRequest) -> Result<i32, BenchError> {
     Ok(0)
 }
 
-/// Two SVG figures next to the JSON: image sizes (dao, save-all, RSS) and
+/// Two SVG figures in the output directory (`--out`): image sizes (dao, save-all, RSS) and
 /// save/restart overhead in % beside the paper's ALC and C3 percentages.
 fn plots(rows: &[Row], out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     use crate::svg::{bars, Group};
