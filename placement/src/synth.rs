@@ -6,7 +6,8 @@
 use crate::gpu::Point;
 use crate::window::Problem;
 
-/// splitmix64.
+/// splitmix64 (Steele, Lea, Flood 2014): the workspace's one seeded RNG, also used
+/// by the whole-program tests' random kills (dao-tests) and dao-store's codec tests.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
 
