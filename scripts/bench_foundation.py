@@ -19,7 +19,7 @@ waiting does not count).
 
 Usage: python3 scripts/bench_foundation.py [--reps N] [--quick] [--instructions]
 Needs `cargo build --release` first (libdao.so, libdao_rt.a). Writes
-docs/bench/foundation.json and prints markdown tables for docs/results.md.
+build/bench-results/foundation.json (git-ignored) and prints markdown tables for docs/results.md.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 from pathlib import Path
@@ -228,10 +228,10 @@ def measure(a, label, clean, instr, env):
 
 
 def write_report(a, results):
-    (REPO / "docs" / "bench").mkdir(parents=True, exist_ok=True)
+    (REPO / "build" / "bench-results").mkdir(parents=True, exist_ok=True)
     out = {"command": "python3 scripts/bench_foundation.py" + (" --quick" if a.quick else "") + (" --instructions" if a.instructions else "") + f" --reps {a.reps}",
            "machine": os.uname().nodename, "nproc": os.cpu_count(), "results": results}
-    (REPO / "docs" / "bench" / "foundation.json").write_text(json.dumps(out, indent=1))
+    (REPO / "build" / "bench-results" / "foundation.json").write_text(json.dumps(out, indent=1))
 
     def kib(x):
         return "-" if x is None else f"{x / 1024:,.1f}"

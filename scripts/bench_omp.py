@@ -41,7 +41,7 @@ Arguments: the "~0.1 s arg" column of test-programs/omp/README.md (times
 sets DAO_EVERY.
 
 Usage: python3 scripts/bench_omp.py [--quick] [--reps N] [--ckpts K] [--only a,b]
-Needs `cargo build --release` first and valgrind. Writes docs/bench/omp.json
+Needs `cargo build --release` first and valgrind. Writes build/bench-results/omp.json (git-ignored)
 (--json to change) and prints the markdown tables of docs/results.md.
 Temporary files: build/bench-omp/ (checkpoint directories are removed after
 each run).
@@ -482,7 +482,7 @@ def main():
     ap.add_argument("--no-lines", action="store_true", help="no per-source-line breakdown of the extra instructions (implied by --quick)")
     ap.add_argument("--parts", default="wall,instructions,checkpoints", help="what to measure (default: wall,instructions,checkpoints)")
     ap.add_argument("--only", help="comma-separated program names")
-    ap.add_argument("--json", default=str(REPO / "docs" / "bench" / "omp.json"))
+    ap.add_argument("--json", default=str(REPO / "build" / "bench-results" / "omp.json"))
     a = ap.parse_args()
     for k, full, quick in (("reps", 11, 3), ("time_scale", 3, 1), ("ckpts", 8, 5), ("ckpt_runs", 2, 1)):
         if getattr(a, k) is None:

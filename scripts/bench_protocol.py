@@ -47,7 +47,7 @@ program and protocol a run killed right after its checkpoint
 
 Usage: python3 scripts/bench_protocol.py [--reps N] [--c-reps N] [--quick] [--no-instr]
 Needs `cargo build --release` and valgrind (for the instruction counts).
-Writes docs/bench/protocol.json (--json to change), prints markdown tables.
+Writes build/bench-results/protocol.json (git-ignored; --json to change), prints markdown tables.
 Temporary files: build/bench-protocol/ (checkpoint directories are on the
 same disk as the repository and removed after each run).
 """
@@ -239,8 +239,12 @@ def main():
     ap.add_argument("--npb-class", default="W")
     ap.add_argument("--unit", type=int, default=800000, help="omp_imbalance: iterations per work unit (800000: about 1 ms here)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", default=str(REPO / "docs" / "bench" / "protocol.json"))
+    ap.add_argument("--json", default=str(REPO / "build" / "bench-results" / "protocol.json"))
+    ap.add_argument("--report", metavar="JSON", help="only print the tables of a stored run (e.g. the committed docs/bench/protocol.json)")
     a = ap.parse_args()
+    if a.report:
+        report(json.loads(Path(a.report).read_text()))
+        return
     if a.quick:
         a.reps, a.c_reps, a.no_instr = 2, 0, True
     rng = random.Random(a.seed)
@@ -398,8 +402,25 @@ def main():
     Path(a.json).write_text(json.dumps(doc, indent=1))
     log(f"done in {elapsed:.0f} s; raw numbers in {a.json}")
 
+    report(doc)
+
+
+def report(doc):
+    """Prints the markdown tables of docs/results.md from a run's JSON
+    document (what main writes; `--report FILE` re-renders a stored one)."""
+    rows = doc["rows"]
+    reps = doc["reps"]
+    raw = {r["name"]: r["wall_s"] for r in rows}
+    stops = {r["name"]: r["stop_s"] for r in rows}
+    cpev = {r["name"]: r["checkpoint"] for r in rows}
+    ctrip = {r["name"]: r["c_triples"] for r in rows}
+    instr = doc.get("instructions") or {}
+    restart = doc.get("restart_checks") or {}
+    elapsed = doc["elapsed_s"]
+    m = doc["machine"]
+    load0, loads, load_end = m["loadavg_start"], m["loadavg_after_each_rep"], m["loadavg_end"]
     ms = lambda x: f"{1e3 * x:.1f}"
-    print(f"\n### (a) Stop time for one checkpoint inside a region (ms; median [min] of {a.reps} runs)\n")
+    print(f"\n### (a) Stop time for one checkpoint inside a region (ms; median [min] of {reps} runs)\n")
     print("| program | DAO_EVERY / candidates | protocol | master | workers (each) | workers, sum | all threads, sum | max | gather | write |")
     print("|---|---:|---|---:|---|---:|---:|---:|---:|---:|")
     for r in rows:
@@ -440,12 +461,12 @@ def main():
                 print(f"- {r['name']} DAO_PROTOCOL={p}: collect {ms(med([e['collect_s'] for e in ev]))}, "
                       f"write {ms(med([e['write_s'] for e in ev]))}, {med([e['file_bytes'] for e in ev]) / 1e6:.1f} MB")
 
-    print(f"\n### (b) Wall time with one checkpoint vs none (s; median [min] of {a.reps}; overhead = median of per-rep differences)\n")
+    print(f"\n### (b) Wall time with one checkpoint vs none (s; median [min] of {reps}; overhead = median of per-rep differences)\n")
     print("| program | no DAO_DIR | one ckpt, blocking | overhead | one ckpt, non-blocking | overhead |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
         w = raw[r["name"]]
-        base = w["nocp"][: a.reps]
+        base = w["nocp"][: reps]
         cells = [f"{med(base):.3f} [{min(base):.3f}]"]
         for p in PROTOCOLS:
             x = w[f"cp-{p}"]
@@ -482,7 +503,7 @@ def main():
         print("\nRestart checks (killed right after the checkpoint, restarted, same digest): " +
               ", ".join(f"{k}: {'ok' if v else 'FAILED'}" for k, v in restart.items()))
     print(f"\n(total {elapsed:.0f} s; 1-minute load average at start {load0[0]:.2f}, after the repetitions "
-          f"{min(loads):.2f}-{max(loads):.2f}, at end {os.getloadavg()[0]:.2f})")
+          f"{min(loads):.2f}-{max(loads):.2f}, at end {load_end[0]:.2f})")
 
 
 if __name__ == "__main__":

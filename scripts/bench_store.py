@@ -31,7 +31,7 @@ Usage: python3 scripts/bench_store.py [--reps N] [--ports cg,mg,ft,bt] [--thread
        [--every mg=10,ft=4] [--modes full,adaptive] [--tag NAME]
 (--every: other checkpoint intervals; --modes: the engine modes to run,
 single files always run.)
-Needs `cargo build --release`. Writes docs/bench/store_npb_W[_NAME].json,
+Needs `cargo build --release`. Writes build/bench-results/store_npb_W[_NAME].json (git-ignored),
 prints a markdown table.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
@@ -147,11 +147,11 @@ def main():
                 wait_ms_mean=mean("wait") * 1e3, flush_ms_mean=mean("flush") * 1e3,
                 wall_s=statistics.median(data[c]["walls"]), base_wall_s=statistics.median(base),
             ))
-    (REPO / "docs" / "bench").mkdir(parents=True, exist_ok=True)
+    (REPO / "build" / "bench-results").mkdir(parents=True, exist_ok=True)
     meta = dict(threads=a.threads, reps=a.reps, every={p: PORTS[p][1] for p in a.ports.split(",")},
                 machine=os.uname().nodename, cores=os.cpu_count(), load=os.getloadavg())
     name = "store_npb_W" + (f"_{a.tag}" if a.tag else "") + ".json"
-    (REPO / "docs" / "bench" / name).write_text(json.dumps(dict(meta=meta, rows=rows), indent=1) + "\n")
+    (REPO / "build" / "bench-results" / name).write_text(json.dumps(dict(meta=meta, rows=rows), indent=1) + "\n")
     print("| program | storage | mode | flush | ckpts/run | live MiB | stored (% live) | file MiB (% live) | pause ms mean / median | of which waiting for the previous flush | background flush ms | run s (no ckpt s) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -15,7 +15,7 @@ same run: a plain single-threaded write() of the same number of bytes into
 the page cache, and write()+fsync.
 
 Usage: python3 scripts/bench_writers.py [--reps N] [--sizes 64,256] [--threads 1,2,4]
-Needs `cargo build --release`. Writes docs/bench/writers.json, prints a
+Needs `cargo build --release`. Writes build/bench-results/writers.json (git-ignored), prints a
 markdown table.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
@@ -103,8 +103,8 @@ def main():
                     "raw": [{k: e[k] for k in ("encode_s", "write_s", "writers", "threads")} for e in ev],
                 }
             rows.append(r)
-    (REPO / "docs" / "bench").mkdir(parents=True, exist_ok=True)
-    (REPO / "docs" / "bench" / "writers.json").write_text(json.dumps(rows, indent=1))
+    (REPO / "build" / "bench-results").mkdir(parents=True, exist_ok=True)
+    (REPO / "build" / "bench-results" / "writers.json").write_text(json.dumps(rows, indent=1))
     print("| array | threads | master: encode s | team: encode s | speed-up | team writers | master: write+fsync s | team: write+fsync s | plain write() s | plain write()+fsync s |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:

@@ -1,6 +1,8 @@
 //! `dao bench`: the NPB harness. For each benchmark x class x thread count it
 //! measures, side by side in one run, what the DAO paper's evaluation
-//! reports (docs: shared/papers.md, section 1, tables 2-4) and prints our
+//! reports (Fu, Ding, Song, Yang: "DAO: application-level checkpointing of
+//! OpenMP programs by extended data-flow analysis", Chinese Journal of
+//! Computers, 2010, tables 2-4) and prints our
 //! numbers beside the paper's ALC and C3 figures.
 //!
 //! Per benchmark x class, two builds (reused for every thread count), with
@@ -38,8 +40,10 @@
 //! seconds`, as the paper's "run time"), except the recovery overhead, which
 //! is a difference of wall times and is relative to the clean run's wall
 //! time (median). Outputs: JSON (all raw numbers), markdown
-//! (tables in the shape of the paper's), one progress line per step on
-//! stderr. No SVG plot (not implemented).
+//! (tables in the shape of the paper's), two SVG bar charts in the output
+//! directory (`bench_sizes.svg`: image sizes, dao vs save-all vs RSS;
+//! `bench_overhead.svg`: save and restart overhead; see `plots`), one
+//! progress line per step on stderr.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -566,7 +570,7 @@ pub fn bench(req: &BenchRequest) -> Result<i32, BenchError> {
     Ok(0)
 }
 
-/// Two SVG figures next to the JSON: image sizes (dao, save-all, RSS) and
+/// Two SVG figures in the output directory (`--out`): image sizes (dao, save-all, RSS) and
 /// save/restart overhead in % beside the paper's ALC and C3 percentages.
 fn plots(rows: &[Row], out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     use crate::svg::{bars, Group};
@@ -621,7 +625,8 @@ fn plots(rows: &[Row], out: &Path) -> Result<Vec<PathBuf>, BenchError> {
 }
 
 // ---------------------------------------------------------------------------
-// The DAO paper's figures (shared/papers.md section 1, tables 2-4).
+// The DAO paper's figures (Fu, Ding, Song, Yang, Chinese Journal of
+// Computers, 2010, tables 2-4).
 
 /// (benchmark, [S, W, A, B] as (seconds, percent)); None = "-".
 type Fig = [Option<(f64, f64)>; 4];

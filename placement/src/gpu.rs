@@ -1,4 +1,5 @@
-//! CPU-GPU placement (papers.md section 2, Jia, Yang, Ma 2013).
+//! CPU-GPU placement (Jia, Yang, Ma: "checkpoint placement for CPU-GPU
+//! programs", Journal of Software, 2013).
 //!
 //! A kernel cannot be interrupted and host-device copies happen at kernel
 //! boundaries, so GPU state can only be checkpointed there: it is copied to

@@ -1,11 +1,13 @@
 //! Synthetic inputs: a small seeded RNG, random problems (tests), large
 //! uniform ones (solver timing), and CPU-GPU profiles shaped like the
-//! experiment of the CPU-GPU paper's table 1 (papers.md section 2).
+//! experiment of the CPU-GPU paper's table 1 (Jia, Yang, Ma, Journal of
+//! Software, 2013).
 
 use crate::gpu::Point;
 use crate::window::Problem;
 
-/// splitmix64.
+/// splitmix64 (Steele, Lea, Flood 2014): the workspace's one seeded RNG, also used
+/// by the whole-program tests' random kills (dao-tests) and dao-store's codec tests.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
 

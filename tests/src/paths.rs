@@ -1,6 +1,12 @@
 //! Where the repository, the release tools and the test output live.
 //!
-//! Missing tools make every test FAIL (never skip) with the command to run.
+//! Before the first test of a process uses them, the tools are brought up
+//! to date with `cargo build --release -p dao-driver -p dao-pass -p
+//! dao-runtime` (once per process; cargo does nothing when they are fresh),
+//! so a test never runs stale binaries after a source change.
+//! `DAO_TEST_NO_BUILD=1` skips that build (then the binaries are used as
+//! they are). A failed build or a missing tool makes every test FAIL (never
+//! skip) with the command to run.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -25,6 +31,9 @@ pub fn tools() -> &'static Tools {
     static TOOLS: OnceLock<Result<Tools, String>> = OnceLock::new();
     let t = TOOLS.get_or_init(|| {
         let repo = repo_root();
+        if std::env::var_os("DAO_TEST_NO_BUILD").map_or(true, |v| v.is_empty() || v == "0") {
+            rebuild(&repo)?;
+        }
         let rel = repo.join("target/release");
         let mut missing = Vec::new();
         for f in ["dao", "libdao.so", "libdao_rt.a"] {
@@ -43,6 +52,28 @@ pub fn tools() -> &'static Tools {
         Ok(t) => t,
         Err(e) => panic!("{e}"),
     }
+}
+
+/// `cargo build --release -p dao-driver -p dao-pass -p dao-runtime` in the
+/// repository. Run from inside `cargo test`: the outer cargo has released
+/// its build-directory lock once the test binaries are built, so this does
+/// not wait on it; when the tools are fresh it only checks fingerprints.
+fn rebuild(repo: &Path) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(&cargo)
+        .args(["build", "--release", "-p", "dao-driver", "-p", "dao-pass", "-p", "dao-runtime"])
+        .current_dir(repo)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e} ({BUILD_HINT})", Path::new(&cargo).display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo build --release -p dao-driver -p dao-pass -p dao-runtime` failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
 }
 
 /// A fresh (emptied) directory under `tests/out`.

@@ -1,26 +1,8 @@
-//! A tiny seeded RNG (splitmix64) for the random-kill scenario, so a failing
-//! seed can be replayed with `DAO_TEST_SEED=<seed>`.
+//! The seeded RNG of the random-kill scenario, so a failing seed can be
+//! replayed with `DAO_TEST_SEED=<seed>`: the workspace's one splitmix64,
+//! `dao_placement::synth::Rng` (`new`, `next_u64`, `below`, `unit`).
 
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use dao_placement::synth::Rng;
 
 /// The seed: `DAO_TEST_SEED` if set, else derived from the clock and `salt`.
 pub fn seed(salt: &str) -> u64 {

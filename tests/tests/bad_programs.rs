@@ -1,7 +1,11 @@
-//! Programs the pass must REJECT at compile time (test-programs/bad/*.c), at
-//! -O0 and -O2: `dao cc -c` must fail, and its diagnostic must name the file
-//! and one of the lines marked `/* dao-expect-error */`, and mention dao.
-//! Every .c file in that directory is checked (adding one adds a test case).
+//! Programs the pass must REJECT at compile time, at -O0 and -O2: `dao cc -c`
+//! (`dao fc -c` for .f90) must fail, and its diagnostic must name the file
+//! and one of the lines marked `/* dao-expect-error */` (`! dao-expect-error`
+//! in Fortran), and mention dao. Every .c/.f90 file of `test-programs/bad`
+//! (misplaced markers, sequential), `test-programs/omp/bad` (markers where
+//! not every thread reaches them) and `test-programs/omp/unsupported`
+//! (OpenMP features the runtime cannot restore, e.g. flang's threadprivate)
+//! is checked (adding one adds a test case); the omp ones with -fopenmp.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,9 +13,12 @@ use std::process::Command;
 use dao_tests::build::dao_env;
 use dao_tests::paths::{fresh_dir, tools};
 
+/// The directories scanned, relative to the repository.
+const BAD_DIRS: [&str; 3] = ["test-programs/bad", "test-programs/omp/bad", "test-programs/omp/unsupported"];
+
 fn bad_sources() -> Vec<PathBuf> {
     let mut v = Vec::new();
-    for sub in ["test-programs/bad", "test-programs/omp/bad"] {
+    for sub in BAD_DIRS {
         let dir = tools().repo.join(sub);
         v.extend(
             std::fs::read_dir(&dir)
@@ -75,4 +82,14 @@ fn rejected_at_o0() {
 #[test]
 fn rejected_at_o2() {
     check_rejected("-O2");
+}
+
+/// Every scanned directory holds at least one program (a renamed or emptied
+/// directory must not silently drop its cases).
+#[test]
+fn every_directory_has_programs() {
+    for sub in BAD_DIRS {
+        let n = bad_sources().iter().filter(|p| p.starts_with(tools().repo.join(sub))).count();
+        assert!(n > 0, "{sub}: no .c/.f90 program found");
+    }
 }

@@ -19,8 +19,11 @@
 //! its next marker and goes on; it waits only before its next shared write
 //! until the master has saved the shared state), two more, `blocking_o0_t3`
 //! and `blocking_o2_t4`, with `DAO_PROTOCOL=blocking` (the master stops the
-//! whole team, saves, releases). A runtime that does not know the variable
-//! ignores it (then every case runs the blocking protocol). The `nb_*`
+//! whole team, saves, releases). Each case then checks that the protocol
+//! it asked for is the one that ran (`assert_protocol`: the `protocol` of
+//! every in-region checkpoint in DAO_STATS, no fallback warning, and at
+//! least one in-region checkpoint unless the program's markers are all
+//! between regions). The `nb_*`
 //! programs put shared writes right after markers, imbalance the threads
 //! and let them leave loops early; `nonblocking_stress_thousands_of_rounds`
 //! checkpoints at every master candidate of nb_stress.
@@ -109,9 +112,65 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32, protocol: Protocol) {
         reference_lines: vec![],
         exact_count: true,
     });
+    let label = format!("{tag} {} t={threads} {}", opt.name(), protocol.name());
+    assert_protocol(&label, &dir, protocol, !MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name));
     // 300 cases of about ten runs each: keep the outputs (checkpoints
     // included) only of a failing case (check_plan panics before this line)
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Programs whose markers are all in serial code between regions: their
+/// checkpoints are serial ones, no protocol round runs.
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions"];
+
+/// The protocol that actually ran, from what the runtime reports: every
+/// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
+/// event with `"protocol":"nonblocking"|"blocking"` (runtime checkpoint.rs),
+/// and a run that was asked for `nonblocking` but falls back to blocking
+/// (a module compiled without guards, runtime startup.rs `choose_protocol`)
+/// says so on stderr. Checks every `*.stats` and `*.stderr` file the runs of
+/// `check_plan` left in `dir` (the uninterrupted run and every crashed and
+/// resumed one): no fallback warning, every in-region checkpoint of the
+/// wanted protocol, and -- when `in_region` (the program has markers inside
+/// regions) -- at least one such checkpoint, so a test named nonblocking
+/// cannot pass on blocking rounds or on serial checkpoints alone.
+fn assert_protocol(label: &str, dir: &std::path::Path, protocol: Protocol, in_region: bool) {
+    let mut rounds = 0usize;
+    let mut stats_files = 0usize;
+    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("[{label}] {}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".stderr") {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            assert!(
+                !text.contains("use the blocking protocol"),
+                "[{label}] the runtime fell back to the blocking protocol ({}):\n{text}",
+                p.display()
+            );
+        } else if name.ends_with(".stats") {
+            stats_files += 1;
+            for line in std::fs::read_to_string(&p).unwrap_or_default().lines() {
+                // a killed run may leave a torn last line
+                let Ok(ev) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+                if ev["event"] != "checkpoint" {
+                    continue;
+                }
+                if let Some(got) = ev.get("protocol") {
+                    assert!(
+                        got == protocol.name(),
+                        "[{label}] a checkpoint inside a region ran the {got} protocol, the case asks for {} ({})",
+                        protocol.name(),
+                        p.display()
+                    );
+                    rounds += 1;
+                }
+            }
+        }
+    }
+    assert!(stats_files > 0, "[{label}] no DAO_STATS file in {}", dir.display());
+    if in_region {
+        assert!(rounds > 0, "[{label}] no checkpoint was taken inside a parallel region (DAO_STATS in {})", dir.display());
+    }
 }
 
 macro_rules! cases {
@@ -410,6 +469,7 @@ fn nonblocking_stress_thousands_of_rounds() {
             reference_lines: vec![],
             exact_count: true,
         });
+        assert_protocol(&label, &dir, Protocol::Nonblocking, true);
         eprintln!("[{label}] {n} checkpoints per uninterrupted run ({:.2} s); all scenarios {:.1} s", r.elapsed.as_secs_f64(), t0.elapsed().as_secs_f64());
         let _ = std::fs::remove_dir_all(&dir);
         if dir.starts_with("/dev/shm") {

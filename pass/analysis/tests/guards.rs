@@ -19,54 +19,56 @@ fn b(block: usize, event: usize) -> Place {
 }
 
 /// Place the guards, check them on random paths too, and compare with the
-/// expected plan.
-fn expect(g: &Cfg, guards: &[Place], writes: usize, loop_covered: usize, hoisted_loops: usize) {
+/// expected plan (every field given by the test: `eager_loops` is the
+/// number of innermost natural loops, not headed by the entry, that both
+/// check in and write).
+fn expect(g: &Cfg, guards: &[Place], writes: usize, loop_covered: usize, hoisted_loops: usize, eager_loops: usize) {
     let plan = place_guards(g);
     check_paths(g, &plan, &mut Rng(0x9e37_79b9_7f4a_7c15), 50, 40);
-    assert_eq!(plan, GuardPlan { guards: guards.to_vec(), writes, loop_covered, hoisted_loops, eager_loops: plan.eager_loops });
+    assert_eq!(plan, GuardPlan { guards: guards.to_vec(), writes, loop_covered, hoisted_loops, eager_loops });
 }
 
 #[test]
 fn straight_line_one_guard_before_the_first_write() {
     let g = cfg(&[(&[W], &[1]), (&[W, W], &[])]);
-    expect(&g, &[b(0, 0)], 3, 0, 0);
+    expect(&g, &[b(0, 0)], 3, 0, 0, 0);
 }
 
 #[test]
 fn kill_between_writes_two_guards() {
     let g = cfg(&[(&[W, K, W], &[])]);
-    expect(&g, &[b(0, 0), b(0, 2)], 2, 0, 0);
+    expect(&g, &[b(0, 0), b(0, 2)], 2, 0, 0, 0);
 }
 
 #[test]
 fn write_kill_then_write_two_guards() {
     let g = cfg(&[(&[X, W], &[])]);
-    expect(&g, &[b(0, 0), b(0, 1)], 2, 0, 0);
+    expect(&g, &[b(0, 0), b(0, 1)], 2, 0, 0, 0);
 }
 
 #[test]
 fn empty_and_write_free_graphs() {
-    expect(&Cfg::default(), &[], 0, 0, 0);
-    expect(&cfg(&[(&[K], &[1]), (&[], &[1])]), &[], 0, 0, 0);
+    expect(&Cfg::default(), &[], 0, 0, 0, 0);
+    expect(&cfg(&[(&[K], &[1]), (&[], &[1])]), &[], 0, 0, 0, 0);
 }
 
 #[test]
 fn diamond_guard_in_each_arm() {
     // the join is covered by both arms' guards
     let g = cfg(&[(&[], &[1, 2]), (&[W], &[3]), (&[W], &[3]), (&[W], &[])]);
-    expect(&g, &[b(1, 0), b(2, 0)], 3, 0, 0);
+    expect(&g, &[b(1, 0), b(2, 0)], 3, 0, 0, 0);
 }
 
 #[test]
 fn diamond_after_a_write_one_guard() {
     let g = cfg(&[(&[W], &[1, 2]), (&[W], &[3]), (&[W], &[3]), (&[], &[])]);
-    expect(&g, &[b(0, 0)], 3, 0, 0);
+    expect(&g, &[b(0, 0)], 3, 0, 0, 0);
 }
 
 #[test]
 fn diamond_with_a_kill_in_one_arm() {
     let g = cfg(&[(&[W], &[1, 2]), (&[K], &[3]), (&[W], &[3]), (&[W], &[])]);
-    expect(&g, &[b(0, 0), b(3, 0)], 3, 0, 0);
+    expect(&g, &[b(0, 0), b(3, 0)], 3, 0, 0, 0);
 }
 
 // preheader 0 -> header 1 <-> body 2, header 1 -> exit 3
@@ -76,44 +78,70 @@ fn simple_loop(body: &'static [Ev], exit: &'static [Ev]) -> Cfg {
 
 #[test]
 fn kill_free_loop_hoisted_to_the_preheader() {
-    expect(&simple_loop(&[W], &[]), &[EndOf(0)], 1, 1, 1);
+    expect(&simple_loop(&[W], &[]), &[EndOf(0)], 1, 1, 1, 0);
 }
 
 #[test]
 fn loop_with_a_kill_before_the_write() {
     // an innermost loop that checks in: guarded on entry and right after
     // the check-in, nothing per write (step 2)
-    expect(&simple_loop(&[K, W], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0);
+    expect(&simple_loop(&[K, W], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0, 1);
 }
 
 #[test]
 fn loop_with_a_kill_after_the_write() {
     // entry guard + one after the check-in: the next iteration's write is covered
-    expect(&simple_loop(&[W, K], &[]), &[EndOf(0), After { block: 2, event: 1 }], 1, 1, 0);
+    expect(&simple_loop(&[W, K], &[]), &[EndOf(0), After { block: 2, event: 1 }], 1, 1, 0, 1);
 }
 
 #[test]
 fn loop_with_a_write_kill() {
-    expect(&simple_loop(&[X], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0);
+    expect(&simple_loop(&[X], &[]), &[EndOf(0), After { block: 2, event: 0 }], 1, 1, 0, 1);
+}
+
+#[test]
+fn eager_loops_are_the_innermost_loops_that_check_in_and_write() {
+    // outer header 1 -> 2 (kill, write) -> inner header 3 <-> 4 (kill,
+    // write), 3 -> outer latch 5 -> 1, 1 -> exit 6: only the inner loop is
+    // eager (the outer one contains another loop's header)
+    let g = cfg(&[
+        (&[], &[1]),
+        (&[], &[2, 6]),
+        (&[K, W], &[3]),
+        (&[], &[4, 5]),
+        (&[K, W], &[3]),
+        (&[], &[1]),
+        (&[], &[]),
+    ]);
+    let plan = place_guards(&g);
+    check_paths(&g, &plan, &mut Rng(7), 50, 40);
+    assert_eq!(plan.eager_loops, 1, "{plan:?}");
+    assert_eq!(plan.hoisted_loops, 0, "{plan:?}");
+    // two sibling innermost loops, each checking in and writing: both eager
+    // 0 -> header 1 <-> 2 (kill, write), 1 -> header 3 <-> 4 (write, kill), 3 -> exit 5
+    let g = cfg(&[(&[], &[1]), (&[], &[2, 3]), (&[K, W], &[1]), (&[], &[4, 5]), (&[W, K], &[3]), (&[], &[])]);
+    let plan = place_guards(&g);
+    check_paths(&g, &plan, &mut Rng(8), 50, 40);
+    assert_eq!(plan.eager_loops, 2, "{plan:?}");
 }
 
 #[test]
 fn write_after_a_hoisted_loop_is_covered() {
-    expect(&simple_loop(&[W], &[W]), &[EndOf(0)], 2, 1, 1);
+    expect(&simple_loop(&[W], &[W]), &[EndOf(0)], 2, 1, 1, 0);
 }
 
 #[test]
 fn write_before_a_kill_free_loop_covers_its_entry() {
     // the preheader's own guard is available at its end: no second one
     let g = cfg(&[(&[W], &[1]), (&[], &[2, 3]), (&[W], &[1]), (&[], &[])]);
-    expect(&g, &[b(0, 0)], 2, 1, 1);
+    expect(&g, &[b(0, 0)], 2, 1, 1, 0);
 }
 
 #[test]
 fn write_after_a_loop_exit_with_an_unguarded_predecessor() {
     // 0 -> preheader 4 -> header 1 <-> 2, 1 -> exit 3; 0 -> 5 -> 3
     let g = cfg(&[(&[], &[4, 5]), (&[], &[2, 3]), (&[W], &[1]), (&[W], &[]), (&[], &[1]), (&[], &[3])]);
-    expect(&g, &[b(3, 0), EndOf(4)], 2, 1, 1);
+    expect(&g, &[b(3, 0), EndOf(4)], 2, 1, 1, 0);
 }
 
 #[test]
@@ -129,7 +157,7 @@ fn kill_free_inner_loop_in_an_outer_loop_with_a_kill() {
         (&[], &[1]),
         (&[], &[]),
     ]);
-    expect(&g, &[EndOf(2)], 1, 1, 1);
+    expect(&g, &[EndOf(2)], 1, 1, 1, 0);
 }
 
 #[test]
@@ -144,76 +172,76 @@ fn nested_kill_free_loops_hoisted_to_the_outer_entry_only() {
         (&[W], &[1]),
         (&[], &[]),
     ]);
-    expect(&g, &[EndOf(0)], 2, 2, 1);
+    expect(&g, &[EndOf(0)], 2, 2, 1, 0);
 }
 
 #[test]
 fn loop_header_with_two_outside_predecessors() {
     let g = cfg(&[(&[], &[1, 2]), (&[], &[3]), (&[], &[3]), (&[], &[4, 5]), (&[W], &[3]), (&[], &[])]);
-    expect(&g, &[EndOf(1), EndOf(2)], 1, 1, 1);
+    expect(&g, &[EndOf(1), EndOf(2)], 1, 1, 1, 0);
 }
 
 #[test]
 fn loop_header_with_one_guarded_outside_predecessor() {
     let g = cfg(&[(&[], &[1, 2]), (&[W], &[3]), (&[], &[3]), (&[], &[4, 5]), (&[W], &[3]), (&[], &[])]);
-    expect(&g, &[b(1, 0), EndOf(2)], 2, 1, 1);
+    expect(&g, &[b(1, 0), EndOf(2)], 2, 1, 1, 0);
 }
 
 #[test]
 fn loop_with_two_latches() {
     // header 1 -> 2 -> {3, 4} -> 1, 1 -> exit 5
     let g = cfg(&[(&[], &[1]), (&[], &[2, 5]), (&[], &[3, 4]), (&[W], &[1]), (&[W], &[1]), (&[], &[])]);
-    expect(&g, &[EndOf(0)], 2, 2, 1);
+    expect(&g, &[EndOf(0)], 2, 2, 1, 0);
     // a kill on one latch's path: no hoisting, but the loop is innermost:
     // entry guard and a guard after the kill
     let g = cfg(&[(&[], &[1]), (&[], &[2, 5]), (&[], &[3, 4]), (&[W], &[1]), (&[K, W], &[1]), (&[], &[])]);
-    expect(&g, &[EndOf(0), After { block: 4, event: 0 }], 2, 2, 0);
+    expect(&g, &[EndOf(0), After { block: 4, event: 0 }], 2, 2, 0, 1);
 }
 
 #[test]
 fn two_loops_share_an_outside_predecessor() {
     // 0 -> headers 1 and 3; one guard at the end of 0, not two
     let g = cfg(&[(&[], &[1, 3]), (&[], &[2, 5]), (&[W], &[1]), (&[], &[4, 5]), (&[W], &[3]), (&[], &[])]);
-    expect(&g, &[EndOf(0)], 2, 2, 2);
+    expect(&g, &[EndOf(0)], 2, 2, 2, 0);
 }
 
 #[test]
 fn loop_headed_by_the_entry_is_not_hoisted() {
     let g = cfg(&[(&[W], &[0, 1]), (&[], &[])]);
-    expect(&g, &[b(0, 0)], 1, 0, 0);
+    expect(&g, &[b(0, 0)], 1, 0, 0, 0);
 }
 
 #[test]
 fn inner_loop_of_a_loop_headed_by_the_entry_is_hoisted() {
     // 0 -> 1 <-> 2, 1 -> 3 -> {0, 4}
     let g = cfg(&[(&[], &[1]), (&[], &[2, 3]), (&[W], &[1]), (&[], &[0, 4]), (&[], &[])]);
-    expect(&g, &[EndOf(0)], 1, 1, 1);
+    expect(&g, &[EndOf(0)], 1, 1, 1, 0);
 }
 
 #[test]
 fn irreducible_cycle_guarded_conservatively() {
     // 0 -> {1, 2}, 1 <-> 2: two entries, no natural loop
     let g = cfg(&[(&[], &[1, 2]), (&[W], &[2]), (&[W], &[1, 3]), (&[W], &[])]);
-    expect(&g, &[b(1, 0), b(2, 0)], 3, 0, 0);
+    expect(&g, &[b(1, 0), b(2, 0)], 3, 0, 0, 0);
     let g = cfg(&[(&[], &[1, 2]), (&[W, K], &[2]), (&[K, W], &[1, 3]), (&[W], &[])]);
-    expect(&g, &[b(1, 0), b(2, 1)], 3, 0, 0);
+    expect(&g, &[b(1, 0), b(2, 1)], 3, 0, 0, 0);
 }
 
 #[test]
 fn kill_free_loop_inside_an_irreducible_region() {
     // 0 -> {1, 2}, 1 <-> 2 (irreducible), 2 -> loop 3 <-> 4, 3 -> 1
     let g = cfg(&[(&[], &[1, 2]), (&[K], &[2]), (&[], &[1, 3]), (&[], &[4, 1]), (&[W], &[3])]);
-    expect(&g, &[EndOf(2)], 1, 1, 1);
+    expect(&g, &[EndOf(2)], 1, 1, 1, 0);
 }
 
 #[test]
 fn unreachable_blocks_are_ignored() {
     // block 1 is unreachable and branches to the entry and to block 2
     let g = cfg(&[(&[W], &[2]), (&[W, K], &[0, 2]), (&[W], &[])]);
-    expect(&g, &[b(0, 0)], 2, 0, 0);
+    expect(&g, &[b(0, 0)], 2, 0, 0, 0);
     // an unreachable loop
     let g = cfg(&[(&[], &[]), (&[], &[2]), (&[W], &[1])]);
-    expect(&g, &[], 0, 0, 0);
+    expect(&g, &[], 0, 0, 0, 0);
 }
 
 #[test]

@@ -293,15 +293,8 @@ mod tests {
 
     #[test]
     fn incompressible_chunk_is_stored_raw() {
-        let mut x = 0x9E3779B97F4A7C15u64;
-        let noise: Vec<u8> = (0..65536)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let mut rng = dao_placement::synth::Rng::new(1);
+        let noise: Vec<u8> = (0..65536).map(|_| rng.next_u64() as u8).collect();
         let cfg = PipelineConfig { codec: Codec::Zstd(3), ..PipelineConfig::default() };
         let mut e = Encoder::new(&cfg).unwrap();
         let mut out = Vec::new();
