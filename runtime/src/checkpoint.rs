@@ -30,8 +30,8 @@ pub fn take(frame: *mut DaoFrame) {
         return;
     }
     if crate::omp::in_region() {
-        let gathered = crate::omp::with_team_stopped(true, |workers, gather_s| {
-            let protocol = if crate::omp::nonblocking() { "nonblocking" } else { "blocking" };
+        let gathered = crate::protocol::with_team_stopped(true, |workers, gather_s| {
+            let protocol = if crate::protocol::nonblocking() { "nonblocking" } else { "blocking" };
             session::with(|s| take_in(s, frame, workers, Some((protocol, gather_s))));
         });
         if !gathered {
@@ -96,7 +96,7 @@ pub(crate) fn site_name(top: *mut DaoFrame) -> String {
 }
 
 /// `round`: inside a region, the protocol and the gathering time (s).
-fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped], round: Option<(&str, f64)>) {
+fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Stopped], round: Option<(&str, f64)>) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
@@ -358,7 +358,7 @@ fn write_distributed(
                 // a failed spawn (EAGAIN) only means fewer writers
                 let _ = std::thread::Builder::new().name("dao-writer".into()).spawn_scoped(sc, work);
             }
-            crate::omp::share_work(&work);
+            crate::protocol::share_work(&work);
         });
         writers.store(1 + helpers.load(Relaxed), Relaxed);
         if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {

@@ -24,6 +24,7 @@ pub mod omp;
 pub mod placement;
 pub mod policy;
 pub mod profile;
+pub mod protocol;
 pub mod session;
 pub mod stack;
 pub mod startup;
