@@ -198,7 +198,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
                 if s.cfg.verbose {
                     diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
                 }
-                kill_self();
+                crate::diag::kill_self();
             }
         }
         Err(e) => {
@@ -333,7 +333,7 @@ fn write_distributed(
                     break;
                 }
                 if Some(i) == kill_unit {
-                    kill_self();
+                    crate::diag::kill_self();
                 }
                 match layout.write_unit(i, f) {
                     Ok(d) => digests[i].store(d, Relaxed),
@@ -372,16 +372,6 @@ fn write_distributed(
         r
     })
 }
-
-/// SIGKILL to this process (crash injection for tests).
-pub fn kill_self() -> ! {
-    // SAFETY: sending SIGKILL to ourselves; it does not return.
-    unsafe {
-        libc::kill(libc::getpid(), libc::SIGKILL);
-    }
-    std::process::abort()
-}
-
 /// Measures the encoded size (DAO_CRASH_IN needs it to stop half-way).
 #[derive(Default)]
 struct CountingSink {
@@ -426,7 +416,7 @@ impl<W: Write + Seek> Write for CrashWriter<W> {
                 let part = (k - self.written.min(k)) as usize;
                 self.inner.write_all(&b[..part])?;
                 self.inner.flush()?;
-                kill_self();
+                crate::diag::kill_self();
             }
         }
         let n = self.inner.write(b)?;

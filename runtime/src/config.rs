@@ -111,12 +111,12 @@ pub const VARS: &[Var] = &[
     v("DAO_ASYNC", "engine: off (the program waits for the commit), wait or skip (background flush)", "off", "off, wait, skip"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
-    v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "0", "any value but 0 turns it on"),
+    v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "unset (off)", "any value; 0 is off"),
     v("DAO_STACK_SIZE", "size of the fixed stack", "max(RLIMIT_STACK, 64M)", "a size (bytes, K, M, G)"),
     v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
     v("DAO_WRITERS", "who writes a checkpoint taken inside a parallel region", "team", "team, master"),
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
-    v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "set to critical", "libomp's"),
+    v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
 ];
 
 /// The storage engine's variables (dao_store::config); they mean nothing

@@ -277,7 +277,7 @@ pub unsafe extern "C" fn dao_free(p: *mut c_void) {
             // SAFETY: a block of the C library's allocator (uninstrumented
             // code). __libc_free, not free: under `-Wl,--wrap=free` the
             // name `free` would come straight back here.
-            unsafe { crate::wrap::__libc_free(p) }
+            unsafe { crate::libc_alloc::__libc_free(p) }
         }
     })
 }
@@ -312,7 +312,7 @@ pub unsafe extern "C" fn dao_realloc(p: *mut c_void, size: u64) -> *mut c_void {
             unsafe {
                 let old = libc::malloc_usable_size(p) as u64;
                 std::ptr::copy_nonoverlapping(p as *const u8, q, old.min(size) as usize);
-                crate::wrap::__libc_free(p);
+                crate::libc_alloc::__libc_free(p);
             }
         }
         q as *mut c_void

@@ -67,7 +67,7 @@ pub fn start(cfg: Config) {
         match Storage::open(&path, cfg, restored.as_ref(), s.next_seq) {
             Ok(st) => {
                 s.next_seq = st.next_seq();
-                s.storage = Some(st);
+                s.storage = Some(Box::new(st));
             }
             Err(e) => diag::warn(format_args!("cannot start the storage engine (DAO_STORE=engine): {e}; checkpoints are written as single files")),
         }
