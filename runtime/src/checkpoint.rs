@@ -21,7 +21,7 @@ use crate::stats;
 use crate::stdio;
 
 /// Writes a checkpoint of the chain ending at `frame` (on the main thread);
-/// inside a parallel region, of every thread of the team (omp.rs gathers
+/// inside a parallel region, of every thread of the team (protocol/master.rs gathers
 /// them first and releases them after).
 pub fn take(frame: *mut DaoFrame) {
     // The storage engine with async flush: settle (wait for, or skip

@@ -170,7 +170,7 @@ impl Walk {
 }
 
 /// A worker's private state, copied by the worker itself when it checks in
-/// for a non-blocking round (omp.rs): its chain from the candidate up to
+/// for a non-blocking round (protocol/worker.rs): its chain from the candidate up to
 /// the outlined function and its thread-local values, as owned bytes (the
 /// worker goes on running and changes them), plus what its sites ask of
 /// the shared state (globals), which the master saves later.
