@@ -25,7 +25,8 @@ static SINGLE_WON: AtomicU64 = AtomicU64::new(0);
 /// After a restart inside a region: instances up to this one were won before.
 static SKIP_SINGLES: AtomicU64 = AtomicU64::new(0);
 /// At restart: (singles_won, per-thread counts) for the region being resumed.
-static PENDING_SINGLES: std::sync::Mutex<Option<(u64, Vec<(u32, u64)>)>> = std::sync::Mutex::new(None);
+type PendingSingles = Option<(u64, Vec<(u32, u64)>)>;
+static PENDING_SINGLES: std::sync::Mutex<PendingSingles> = std::sync::Mutex::new(None);
 
 /// At an instrumented fork: the threads `0..used` of the last team count
 /// from 0 again; nothing was won.

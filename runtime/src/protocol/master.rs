@@ -32,6 +32,7 @@ pub fn with_team_stopped(nonblocking_ok: bool, write: impl FnOnce(&[Stopped], f6
     let mut stopped: Vec<Stopped> = Vec::with_capacity(n.saturating_sub(1));
     let mut claimed: Vec<usize> = Vec::new();
     let mut ok = true;
+    #[allow(clippy::needless_range_loop)] // t is the thread number; an index past SLOTS panics, as before
     'threads: for t in 1..n {
         let s = &SLOTS[t];
         let mut spins = 0u32;
