@@ -20,10 +20,10 @@ use dao_format::Frame;
 use crate::abi::DaoFrame;
 use crate::desc::{self, FrameView};
 use crate::diag::{self, fatal};
+use crate::omp::is_main_thread;
 
 thread_local! {
     static TOP: Cell<*mut DaoFrame> = const { Cell::new(std::ptr::null_mut()) };
-    static IS_MAIN: Cell<bool> = const { Cell::new(false) };
 }
 
 static RESTARTING: AtomicBool = AtomicBool::new(false);
@@ -54,15 +54,6 @@ struct Restart {
     file: String,
 }
 static PENDING: Mutex<Option<Restart>> = Mutex::new(None);
-
-/// Marks the calling thread as the one that runs user_main.
-pub fn set_main_thread() {
-    IS_MAIN.with(|m| m.set(true));
-}
-
-pub fn is_main_thread() -> bool {
-    IS_MAIN.with(|m| m.get())
-}
 
 /// Innermost frame of the calling thread.
 pub fn top() -> *mut DaoFrame {

@@ -21,7 +21,7 @@ use crate::stats;
 use crate::stdio;
 
 /// Writes a checkpoint of the chain ending at `frame` (on the main thread);
-/// inside a parallel region, of every thread of the team (omp.rs gathers
+/// inside a parallel region, of every thread of the team (protocol/master.rs gathers
 /// them first and releases them after).
 pub fn take(frame: *mut DaoFrame) {
     // The storage engine with async flush: settle (wait for, or skip
@@ -30,8 +30,8 @@ pub fn take(frame: *mut DaoFrame) {
         return;
     }
     if crate::omp::in_region() {
-        let gathered = crate::omp::with_team_stopped(true, |workers, gather_s| {
-            let protocol = if crate::omp::nonblocking() { "nonblocking" } else { "blocking" };
+        let gathered = crate::protocol::with_team_stopped(true, |workers, gather_s| {
+            let protocol = if crate::protocol::nonblocking() { "nonblocking" } else { "blocking" };
             session::with(|s| take_in(s, frame, workers, Some((protocol, gather_s))));
         });
         if !gathered {
@@ -96,7 +96,7 @@ pub(crate) fn site_name(top: *mut DaoFrame) -> String {
 }
 
 /// `round`: inside a region, the protocol and the gathering time (s).
-fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped], round: Option<(&str, f64)>) {
+fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Stopped], round: Option<(&str, f64)>) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
@@ -198,7 +198,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::omp::Stopped
                 if s.cfg.verbose {
                     diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
                 }
-                kill_self();
+                crate::diag::kill_self();
             }
         }
         Err(e) => {
@@ -333,7 +333,7 @@ fn write_distributed(
                     break;
                 }
                 if Some(i) == kill_unit {
-                    kill_self();
+                    crate::diag::kill_self();
                 }
                 match layout.write_unit(i, f) {
                     Ok(d) => digests[i].store(d, Relaxed),
@@ -358,7 +358,7 @@ fn write_distributed(
                 // a failed spawn (EAGAIN) only means fewer writers
                 let _ = std::thread::Builder::new().name("dao-writer".into()).spawn_scoped(sc, work);
             }
-            crate::omp::share_work(&work);
+            crate::protocol::share_work(&work);
         });
         writers.store(1 + helpers.load(Relaxed), Relaxed);
         if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -372,16 +372,6 @@ fn write_distributed(
         r
     })
 }
-
-/// SIGKILL to this process (crash injection for tests).
-pub fn kill_self() -> ! {
-    // SAFETY: sending SIGKILL to ourselves; it does not return.
-    unsafe {
-        libc::kill(libc::getpid(), libc::SIGKILL);
-    }
-    std::process::abort()
-}
-
 /// Measures the encoded size (DAO_CRASH_IN needs it to stop half-way).
 #[derive(Default)]
 struct CountingSink {
@@ -426,7 +416,7 @@ impl<W: Write + Seek> Write for CrashWriter<W> {
                 let part = (k - self.written.min(k)) as usize;
                 self.inner.write_all(&b[..part])?;
                 self.inner.flush()?;
-                kill_self();
+                crate::diag::kill_self();
             }
         }
         let n = self.inner.write(b)?;

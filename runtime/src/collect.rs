@@ -49,6 +49,26 @@ impl Collected {
     }
 }
 
+/// A stopped worker, as the master collects it (protocol/master.rs
+/// gathers them).
+pub struct Stopped {
+    pub thread: u32,
+    pub state: u32,
+    /// Non-blocking: the state the worker copied when it checked in (then
+    /// `top` and `func` are unused).
+    pub snap: Option<Snapshot>,
+    /// Innermost frame (for EXITED: the address the outlined function's
+    /// frame had; it is no longer live, so only `func` may be used).
+    pub top: *mut DaoFrame,
+    pub func: *const crate::abi::DaoFuncDesc,
+}
+
+/// The site a worker that has finished its part stands at: the Exit site of
+/// its outlined function.
+pub fn exit_site(func: &crate::abi::DaoFuncDesc) -> u32 {
+    func.sites().iter().position(|s| s.kind == crate::abi::DAO_SITE_EXIT).map_or(0, |i| i as u32 + 1)
+}
+
 /// Collects the state reachable from the chain ending at `top`.
 pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected {
     collect_team(top, &[], save_all, heap_all)
@@ -150,7 +170,7 @@ impl Walk {
 }
 
 /// A worker's private state, copied by the worker itself when it checks in
-/// for a non-blocking round (omp.rs): its chain from the candidate up to
+/// for a non-blocking round (protocol/worker.rs): its chain from the candidate up to
 /// the outlined function and its thread-local values, as owned bytes (the
 /// worker goes on running and changes them), plus what its sites ask of
 /// the shared state (globals), which the master saves later.
@@ -185,7 +205,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
 /// stopped workers of its team (each its own chain; a worker that has
 /// finished its part of the region is one frame at the Exit site; a worker
 /// of a non-blocking round by its [`Snapshot`]).
-pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_all: bool, heap_all: bool) -> Collected {
+pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, heap_all: bool) -> Collected {
     let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
@@ -211,7 +231,7 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[crate::omp::Stopped], save_al
             vec![Frame {
                 function: desc::name(func.name),
                 module_hash: func.module().map_or(0, |m| m.module_hash),
-                site: crate::omp::exit_site(func),
+                site: exit_site(func),
                 frame_addr: st.top as u64,
                 slots: vec![],
                 stack_objects: vec![],

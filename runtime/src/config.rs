@@ -1,8 +1,17 @@
-//! The environment contract (read once, at dao_main; see runtime/README.md).
+//! The environment contract: every environment variable the runtime reads
+//! is read in this file (the storage engine's through
+//! `dao_store::StoreConfig::from_lookup`, with the lookup given here), and
+//! listed in [`VARS`], which runtime/README.md's table matches
+//! (runtime/tests/layers.rs checks the names). Read once, at dao_main, but
+//! `DAO_OMP_TIMEOUT` (at its first use, and checked at start) and the
+//! libomp settings of [`prepare_env`] (before main).
 //!
-//! A malformed value is a fatal error naming the variable: silently falling
-//! back to a default would hide a misconfigured job.
+//! A malformed value is a fatal error naming the variable and the allowed
+//! values (exit status 3): silently falling back to a default would hide a
+//! misconfigured job.
 use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::diag::fatal;
 
@@ -58,6 +67,58 @@ pub struct Config {
     pub store: Option<dao_store::StoreConfig>,
 }
 
+/// One environment variable: name, meaning, default, allowed values.
+pub struct Var {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub default: &'static str,
+    pub allowed: &'static str,
+}
+
+const fn v(name: &'static str, meaning: &'static str, default: &'static str, allowed: &'static str) -> Var {
+    Var { name, meaning, default, allowed }
+}
+
+/// Every environment variable the runtime reads (README.md has them with
+/// the details; runtime/tests/layers.rs checks that the two lists name the
+/// same variables).
+pub const VARS: &[Var] = &[
+    v("DAO_DIR", "checkpoint directory (created if missing); unset: no checkpoints and no restart", "unset", "a path"),
+    v("DAO_PROFILE", "profiling run for `dao place`: measure every candidate, write no checkpoint (DAO_DIR must be unset)", "unset", "a path (the profile written at exit)"),
+    v("DAO_PLACEMENT", "checkpoint exactly at the candidates of a placement file of this executable", "unset", "a path"),
+    v("DAO_EVERY", "a checkpoint at every n-th candidate reached", "unset", "an integer >= 1"),
+    v("DAO_INTERVAL", "a checkpoint at the first candidate at least this long after the previous one", "60 (when no policy variable is set)", "positive seconds"),
+    v("DAO_MTBF", "interval -ln(DAO_RELIABILITY) * DAO_MTBF", "unset", "positive seconds"),
+    v("DAO_RELIABILITY", "R of the DAO_MTBF interval", "0.99", "a number strictly between 0 and 1"),
+    v("DAO_RESTART", "resume from a checkpoint of an unfinished run, or always start fresh", "auto", "auto, never"),
+    v("DAO_CRASH_AFTER", "SIGKILL right after the k-th committed checkpoint of the process", "unset", "a checkpoint count"),
+    v("DAO_CRASH_IN", "SIGKILL half-way through writing the k-th checkpoint", "unset", "a checkpoint count"),
+    v("DAO_SAVE", "what is saved: what the pass says is live, or everything", "live", "live, all"),
+    v("DAO_HEAP", "heap blocks saved: reachable ones or all", "reachable", "reachable, all"),
+    v("DAO_KEEP", "checkpoints of the current run kept (single files)", "2", "an integer >= 1"),
+    v("DAO_STORE", "how checkpoints are stored: one dao-format file each, or the storage engine", "file", "file, engine"),
+    v("DAO_INCREMENTAL", "engine: full, incremental, differential or adaptive checkpoints", "adaptive", "full, incremental, differential, adaptive"),
+    v("DAO_CHAIN_MAX", "engine: deltas after a base before a new base", "16", "a count >= 0 (0: no limit)"),
+    v("DAO_DELTA_MAX", "engine, adaptive: a delta over this fraction of the state becomes a new base", "0.5", "a fraction in (0, 1]"),
+    v("DAO_BLOCK", "engine: hash block size", "4K", "a power of two from 256 to 64K"),
+    v("DAO_HASH", "engine: block hash", "xxh3", "xxh3, blake3, md5"),
+    v("DAO_COMPRESS", "engine: codec", "lz4", "none, lz4, zstd, zstd:LEVEL (1..=19)"),
+    v("DAO_FILTER", "engine: filter before the codec", "shuffle", "none, shuffle, xor"),
+    v("DAO_COMPRESS_SKIP", "engine: store a chunk raw when compressed/raw exceeds this", "0.9", "a fraction in [0, 1]"),
+    v("DAO_BUFFER", "engine: pipeline buffer (chunk) size", "256K", "a size from 4K to 16M"),
+    v("DAO_QUEUE", "engine: depth of each pipeline queue", "8", "1 to 1024"),
+    v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
+    v("DAO_ASYNC", "engine: off (the program waits for the commit), wait or skip (background flush)", "off", "off, wait, skip"),
+    v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
+    v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
+    v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "unset (off)", "any value; 0 is off"),
+    v("DAO_STACK_SIZE", "size of the fixed stack", "max(RLIMIT_STACK, 64M)", "a size (bytes, K, M, G)"),
+    v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
+    v("DAO_WRITERS", "who writes a checkpoint taken inside a parallel region", "team", "team, master"),
+    v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
+    v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
+];
+
 /// The storage engine's variables (dao_store::config); they mean nothing
 /// without DAO_STORE=engine.
 const STORE_VARS: [&str; 13] = [
@@ -91,7 +152,7 @@ fn store() -> Option<dao_store::StoreConfig> {
         }
         return None;
     }
-    match dao_store::StoreConfig::from_env() {
+    match dao_store::StoreConfig::from_lookup(|k| std::env::var(k).ok()) {
         Ok(c) => Some(c),
         Err(e) => fatal(e),
     }
@@ -198,5 +259,33 @@ impl Config {
             placement,
             store: store(),
         }
+    }
+}
+
+/// The gathering timeout (DAO_OMP_TIMEOUT seconds, default 10). A
+/// malformed value is fatal, like every other DAO_* variable.
+pub fn omp_timeout() -> Duration {
+    static T: OnceLock<Duration> = OnceLock::new();
+    *T.get_or_init(|| match std::env::var("DAO_OMP_TIMEOUT") {
+        Err(_) => Duration::from_secs(10),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Duration::from_secs_f64(x),
+            _ => fatal(format_args!("DAO_OMP_TIMEOUT={v:?} must be a positive number of seconds")),
+        },
+    })
+}
+
+/// Before main: settings that keep libomp from blocking threads where the
+/// protocol cannot see them. Reductions are forced to the critical method
+/// (unless the user chose one): libomp's tree reduction waits inside
+/// `__kmpc_reduce*` for other threads, a wait no participation point covers.
+/// With the critical method a thread waits there only for the lock, which
+/// the holder releases after combining its contribution (no marker, no
+/// barrier in between). Not `atomic`: flang's reductions do not support it,
+/// and libomp then warns at every reduction.
+pub fn prepare_env() {
+    let _ = omp_timeout(); // a malformed DAO_OMP_TIMEOUT fails at start, not at the first checkpoint
+    if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
+        std::env::set_var("KMP_FORCE_REDUCTION", "critical");
     }
 }

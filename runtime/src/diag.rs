@@ -46,3 +46,12 @@ pub fn warn_once(key: &str, msg: impl std::fmt::Display) {
 pub fn info(msg: impl std::fmt::Display) {
     emit(&format!("dao: {msg}\n"));
 }
+
+/// SIGKILL to this process (crash injection for tests).
+pub fn kill_self() -> ! {
+    // SAFETY: sending SIGKILL to ourselves; it does not return.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    std::process::abort()
+}

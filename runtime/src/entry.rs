@@ -83,10 +83,10 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     if !policy::ACTIVE.load(Relaxed) {
         return;
     }
-    if !chain::is_main_thread() {
+    if !crate::omp::is_main_thread() {
         // A worker of a team: it stops here if the master is gathering the
-        // team for a checkpoint (omp.rs); it never decides one itself.
-        crate::omp::worker_stop(frame);
+        // team for a checkpoint (protocol/); it never decides one itself.
+        crate::protocol::worker_stop(frame);
         return;
     }
     // Counting re-arms the countdown, so it happens even when no checkpoint
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn dao_main(
     user_main: Option<stack::UserMain>,
 ) -> c_int {
     let size = guard("dao_main", || {
-        crate::omp::prepare_env();
+        crate::config::prepare_env();
         let cfg = crate::config::Config::from_env();
         crate::placement::setup(&cfg);
         crate::profile::setup(&cfg);
@@ -160,48 +160,48 @@ pub unsafe extern "C" fn dao_thread_start(poll: *mut i64) {
     });
 }
 
-// ---- OpenMP teams (omp.rs; the protocol is in protocol/README.md) ----
+// ---- OpenMP teams (omp/ and protocol/; the protocol is in protocol/README.md) ----
 
 /// # Safety
 /// `frame` must be the calling thread's innermost live frame record.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_fork(frame: *mut DaoFrame) {
-    guard("dao_omp_fork", || crate::omp::fork(frame));
+    guard("dao_omp_fork", || crate::protocol::fork(frame));
 }
 
 /// # Safety
 /// As dao_omp_fork.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_join(frame: *mut DaoFrame) {
-    guard("dao_omp_join", || crate::omp::join(frame));
+    guard("dao_omp_join", || crate::protocol::join(frame));
 }
 
 /// # Safety
 /// As dao_omp_fork (the frame of an outlined function, just pushed).
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_begin(frame: *mut DaoFrame) {
-    guard("dao_omp_begin", || crate::omp::begin(frame));
+    guard("dao_omp_begin", || crate::protocol::begin(frame));
 }
 
 /// # Safety
 /// As dao_omp_begin, at a return of the outlined function.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_end(frame: *mut DaoFrame) {
-    guard("dao_omp_end", || crate::omp::end(frame));
+    guard("dao_omp_end", || crate::protocol::end(frame));
 }
 
 /// # Safety
 /// As dao_omp_fork, right before a barrier.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_park(frame: *mut DaoFrame) {
-    guard("dao_omp_park", || crate::omp::park(frame));
+    guard("dao_omp_park", || crate::protocol::park(frame));
 }
 
 /// # Safety
 /// As dao_omp_park, right after the barrier.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
-    guard("dao_omp_unpark", || crate::omp::unpark(frame));
+    guard("dao_omp_unpark", || crate::protocol::unpark(frame));
 }
 
 /// The slow path of a shared-write guard: the pass emits
@@ -211,10 +211,10 @@ pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
 /// for a non-blocking round whose shared state is not saved yet.
 #[no_mangle]
 pub extern "C" fn dao_omp_guard_wait() {
-    guard("dao_omp_guard_wait", crate::omp::guard_wait);
+    guard("dao_omp_guard_wait", crate::protocol::guard_wait);
 }
 
-/// `__kmpc_single`, routed here by the pass (omp.rs: instances already won
+/// `__kmpc_single`, routed here by the pass (omp/singles.rs: instances already won
 /// before a checkpoint are not run again after the restart).
 ///
 /// # Safety
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn dao_free(p: *mut c_void) {
             // SAFETY: a block of the C library's allocator (uninstrumented
             // code). __libc_free, not free: under `-Wl,--wrap=free` the
             // name `free` would come straight back here.
-            unsafe { crate::wrap::__libc_free(p) }
+            unsafe { crate::libc_alloc::__libc_free(p) }
         }
     })
 }
@@ -312,7 +312,7 @@ pub unsafe extern "C" fn dao_realloc(p: *mut c_void, size: u64) -> *mut c_void {
             unsafe {
                 let old = libc::malloc_usable_size(p) as u64;
                 std::ptr::copy_nonoverlapping(p as *const u8, q, old.min(size) as usize);
-                crate::wrap::__libc_free(p);
+                crate::libc_alloc::__libc_free(p);
             }
         }
         q as *mut c_void

@@ -73,7 +73,7 @@ fn tls_bytes(t: &[dao_format::TlsValue<'_>]) -> u64 {
 }
 
 /// The byte counts of one instance, as the JSON fields after "site".
-fn measure(frame: *mut DaoFrame, workers: &[crate::omp::Stopped]) -> (String, u32) {
+fn measure(frame: *mut DaoFrame, workers: &[crate::collect::Stopped]) -> (String, u32) {
     let c = crate::collect::collect_team(frame, workers, false, false);
     let (ms, mk) = frame_bytes(&c.chain);
     let mt = tls_bytes(&c.master_tls);
@@ -107,7 +107,7 @@ pub fn record(frame: *mut DaoFrame) {
     let site = crate::checkpoint::site_name(frame);
     let mut m = None;
     if crate::omp::in_region() {
-        crate::omp::with_team_stopped(false, |w, _| m = Some(measure(frame, w)));
+        crate::protocol::with_team_stopped(false, |w, _| m = Some(measure(frame, w)));
     }
     // outside a region, or the team could not be gathered (DAO_OMP_TIMEOUT,
     // warned): the master alone

@@ -23,8 +23,11 @@ pub struct Session {
     /// Checkpoints attempted / committed by this process (DAO_CRASH_*).
     pub attempts: u64,
     pub commits: u64,
-    /// DAO_STORE=engine: the storage engine (storage.rs); None: single files.
-    pub storage: Option<crate::storage::Storage>,
+    /// DAO_STORE=engine: the storage engine (a `storage::Storage`, which
+    /// storage.rs gets back with `storage::engine`; held here as `Any` so
+    /// that this module does not depend on the storage layer above it);
+    /// None: single files.
+    pub storage: Option<Box<dyn std::any::Any + Send>>,
 }
 
 static SESSION: Mutex<Option<Session>> = Mutex::new(None);

@@ -48,7 +48,7 @@ struct Call {
 extern "C" fn thread_main(arg: *mut c_void) -> *mut c_void {
     // SAFETY: `arg` is the Call owned by run_on_fixed_stack, alive until the join.
     let c = unsafe { &mut *(arg as *mut Call) };
-    crate::chain::set_main_thread();
+    crate::omp::set_main_thread();
     // SAFETY: user_main is the program's main with its C signature.
     c.ret = unsafe { (c.f)(c.argc, c.argv, c.envp) };
     std::ptr::null_mut()

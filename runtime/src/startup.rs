@@ -67,7 +67,7 @@ pub fn start(cfg: Config) {
         match Storage::open(&path, cfg, restored.as_ref(), s.next_seq) {
             Ok(st) => {
                 s.next_seq = st.next_seq();
-                s.storage = Some(st);
+                s.storage = Some(Box::new(st));
             }
             Err(e) => diag::warn(format_args!("cannot start the storage engine (DAO_STORE=engine): {e}; checkpoints are written as single files")),
         }
@@ -321,7 +321,7 @@ fn choose_protocol(cfg: &Config) {
             guarded
         }
     };
-    crate::omp::configure(nb, cfg.save_all);
+    crate::protocol::configure(nb, cfg.save_all);
 }
 
 /// The exit hook: on normal termination mark the run finished.
@@ -333,14 +333,14 @@ pub fn at_exit() {
         diag::warn(format_args!("the program ended before reaching the checkpointed position of {p}"));
     }
     session::with(|s| {
-        let rounds = crate::omp::rounds();
+        let rounds = crate::protocol::rounds();
         if rounds > 0 {
-            let stops: Vec<String> = crate::omp::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();
+            let stops: Vec<String> = crate::protocol::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
                     "{{\"event\":\"omp_stops\",\"protocol\":\"{}\",\"rounds\":{rounds},\"stop_s\":[{}]}}",
-                    if crate::omp::nonblocking() { "nonblocking" } else { "blocking" },
+                    if crate::protocol::nonblocking() { "nonblocking" } else { "blocking" },
                     stops.join(",")
                 ),
             );

@@ -78,7 +78,7 @@ pub struct Pending {
 }
 
 fn kill_hook() {
-    crate::checkpoint::kill_self()
+    crate::diag::kill_self()
 }
 
 impl Storage {
@@ -116,12 +116,18 @@ impl Storage {
     }
 }
 
+/// The session's storage engine (`Session::storage`: DAO_STORE=engine),
+/// if any.
+pub fn engine(storage: &mut Option<Box<dyn std::any::Any + Send>>) -> Option<&mut Storage> {
+    storage.as_mut().and_then(|b| b.downcast_mut::<Storage>())
+}
+
 /// Before a checkpoint (from checkpoint::take, before the team is
 /// gathered): settles the checkpoint still flushing, waiting for it under
 /// `DAO_ASYNC=wait`. Returns false when the candidate is to be skipped
 /// (`skip`, and the flush still runs).
 pub fn before_checkpoint(s: &mut Session) -> bool {
-    let Some(st) = s.storage.as_mut() else { return true };
+    let Some(st) = engine(&mut s.storage) else { return true };
     st.waited_s = 0.0;
     let Backend::Async(a) = &mut st.backend else { return true };
     let t = Instant::now();
@@ -144,7 +150,7 @@ pub fn before_checkpoint(s: &mut Session) -> bool {
 /// the run is marked finished: a checkpoint committed after the marker
 /// would carry a higher number and be resumed).
 pub fn finish(s: &mut Session) {
-    let Some(st) = s.storage.as_mut().filter(|st| st.pid == std::process::id()) else { return };
+    let Some(st) = engine(&mut s.storage).filter(|st| st.pid == std::process::id()) else { return };
     if let Backend::Async(a) = &mut st.backend {
         if let Some(r) = a.wait() {
             settle_result(s, r);
@@ -153,14 +159,14 @@ pub fn finish(s: &mut Session) {
 }
 
 fn settle_result(s: &mut Session, r: Result<Committed, StoreError>) {
-    let Some(p) = s.storage.as_mut().and_then(|st| st.pending.take()) else { return };
+    let Some(p) = engine(&mut s.storage).and_then(|st| st.pending.take()) else { return };
     settle(s, p, r);
 }
 
 /// A checkpoint's outcome is known: count it, report it, and kill the
 /// process if DAO_CRASH_AFTER says so; or warn about the failure.
 fn settle(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
-    let flush = s.storage.as_ref().map_or("sync", |st| st.flush_name());
+    let flush = engine(&mut s.storage).map_or("sync", |st| st.flush_name());
     match r {
         Ok(c) => {
             s.checkpoints += 1;
@@ -208,7 +214,7 @@ fn settle(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
                 if s.cfg.verbose {
                     diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
                 }
-                crate::checkpoint::kill_self();
+                crate::diag::kill_self();
             }
         }
         Err(e) => {
@@ -243,7 +249,7 @@ pub fn kind_name(k: dao_store::Kind) -> &'static str {
 /// `p.pause_s` holds the time spent so far; the engine call and the wait
 /// before it are added. `crash_now`: DAO_CRASH_IN is for this checkpoint.
 pub fn checkpoint(s: &mut Session, regions: &[Region<'_>], skeleton: &[u8], mut p: Pending, t0: Instant, crash_now: bool) {
-    let Some(st) = s.storage.as_mut() else { return };
+    let Some(st) = engine(&mut s.storage) else { return };
     let fault = crash_now.then_some(Fault { stage: Stage::Write, at_chunk: MIDDLE, action: Action::Hook(kill_hook) });
     p.wait_s = st.waited_s;
     // (checkpoint, result) pairs to settle now

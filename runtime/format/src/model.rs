@@ -153,7 +153,7 @@ pub struct OmpState {
     /// `single` constructs of the region: the highest instance (counted per
     /// thread from the region's start) that some thread had already won,
     /// and how many the master had encountered. A restart skips instances
-    /// already won (runtime/src/omp.rs).
+    /// already won (runtime/src/omp/singles.rs).
     pub singles_won: u64,
     pub master_singles: u64,
 }

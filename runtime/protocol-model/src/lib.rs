@@ -1,13 +1,15 @@
 //! Models of the runtime's thread handshakes, checked with `loom` (every
 //! interleaving and every weak-memory outcome loom can produce, within a
 //! preemption bound). Run: `cargo test --release -p dao-protocol-model`.
+//! README.md (this crate) says what is modelled and how.
 //!
-//! The runtime's own code keeps its state in statics (one team per
-//! process), which loom cannot instantiate per execution, so each model
-//! restates one handshake of `runtime/src/omp.rs` with the same states,
-//! the same atomic operations and the same memory orderings, in a struct
-//! loom can create. The correspondence is by name; a change to a handshake
-//! in omp.rs must be made here too (the protocol README says so).
+//! The handshakes are the runtime's own code: this crate compiles
+//! `runtime/src/protocol/handshake.rs` and `sync.rs` (module [`handshake`])
+//! with `cfg(loom)` (set by build.rs), so their atomics are loom's, and
+//! each model creates a fresh instance of the protocol state per execution
+//! (the runtime keeps one in statics). What the models add around that
+//! code is the program: markers, barriers, guards, shared writes, locks,
+//! and the checks.
 //!
 //! - [`gather`]: the blocking checkpoint round: a worker stops at a
 //!   candidate (CANDIDATE) or is claimed while it waits in a barrier the
@@ -25,6 +27,14 @@
 //!   save is a consistent cut, with one and two workers; its waits are
 //!   bounded (its "Bounds" section), which lets loom finish models with
 //!   three threads.
+#[path = "../../src/protocol/sync.rs"]
+mod sync;
+
+/// The runtime's `protocol::handshake` (runtime/src/protocol/handshake.rs),
+/// compiled against loom.
+#[path = "../../src/protocol/handshake.rs"]
+pub mod handshake;
+
 pub mod gather;
 pub mod nonblocking;
 pub mod share;

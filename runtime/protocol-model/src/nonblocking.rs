@@ -131,16 +131,14 @@
 //! the complete executions. The deadlock test (`fault_unguarded_lock`)
 //! shows that a real deadlock is still reported.
 use loom::cell::UnsafeCell;
-use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
+use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::*};
 use loom::sync::Arc;
 use loom::thread;
 use std::sync::atomic as ghost;
 use std::sync::Mutex as GhostMutex;
 
-pub const RUNNING: u32 = 1;
-pub const PARKED: u32 = 3;
-pub const CLAIMED: u32 = 4;
-pub const EXITED: u32 = 5;
+pub use crate::handshake::Fault;
+use crate::handshake::{self, Stop, EXITED, PARKED};
 
 /// After this many failed checks a wait either reports a deadlock or gives
 /// up (abandons its thread), see "Bounds".
@@ -180,31 +178,6 @@ pub enum MStep {
     /// Test scaffolding, no runtime counterpart: wait until worker `w` is
     /// parked (to start a round while it waits in a barrier).
     WaitParked(usize),
-}
-
-/// A deliberately broken variant of the protocol (negative tests).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Fault {
-    #[default]
-    None,
-    /// The master sets the guard flag after the request flag.
-    GuardAfterRequest,
-    /// The master never sets the guard flag.
-    NoGuard,
-    /// Lock acquisition is not guarded.
-    UnguardedLock,
-    /// The worker publishes `checked` before writing its snapshot.
-    SnapAfterCheckIn,
-    /// The master claims any parked worker (no `syncs > master_syncs`).
-    ClaimStale,
-    /// The master publishes `done` with a relaxed store.
-    RelaxedDone,
-    /// The worker publishes `checked` with a relaxed store.
-    RelaxedCheckIn,
-    /// The worker stores PARKED with a relaxed store.
-    RelaxedPark,
-    /// The guard loads the guard flag relaxed.
-    RelaxedGuardLoad,
 }
 
 /// A model: the programs and the variant.
@@ -247,10 +220,29 @@ pub struct Execution {
     pub claimed_checked_in: bool,
 }
 
+/// The flags the compiled program reads (`dao_omp_request`,
+/// `dao_omp_guard`) and the variant.
+pub struct Flags {
+    pub request: AtomicU8,
+    pub guard: AtomicU8,
+    pub fault: Fault,
+}
+
+impl handshake::Flags for Flags {
+    fn request(&self) -> &AtomicU8 {
+        &self.request
+    }
+    fn guard(&self) -> &AtomicU8 {
+        &self.guard
+    }
+    fn fault(&self) -> Fault {
+        self.fault
+    }
+}
+
 pub struct Slot {
-    pub state: AtomicU32,
-    pub syncs: AtomicU64,
-    pub checked: AtomicU64,
+    /// The runtime's slot (state, top, round, syncs, checked).
+    pub p: handshake::Slot<u64>,
     /// The snapshot of the worker's private state (position, acc).
     pub snap: UnsafeCell<u64>,
     /// The worker's stack: its position and acc, written as it runs.
@@ -261,11 +253,9 @@ pub struct Slot {
 
 pub struct Team {
     pub config: Config,
-    pub request: AtomicU8,
-    pub guard: AtomicU8,
-    pub round: AtomicU64,
-    pub done: AtomicU64,
-    pub master_syncs: AtomicU64,
+    /// The runtime's protocol state (request and guard flags, round, done,
+    /// master_syncs), run by the runtime's code (`handshake.rs`).
+    pub team: handshake::Team<Flags>,
     pub workers: Vec<Slot>,
     /// Shared program data (plain memory).
     pub x: Vec<UnsafeCell<u64>>,
@@ -346,24 +336,24 @@ impl Team {
         for p in &config.workers {
             assert_eq!(p.iter().filter(|s| **s == Step::Barrier).count(), barriers, "every thread meets the same barriers");
         }
+        let team = handshake::Team::new(Flags { request: AtomicU8::new(0), guard: AtomicU8::new(0), fault: config.fault });
         Arc::new(Team {
-            request: AtomicU8::new(0),
-            guard: AtomicU8::new(0),
-            round: AtomicU64::new(0),
-            done: AtomicU64::new(0),
-            master_syncs: AtomicU64::new(0),
             workers: config
                 .workers
                 .iter()
-                .map(|_| Slot {
-                    state: AtomicU32::new(RUNNING),
-                    syncs: AtomicU64::new(0),
-                    checked: AtomicU64::new(0),
+                .map(|_| {
+                    // every worker has entered the region (dao_omp_begin)
+                    let p = handshake::Slot::new();
+                    team.enter(&p);
+                    Slot {
+                    p,
                     snap: UnsafeCell::new(0),
                     frame: UnsafeCell::new(0),
                     ghost_checked: ghost::AtomicU64::new(0),
+                }
                 })
                 .collect(),
+            team,
             x: (0..config.cells).map(|_| UnsafeCell::new(0)).collect(),
             locks: (0..config.locks).map(|_| AtomicBool::new(false)).collect(),
             arrived: (0..barriers).map(|_| AtomicU32::new(0)).collect(),
@@ -440,11 +430,9 @@ impl Team {
 
     /// The guard the compiler inserts before a shared write.
     fn guard(&self, me: usize, s: &Slot) -> Result<(), Abandoned> {
-        if self.guard.load(if self.config.fault == Fault::RelaxedGuardLoad { Relaxed } else { Acquire }) != 0 {
-            let c = s.checked.load(Relaxed);
-            if c != 0 {
-                self.wait(me, "guard", || self.done.load(Acquire) >= c)?;
-            }
+        // the compiled code's inline test, then dao_omp_guard_wait
+        if self.team.guard_flag() {
+            self.team.guard_wait(&s.p, |ready: &mut dyn FnMut() -> bool| self.wait(me, "guard", ready))?;
         }
         Ok(())
     }
@@ -452,20 +440,11 @@ impl Team {
     /// A marker (the worker's candidate); `pos`: where its snapshot
     /// resumes.
     fn marker(&self, s: &Slot, pos: usize, acc: u64) {
-        // the marker's fast path (in the code), then omp::worker_stop
-        if self.request.load(Relaxed) != 0 {
-            if self.request.load(Acquire) == 0 {
-                return;
-            }
-            let r = self.round.load(Acquire);
-            if s.checked.load(Relaxed) != r {
-                if self.config.fault == Fault::SnapAfterCheckIn {
-                    s.checked.store(r, SeqCst);
-                    s.snap.with_mut(|p| unsafe { *p = pack(pos, acc) });
-                } else {
-                    s.snap.with_mut(|p| unsafe { *p = pack(pos, acc) });
-                    s.checked.store(r, if self.config.fault == Fault::RelaxedCheckIn { Relaxed } else { SeqCst });
-                }
+        // the marker's fast path (in the code), then protocol::worker_stop
+        if self.team.flags.request.load(Relaxed) != 0 {
+            let Some((r, nb)) = self.team.requested() else { return };
+            assert!(nb, "a blocking round in the non-blocking model");
+            if self.team.check_in(&s.p, r, || s.snap.with_mut(|p| unsafe { *p = pack(pos, acc) })) {
                 s.ghost_checked.store(r, ghost::Ordering::Relaxed);
             }
         }
@@ -498,22 +477,17 @@ impl Team {
                 }
                 Step::Unlock(l) => self.locks[l].store(false, Release),
                 Step::Barrier => {
-                    let n = s.syncs.load(Relaxed) + 1;
-                    s.syncs.store(n, Relaxed);
-                    s.state.store(PARKED, if self.config.fault == Fault::RelaxedPark { Relaxed } else { SeqCst });
+                    self.team.park(&s.p, std::ptr::null_mut());
+                    let n = s.p.syncs.load(Relaxed);
                     self.barrier_wait(me, n)?;
-                    loop {
-                        match s.state.compare_exchange(PARKED, RUNNING, AcqRel, Acquire) {
-                            Ok(_) => break,
-                            Err(CLAIMED) => self.wait(me, "claimed", || s.state.load(Acquire) != CLAIMED)?,
-                            Err(x) => panic!("unpark found state {x}"),
-                        }
+                    if let Some(x) = self.team.unpark(&s.p, |ready: &mut dyn FnMut() -> bool| self.wait(me, "claimed", ready))? {
+                        panic!("unpark found state {x}");
                     }
                 }
             }
         }
         s.frame.with_mut(|p| unsafe { *p = pack(self.config.workers[w].len(), acc) });
-        s.state.store(EXITED, SeqCst);
+        self.team.end(&s.p, std::ptr::null_mut());
         self.finish(me);
         Ok(())
     }
@@ -521,38 +495,21 @@ impl Team {
     /// One round at the master's due candidate; returns how each worker
     /// was saved (after checking the save).
     fn round(&self) -> Result<Vec<Saved>, Abandoned> {
-        let fault = self.config.fault;
         // 1. request
-        let r = self.round.fetch_add(1, AcqRel) + 1;
-        if fault == Fault::GuardAfterRequest {
-            self.request.store(1, SeqCst);
-            self.guard.store(1, SeqCst);
-        } else {
-            if fault != Fault::NoGuard {
-                self.guard.store(1, SeqCst);
-            }
-            self.request.store(1, SeqCst);
-        }
-        let ms = self.master_syncs.load(Acquire);
+        let (r, ms) = self.team.start(true);
         // 2. gather
         let mut hows = Vec::new();
         for s in &self.workers {
             let mut how = None;
             self.wait(MASTER, "gather", || {
-                if s.checked.load(SeqCst) == r {
-                    how = Some(How::Snapshot);
-                    return true;
-                }
-                let st = s.state.load(SeqCst);
-                if st == EXITED {
-                    how = Some(How::Exited);
-                    return true;
-                }
-                if st == PARKED && (fault == Fault::ClaimStale || s.syncs.load(Acquire) > ms) && s.state.compare_exchange(PARKED, CLAIMED, AcqRel, Acquire).is_ok() {
-                    how = Some(How::Claimed);
-                    return true;
-                }
-                false
+                how = match self.team.poll(&s.p, r, ms, true) {
+                    None => return false,
+                    Some(Stop::CheckedIn) => Some(How::Snapshot),
+                    Some(Stop::Exited) => Some(How::Exited),
+                    Some(Stop::Claimed) => Some(How::Claimed),
+                    Some(Stop::Candidate) => panic!("a blocking stop in a non-blocking round"),
+                };
+                true
             })?;
             let how = how.unwrap();
             if how == How::Claimed && s.ghost_checked.load(ghost::Ordering::Relaxed) == r {
@@ -561,14 +518,13 @@ impl Team {
             if how == How::Claimed {
                 // ghost check (a relaxed load adds no synchronization): the
                 // barrier the worker waits in has not completed
-                let k = s.syncs.load(Relaxed);
+                let k = s.p.syncs.load(Relaxed);
                 assert!(self.arrived[k as usize - 1].load(Relaxed) < self.team_size(), "claimed a worker inside barrier {k}, which has completed");
             }
             hows.push(how);
         }
         // every worker is accounted for: markers need not call in any more
-        // (omp::with_team_stopped clears the request here already)
-        self.request.store(0, SeqCst);
+        self.team.gathered(true);
         // 3. save: the workers' states, then the data
         let mut saved = Vec::new();
         for (w, (s, how)) in self.workers.iter().zip(hows).enumerate() {
@@ -590,14 +546,7 @@ impl Team {
             assert_eq!(v, self.config.cut(c, &saved), "x[{c}] is not the cut of {saved:?}");
         }
         // 4. release
-        self.request.store(0, SeqCst);
-        self.done.store(r, if fault == Fault::RelaxedDone { Relaxed } else { Release });
-        self.guard.store(0, Release);
-        for (s, sv) in self.workers.iter().zip(&saved) {
-            if sv.how == How::Claimed {
-                s.state.store(PARKED, Release);
-            }
-        }
+        self.team.release(r, true, self.workers.iter().zip(&saved).filter(|(_, sv)| sv.how == How::Claimed).map(|(s, _)| &s.p));
         Ok(saved)
     }
 
@@ -607,11 +556,11 @@ impl Team {
             match *step {
                 MStep::Round => rounds.push(self.round()?),
                 MStep::Barrier => {
-                    let k = self.master_syncs.load(Relaxed) + 1;
+                    let k = self.team.master_syncs.load(Relaxed) + 1;
                     self.barrier_wait(MASTER, k)?;
-                    self.master_syncs.fetch_add(1, Release);
+                    self.team.master_passed_barrier();
                 }
-                MStep::WaitParked(w) => self.wait(MASTER, "scaffolding", || self.workers[w].state.load(SeqCst) == PARKED)?,
+                MStep::WaitParked(w) => self.wait(MASTER, "scaffolding", || self.workers[w].p.state.load(SeqCst) == PARKED)?,
             }
         }
         // the join: the master writes nothing more
@@ -639,9 +588,9 @@ pub fn run(config: &Config) -> Execution {
     if complete {
         let n = config.master.iter().filter(|s| **s == MStep::Round).count() as u64;
         assert_eq!(rounds.len() as u64, n);
-        assert_eq!(team.done.load(SeqCst), n, "a round did not complete");
+        assert_eq!(team.team.done.load(SeqCst), n, "a round did not complete");
         for s in &team.workers {
-            assert_eq!(s.state.load(SeqCst), EXITED);
+            assert_eq!(s.p.state.load(SeqCst), EXITED);
         }
     }
     Execution { rounds, complete, claimed_checked_in: team.claimed_checked_in.load(ghost::Ordering::Relaxed) }

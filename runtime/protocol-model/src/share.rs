@@ -1,24 +1,32 @@
-//! `omp::share_work` / `omp::help`: the master publishes a job, runs it,
-//! clears it and waits until no worker uses it; a stopped worker counts
-//! itself in, loads the job, runs it if present, counts itself out.
-//! Checked: a worker never touches the job after the master returned (the
-//! job lives on the master's stack), and what workers wrote while running
-//! it (the units' digests, plain memory) is visible to the master after
-//! `share_work` returns, without a data race.
+//! `protocol::share_work` / `help`, run on the runtime's own code
+//! (`handshake::Share`): the master publishes a job, runs it, clears it and
+//! waits until no worker uses it; a stopped worker counts itself in, loads
+//! the job, runs it if present, counts itself out. Checked: a worker never
+//! touches the job after the master returned (the job lives on the
+//! master's stack), and what workers wrote while running it (the units'
+//! digests, plain memory) is visible to the master after `share_work`
+//! returns, without a data race.
 //!
-//! The two fences make the Dekker pair explicit: SeqCst accesses alone
-//! forbid the store-buffering outcome in the C++ model, but loom models
-//! SeqCst accesses as AcqRel and finds it (both sides read the old value);
-//! with a SeqCst fence between each side's write and read, the outcome is
-//! excluded in loom too, and the runtime does the same.
+//! The handshake has a SeqCst fence between each side's write and read:
+//! SeqCst accesses alone forbid the store-buffering outcome in the C++
+//! model, but loom models SeqCst accesses as AcqRel and finds it (both
+//! sides read the old value); with the fences the outcome is excluded in
+//! loom too.
 use loom::cell::UnsafeCell;
-use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicUsize, Ordering::*};
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::sync::Arc;
 
+use crate::handshake;
+
+/// The job the master publishes (the runtime's holds the closure to run;
+/// here the work is [`Team::work`], and `id` is read to touch the job).
+pub struct Job {
+    pub id: u64,
+}
+
 pub struct Team {
-    /// 0: no job; 1: the job is published.
-    pub job: AtomicUsize,
-    pub job_users: AtomicU32,
+    /// The runtime's `JOB` / `JOB_USERS`.
+    pub share: handshake::Share<Job>,
     /// Set when the master's share_work has returned (its job is gone).
     pub returned: AtomicBool,
     /// Units claimed (the job divides itself).
@@ -27,11 +35,18 @@ pub struct Team {
     pub digests: Vec<UnsafeCell<u64>>,
 }
 
+/// The model's wait: loom explores a yielding spin.
+fn spin(ready: &mut dyn FnMut() -> bool) -> Result<(), std::convert::Infallible> {
+    while !ready() {
+        loom::thread::yield_now();
+    }
+    Ok(())
+}
+
 impl Team {
     pub fn new(units: usize) -> Arc<Team> {
         Arc::new(Team {
-            job: AtomicUsize::new(0),
-            job_users: AtomicU32::new(0),
+            share: handshake::Share::new(),
             returned: AtomicBool::new(false),
             next: AtomicUsize::new(0),
             digests: (0..units).map(|_| UnsafeCell::new(0)).collect(),
@@ -50,32 +65,20 @@ impl Team {
         }
     }
 
-    /// omp::share_work on the master.
+    /// protocol::share_work on the master (the job on its stack).
     pub fn share_work(&self) {
-        self.job.store(1, SeqCst);
-        self.work();
-        self.job.store(0, SeqCst);
-        fence(SeqCst);
-        while self.job_users.load(SeqCst) != 0 {
-            loom::thread::yield_now();
-        }
+        let job = Job { id: 7 };
+        let _ = self.share.share(&job, || self.work(), spin);
         self.returned.store(true, SeqCst);
     }
 
-    /// omp::help on a stopped worker; true if it ran the job.
+    /// protocol::share::help on a stopped worker; true if it ran the job.
     pub fn help(&self) -> bool {
-        if self.job.load(Relaxed) == 0 {
-            return false;
-        }
-        self.job_users.fetch_add(1, SeqCst);
-        fence(SeqCst);
-        let j = self.job.load(SeqCst);
-        if j != 0 {
+        self.share.help(|j| {
             assert!(!self.returned.load(SeqCst), "a worker runs the job after share_work returned");
+            assert_eq!(j.id, 7);
             self.work();
-        }
-        self.job_users.fetch_sub(1, SeqCst);
-        j != 0
+        })
     }
 
     /// The master after share_work: reads every digest (layout.finish).

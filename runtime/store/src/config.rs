@@ -1,8 +1,9 @@
 //! Configuration of the storage engine and its environment contract.
 //!
-//! [`StoreConfig::from_env`] reads the `DAO_*` variables below; a malformed
-//! value is an error naming the variable (never a silent default), in line
-//! with the runtime's own `config.rs`.
+//! [`StoreConfig::from_lookup`] parses the `DAO_*` variables below, looked
+//! up by the caller (the runtime's `config.rs`, which reads every
+//! environment variable of the runtime); a malformed value is an error
+//! naming the variable and its allowed values (never a silent default).
 //!
 //! | variable | values | default |
 //! |---|---|---|
@@ -178,13 +179,10 @@ pub fn parse_size(s: &str) -> Option<usize> {
 }
 
 impl StoreConfig {
-    /// Reads the `DAO_*` variables of the process environment (see the module docs).
-    pub fn from_env() -> Result<StoreConfig, ConfigError> {
-        Self::from_lookup(|k| std::env::var(k).ok())
-    }
-
-    /// Same, with variables looked up by `get` (tests, or a runtime that has
-    /// already captured its environment). Unset and empty variables keep the default.
+    /// The configuration from the `DAO_*` variables of the module docs,
+    /// looked up by `get` (the runtime's config.rs passes the process
+    /// environment; tests pass maps). Unset and empty variables keep the
+    /// default.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<StoreConfig, ConfigError> {
         let get = |k: &str| get(k).filter(|v| !v.trim().is_empty());
         let mut c = StoreConfig::default();

@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
-/// A malformed environment variable (see [`crate::config::StoreConfig::from_env`]).
+/// A malformed environment variable (see [`crate::config::StoreConfig::from_lookup`]).
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 #[error("{var}={value:?} is not valid: expected {expected}")]
 pub struct ConfigError {

@@ -1,0 +1,27 @@
+//! OpenMP teams as the runtime sees them, one concept per file:
+//!
+//! - `libomp.rs`: libomp reached through `dlsym` (programs without OpenMP
+//!   do not need it at link time), the master's ICVs;
+//! - `team.rs`: the current team: fork depth, thread numbers, team size,
+//!   the ICVs at the fork, the OpenMP state a checkpoint records;
+//! - `threads.rs`: the thread that runs `main`, and worker stacks at fixed
+//!   addresses (the `pthread_create` override);
+//! - `tls.rs`: threadprivate (thread-local) values, published per worker
+//!   and put back at restart;
+//! - `singles.rs`: `single` constructs counted per thread, so that a
+//!   restarted team does not run a won instance again.
+//!
+//! The checkpoint rounds (blocking and non-blocking), their per-thread
+//! slots and distributed saving are in `crate::protocol` (with its
+//! README.md), one layer up: they use this module, not the reverse.
+pub mod libomp;
+pub mod singles;
+pub mod team;
+pub mod threads;
+pub mod tls;
+
+pub use libomp::{apply_icvs, icvs};
+pub use singles::{set_pending_singles, single, singles_of};
+pub use team::{in_region, state_for_checkpoint, tid, MAX_THREADS};
+pub use threads::{create_thread, is_main_thread, set_main_thread};
+pub use tls::{main_thread_start, set_pending_master, set_pending_tls, tls_here, tls_threads, worker_tls, write_tls, TlsRef};

@@ -1,0 +1,101 @@
+//! `single` constructs.
+//!
+//! libomp gives a `single` to the first thread that arrives, counting
+//! constructs per thread and per team. A worker may have run single instance
+//! n (and be parked at its barrier) while the master, at a candidate, has not
+//! reached it yet. After a restart the team is new: the master would win
+//! instance n again and run its body twice. So the pass routes
+//! `__kmpc_single` here: every thread counts its instances in the region;
+//! a checkpoint records the highest instance some thread had won and each
+//! thread's count; after a restart an instance already won returns 0 (the
+//! body is skipped) without entering libomp, which leaves libomp's counters
+//! equal in all threads of the new team.
+use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::OnceLock;
+
+use super::team::{self, MAX_THREADS};
+
+/// `single` instances each thread (by thread number) has encountered in
+/// the region.
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicU64 = AtomicU64::new(0);
+static COUNTS: [AtomicU64; MAX_THREADS] = [ZERO; MAX_THREADS];
+/// Highest single instance won in the current region.
+static SINGLE_WON: AtomicU64 = AtomicU64::new(0);
+/// After a restart inside a region: instances up to this one were won before.
+static SKIP_SINGLES: AtomicU64 = AtomicU64::new(0);
+/// At restart: (singles_won, per-thread counts) for the region being resumed.
+type PendingSingles = Option<(u64, Vec<(u32, u64)>)>;
+static PENDING_SINGLES: std::sync::Mutex<PendingSingles> = std::sync::Mutex::new(None);
+
+/// At an instrumented fork: the threads `0..used` of the last team count
+/// from 0 again; nothing was won.
+pub(crate) fn reset(used: usize) {
+    for c in &COUNTS[..used] {
+        c.store(0, Relaxed);
+    }
+    SINGLE_WON.store(0, Relaxed);
+    SKIP_SINGLES.store(0, Relaxed);
+}
+
+/// At restart (startup.rs): the single-construct state of the region that
+/// holds the checkpoint.
+pub fn set_pending_singles(won: u64, counts: Vec<(u32, u64)>) {
+    if won > 0 || counts.iter().any(|c| c.1 > 0) {
+        *PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner()) = Some((won, counts));
+    }
+}
+
+/// At a thread's region entry (restart): its saved count.
+pub(crate) fn restore_singles(t: u32) {
+    let mut g = PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((won, counts)) = g.as_mut() else { return };
+    if t == 0 {
+        SKIP_SINGLES.store(*won, Release);
+    }
+    if let Some(i) = counts.iter().position(|c| c.0 == t) {
+        COUNTS[t as usize].store(counts.swap_remove(i).1, Relaxed);
+    }
+    if counts.is_empty() {
+        *g = None;
+    }
+}
+
+type KmpcSingle = unsafe extern "C" fn(*mut libc::c_void, i32) -> i32;
+
+/// `__kmpc_single`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_single.
+pub unsafe fn single(ident: *mut libc::c_void, gtid: i32) -> i32 {
+    static REAL: OnceLock<Option<KmpcSingle>> = OnceLock::new();
+    let Some(real) = *REAL.get_or_init(|| super::libomp::sym(c"__kmpc_single")) else {
+        crate::diag::fatal("__kmpc_single not found: the program calls it but libomp is not loaded");
+    };
+    let t = team::tid();
+    let Some(s) = usize::try_from(t).ok().and_then(|t| COUNTS.get(t)).filter(|_| team::depth() == 1) else {
+        // SAFETY: forwarded.
+        return unsafe { real(ident, gtid) };
+    };
+    let n = s.load(Relaxed) + 1;
+    s.store(n, Relaxed);
+    if n <= SKIP_SINGLES.load(Acquire) {
+        return 0;
+    }
+    // SAFETY: forwarded.
+    let r = unsafe { real(ident, gtid) };
+    if r != 0 {
+        SINGLE_WON.fetch_max(n, AcqRel);
+    }
+    r
+}
+
+/// Single instances thread `t` has encountered in the region.
+pub fn singles_of(t: u32) -> u64 {
+    COUNTS.get(t as usize).map_or(0, |s| s.load(Acquire))
+}
+
+/// The highest instance won before the checkpoint taken now.
+pub(crate) fn won() -> u64 {
+    SINGLE_WON.load(Acquire).max(SKIP_SINGLES.load(Acquire))
+}
