@@ -200,7 +200,7 @@ int dao_main(int argc, char **argv, char **envp,
  * values. */
 void dao_thread_start(long long *poll);
 
-/* ---- OpenMP (runtime/src/omp.rs; the protocol: runtime/src/protocol/README.md) ----
+/* ---- OpenMP (runtime/src/omp/ and runtime/src/protocol/, whose README.md is the protocol) ----
  * dao_omp_fork / dao_omp_join: around a DAO_SITE_FORK fork call (after its
  *   push_num_threads), in the forking function.
  * dao_omp_begin: in an outlined function right after its frame is pushed

@@ -213,7 +213,7 @@ pub fn route_allocations(m: Module) -> usize {
 
 /// Route `__kmpc_single` to the runtime's `dao_omp_single`, which skips,
 /// after a restart inside a region, the single instances another thread had
-/// already run (runtime/src/omp.rs). Returns whether anything changed.
+/// already run (runtime/src/omp/singles.rs). Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
     let Some(f) = m.function(names::KMPC_SINGLE) else { return false };
     if !f.is_declaration() {
@@ -463,7 +463,7 @@ struct Runtime {
     cand: Fun,
     forced: Fun,
     /// Non-zero while the runtime gathers the threads of a team for a
-    /// checkpoint (runtime/src/omp.rs); markers in parallel code check it.
+    /// checkpoint (runtime/src/protocol/); markers in parallel code check it.
     request: Value,
     /// dao_omp_begin/end/fork/join/park/unpark (see OMP_* below).
     omp: [Fun; 6],

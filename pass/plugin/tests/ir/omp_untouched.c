@@ -7,7 +7,7 @@
 // its forks there still get no label.
 // The one change inside them: the module's __kmpc_single declaration is
 // replaced by dao_omp_single, which forwards to libomp outside an
-// instrumented region (runtime/src/omp.rs).
+// instrumented region (runtime/src/protocol/).
 // RUN: %clang -fopenmp -O0 %s | %opt | %FileCheck %s --check-prefixes=CHECK,O0
 // RUN: %clang -fopenmp -O2 %s | %opt | %FileCheck %s --check-prefixes=CHECK,O2
 // RUN: %clang -fopenmp -O0 %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s --check-prefix=REM
