@@ -128,3 +128,20 @@ pub fn build_once(key: &str, f: impl FnOnce() -> Result<PathBuf, String>) -> Res
     };
     cell.get_or_init(f).clone()
 }
+
+/// The programs of `test-programs/<dir>/{c,fortran}` (`dir` "" for the
+/// sequential ones) for which `has_row(stem, lang)` is false: a program
+/// without a row in a test table would silently go untested.
+pub fn programs_without_row(dir: &str, has_row: impl Fn(&str, Lang) -> bool) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("test-programs").join(dir);
+    let mut missing = vec![];
+    for (sub, ext, lang) in [("c", "c", Lang::C), ("fortran", "f90", Lang::Fortran)] {
+        for e in std::fs::read_dir(root.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == ext) && !has_row(&p.file_stem().unwrap().to_string_lossy(), lang) {
+                missing.push(p.display().to_string());
+            }
+        }
+    }
+    missing
+}

@@ -230,19 +230,7 @@ cases! {
 /// Every program in test-programs/omp/{c,fortran} has a row.
 #[test]
 fn table_covers_every_program() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let mut missing = vec![];
-    for (sub, ext, lang) in [("c", "c", Lang::C), ("fortran", "f90", Lang::Fortran)] {
-        for e in std::fs::read_dir(repo.join("test-programs/omp").join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == ext) {
-                let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-                if !CASES.iter().any(|c| c.name == stem && c.lang == lang) {
-                    missing.push(p.display().to_string());
-                }
-            }
-        }
-    }
+    let missing = dao_tests::build::programs_without_row("omp", |stem, lang| CASES.iter().any(|c| c.name == stem && c.lang == lang));
     assert!(missing.is_empty(), "programs without a row in tests/tests/omp.rs: {missing:?}");
 }
 

@@ -176,95 +176,53 @@ fn two_rounds() {
     }
 }
 
-// Negative models: each broken variant must make the model fail.
+// Negative models: each broken variant must make the model fail with the
+// given message (a model that stops failing means the check lost its teeth).
 
-/// The guard flag set after the request: a worker that checked in can
-/// miss it and write during the save (data race on x).
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_guard_after_request() {
-    explore(3, fig8(Fault::GuardAfterRequest));
+macro_rules! negative {
+    ($($(#[doc = $doc:literal])* $name:ident: $expected:literal => $model:expr;)+) => {$(
+        $(#[doc = $doc])*
+        #[test]
+        #[should_panic(expected = $expected)]
+        fn $name() {
+            explore(3, $model);
+        }
+    )+};
 }
 
-/// No guard flag at all: the post-cut write is not held.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_no_guard() {
-    explore(3, fig8(Fault::NoGuard));
-}
-
-/// A guard placed before the marker does not cover a store after it
-/// (a placement error of the pass, not of the runtime).
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_guard_before_marker() {
-    let c = config(vec![vec![Step::Guard, Step::Store { cell: 0, bit: 1 }, Step::Marker, Step::Store { cell: 0, bit: 2 }, Step::Barrier]], vec![MStep::Round, MStep::Barrier], Fault::None);
-    explore(3, c);
-}
-
-/// Lock acquisition not guarded: A holds the lock while it waits at the
-/// guard of its write, B waits for the lock before its marker, the master
-/// waits for B.
-#[test]
-#[should_panic(expected = "deadlock")]
-fn fault_unguarded_lock() {
-    explore(3, lock(Fault::UnguardedLock));
-}
-
-/// `checked` published before the snapshot is written: race on snap.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_snap_after_check_in() {
-    explore(3, fig8(Fault::SnapAfterCheckIn));
-}
-
-/// Claiming without `syncs > master_syncs`: the worker is saved inside a
-/// barrier that has completed (the master is past it).
-#[test]
-#[should_panic(expected = "which has completed")]
-fn fault_claim_stale() {
-    explore(3, stale_barrier(Fault::ClaimStale));
-}
-
-/// `done` published relaxed: the held write is not ordered after the
-/// master's read of x.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_relaxed_done() {
-    explore(3, fig8(Fault::RelaxedDone));
-}
-
-/// `checked` published relaxed: the snapshot (and the pre-cut write) are
-/// not ordered before the master's reads.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_relaxed_check_in() {
-    explore(3, fig8(Fault::RelaxedCheckIn));
-}
-
-/// PARKED stored relaxed: a claimed worker's frame and writes are not
-/// ordered before the master's reads.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_relaxed_park() {
-    let c = config(vec![vec![W1, Step::Barrier, W2]], vec![MStep::WaitParked(0), MStep::Round, MStep::Barrier], Fault::RelaxedPark);
-    explore(3, c);
-}
-
-/// The guard flag loaded relaxed: a checked-in worker that reads the 0
-/// stored after the save is not ordered after the save's reads.
-#[test]
-#[should_panic(expected = "Causality violation")]
-fn fault_relaxed_guard_load() {
-    explore(3, fig8(Fault::RelaxedGuardLoad));
-}
-
-/// No guard flag, two workers and a lock: A's post-cut write reaches the
-/// save without a data race (B takes the lock after A released it, then
-/// checks in, and the master reads x after B's check-in), so only the
-/// consistency check sees it: x = 3 saved with A at its marker.
-#[test]
-#[should_panic(expected = "is not the cut")]
-fn fault_no_guard_torn_through_lock() {
-    explore(3, lock(Fault::NoGuard));
+negative! {
+    /// The guard flag set after the request: a worker that checked in can
+    /// miss it and write during the save (data race on x).
+    fault_guard_after_request: "Causality violation" => fig8(Fault::GuardAfterRequest);
+    /// No guard flag at all: the post-cut write is not held.
+    fault_no_guard: "Causality violation" => fig8(Fault::NoGuard);
+    /// A guard placed before the marker does not cover a store after it
+    /// (a placement error of the pass, not of the runtime).
+    fault_guard_before_marker: "Causality violation" => config(vec![vec![Step::Guard, Step::Store { cell: 0, bit: 1 }, Step::Marker, Step::Store { cell: 0, bit: 2 }, Step::Barrier]], vec![MStep::Round, MStep::Barrier], Fault::None);
+    /// Lock acquisition not guarded: A holds the lock while it waits at the
+    /// guard of its write, B waits for the lock before its marker, the master
+    /// waits for B.
+    fault_unguarded_lock: "deadlock" => lock(Fault::UnguardedLock);
+    /// `checked` published before the snapshot is written: race on snap.
+    fault_snap_after_check_in: "Causality violation" => fig8(Fault::SnapAfterCheckIn);
+    /// Claiming without `syncs > master_syncs`: the worker is saved inside a
+    /// barrier that has completed (the master is past it).
+    fault_claim_stale: "which has completed" => stale_barrier(Fault::ClaimStale);
+    /// `done` published relaxed: the held write is not ordered after the
+    /// master's read of x.
+    fault_relaxed_done: "Causality violation" => fig8(Fault::RelaxedDone);
+    /// `checked` published relaxed: the snapshot (and the pre-cut write) are
+    /// not ordered before the master's reads.
+    fault_relaxed_check_in: "Causality violation" => fig8(Fault::RelaxedCheckIn);
+    /// PARKED stored relaxed: a claimed worker's frame and writes are not
+    /// ordered before the master's reads.
+    fault_relaxed_park: "Causality violation" => config(vec![vec![W1, Step::Barrier, W2]], vec![MStep::WaitParked(0), MStep::Round, MStep::Barrier], Fault::RelaxedPark);
+    /// The guard flag loaded relaxed: a checked-in worker that reads the 0
+    /// stored after the save is not ordered after the save's reads.
+    fault_relaxed_guard_load: "Causality violation" => fig8(Fault::RelaxedGuardLoad);
+    /// No guard flag, two workers and a lock: A's post-cut write reaches the
+    /// save without a data race (B takes the lock after A released it, then
+    /// checks in, and the master reads x after B's check-in), so only the
+    /// consistency check sees it: x = 3 saved with A at its marker.
+    fault_no_guard_torn_through_lock: "is not the cut" => lock(Fault::NoGuard);
 }
