@@ -117,6 +117,7 @@ fn slot(t: i32) -> Option<&'static Slot> {
 // ---- entry points (entry.rs forwards the C calls here) ----
 
 /// Before an instrumented fork, on the thread that forks.
+#[inline]
 pub fn fork(_frame: *mut DaoFrame) {
     let Some(used) = omp::team::fork() else { return };
     for s in &SLOTS[..used] {
@@ -126,11 +127,13 @@ pub fn fork(_frame: *mut DaoFrame) {
 }
 
 /// After an instrumented fork returned (the region has joined).
+#[inline]
 pub fn join(_frame: *mut DaoFrame) {
     omp::team::join();
 }
 
 /// At entry of an outlined function, on every thread of the team.
+#[inline]
 pub fn begin(_frame: *mut DaoFrame) {
     let Some(t) = omp::team::begin() else { return };
     TEAM.enter(&SLOTS[t].p);
@@ -141,6 +144,7 @@ pub fn begin(_frame: *mut DaoFrame) {
 }
 
 /// At every return of an outlined function: this thread's part is done.
+#[inline]
 pub fn end(frame: *mut DaoFrame) {
     let t = omp::team::leave();
     let Some(s) = slot(t) else { return };
@@ -154,6 +158,7 @@ pub fn end(frame: *mut DaoFrame) {
 }
 
 /// Before a barrier in parallel code: this thread may wait here.
+#[inline]
 pub fn park(frame: *mut DaoFrame) {
     let t = omp::tid();
     let Some(s) = slot(t) else { return };
@@ -164,6 +169,7 @@ pub fn park(frame: *mut DaoFrame) {
 }
 
 /// After the barrier returned.
+#[inline]
 pub fn unpark(_frame: *mut DaoFrame) {
     let t = omp::tid();
     let Some(s) = slot(t) else { return };
