@@ -113,11 +113,22 @@ fn check_omp(c: &OmpCase, opt: Opt, threads: u32, protocol: Protocol) {
         exact_count: true,
     });
     let label = format!("{tag} {} t={threads} {}", opt.name(), protocol.name());
-    assert_protocol(&label, &dir, protocol, !MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name));
+    let in_region = !MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name) && !(threads == 1 && STRIDE_ON_SERIAL_MARKER_AT_1_THREAD.contains(&c.name));
+    assert_protocol(&label, &dir, protocol, in_region);
     // 300 cases of about ten runs each: keep the outputs (checkpoints
     // included) only of a failing case (check_plan panics before this line)
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Programs whose checkpoint stride at 1 thread is a multiple of their
+/// markers per round, so every checkpoint of the schedule lands on the
+/// serial marker after the region (parallel_if: 41 markers a round, stride
+/// 2460 / 12 = 205 = 5 x 41). Their in-region checkpoints are required at
+/// 2 to 4 threads. (A prime stride avoids this one alignment but meets
+/// another at 3 threads: every third round is serialised, a 69-marker
+/// cycle, and stride 71 then drifts through the serialised round only,
+/// where a checkpoint due in the region waits for the serial marker.)
+const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
