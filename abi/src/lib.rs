@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 3;
+pub const DAO_ABI_VERSION: u32 = 4;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -79,6 +79,11 @@ pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;
 pub const DAO_MODULE_GUARDED: u32 = 1 << 0;
 /// `dao_var_desc.offset` of a global only declared in its module.
 pub const DAO_GLOBAL_DECLARED: u64 = 1;
+/// `dao_var_desc.offset` of a threadprivate variable of the module's `tp`
+/// table (flang's, reached through `__kmpc_threadprivate_cached`): code
+/// that may run inside a parallel region uses it, so the workers' copies
+/// persist from region to region and are saved.
+pub const DAO_TP_IN_REGION: u64 = 1;
 
 /// Every named constant of the header with its value (enumerators, flags,
 /// defines), for the header check.
@@ -93,6 +98,7 @@ pub const C_CONSTANTS: &[(&str, u64)] = &[
     ("DAO_SITE_UNKNOWN_READS", DAO_SITE_UNKNOWN_READS as u64),
     ("DAO_MODULE_GUARDED", DAO_MODULE_GUARDED as u64),
     ("DAO_GLOBAL_DECLARED", DAO_GLOBAL_DECLARED),
+    ("DAO_TP_IN_REGION", DAO_TP_IN_REGION),
 ];
 
 /// A field or parameter type as both sides see it: LLVM `i32`/`i64`/`ptr`
@@ -213,6 +219,8 @@ pub const MODULE_DESC: Layout = Layout {
         f("n_tls", I32),
         f("tls", Ptr),
         f("tls_addrs", Ptr),
+        f("n_tp", I32),
+        f("tp", Ptr),
     ],
 };
 /// One per activation of an instrumented function, in its stack frame.
@@ -250,6 +258,10 @@ pub mod entry {
     pub const OMP_UNPARK: Entry = e("dao_omp_unpark", None, &[Ptr]);
     /// Replaces `__kmpc_single(ident, gtid)` (same signature).
     pub const OMP_SINGLE: Entry = e("dao_omp_single", Some(I32), &[Ptr, I32]);
+    /// Replaces `__kmpc_threadprivate_cached(ident, gtid, data, size,
+    /// cache)` (same signature): the calling thread's copy of a
+    /// threadprivate variable, workers' copies at fixed addresses.
+    pub const THREADPRIVATE_CACHED: Entry = e("dao_threadprivate_cached", Some(Ptr), &[Ptr, I32, Ptr, I64, Ptr]);
     /// The slow path of a shared-write guard.
     pub const OMP_GUARD_WAIT: Entry = e("dao_omp_guard_wait", None, &[]);
     pub const MALLOC: Entry = e("dao_malloc", Some(Ptr), &[I64]);
@@ -279,6 +291,7 @@ pub mod entry {
         OMP_PARK,
         OMP_UNPARK,
         OMP_SINGLE,
+        THREADPRIVATE_CACHED,
         OMP_GUARD_WAIT,
         MALLOC,
         CALLOC,
@@ -351,7 +364,7 @@ mod tests {
     #[test]
     fn known_sizes() {
         // the numbers the runtime asserted before this crate existed
-        assert_eq!([VAR_DESC.size(), SITE_DESC.size(), FUNC_DESC.size(), MODULE_DESC.size(), FRAME.size()], [40, 72, 72, 96, 40]);
+        assert_eq!([VAR_DESC.size(), SITE_DESC.size(), FUNC_DESC.size(), MODULE_DESC.size(), FRAME.size()], [40, 72, 72, 112, 40]);
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }
 

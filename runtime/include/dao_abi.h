@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 3
+#define DAO_ABI_VERSION 4
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -41,6 +41,11 @@ typedef struct dao_var_desc {
 } dao_var_desc;
 
 #define DAO_GLOBAL_DECLARED 1
+/* dao_var_desc.offset of an entry of the module's tp table (flang's
+ * threadprivate, __kmpc_threadprivate_cached): code that may run inside a
+ * parallel region uses it, so the workers' copies persist from region to
+ * region and are saved. */
+#define DAO_TP_IN_REGION 1
 
 enum dao_site_kind {
     DAO_SITE_CALL = 1,   /* a call that may reach a marker */
@@ -107,6 +112,9 @@ struct dao_module_desc {
     uint32_t n_tls;                   /* thread-local (threadprivate) variables ... */
     const dao_var_desc *tls;          /* ... defined here (addr NULL) */
     void (*tls_addrs)(void **out);    /* writes the calling thread's addresses of them */
+    uint32_t n_tp;                    /* threadprivate variables reached through ... */
+    const dao_var_desc *tp;           /* ... __kmpc_threadprivate_cached here (addr = the
+                                         original variable, offset = DAO_TP_* flags) */
 };
 
 /* One per activation of an instrumented function; lives in that function's
@@ -217,6 +225,15 @@ void dao_omp_unpark(dao_frame *frame);
 /* Replaces every call of __kmpc_single (same signature): on restart, skips
  * the single blocks the thread's team already ran before the checkpoint. */
 int dao_omp_single(void *ident, int gtid);
+
+/* Replaces every call of __kmpc_threadprivate_cached (same signature): the
+ * calling thread's copy of a threadprivate variable (flang's threadprivate
+ * common blocks and module variables). The thread that runs main uses the
+ * original variable; every other thread gets a copy in the runtime's
+ * fixed-address threadprivate arena, initialised from the variable's value
+ * at program start, so a restart gives each worker its copy back at the
+ * same address. *cache is the runtime's per-variable table indexed by gtid. */
+void *dao_threadprivate_cached(void *ident, int gtid, void *data, uint64_t size, void ***cache);
 
 /* Shared-write guards of the non-blocking protocol (the pass emits them
  * before writes that may touch shared data and before lock acquisitions):

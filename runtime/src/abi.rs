@@ -10,7 +10,7 @@
 use std::os::raw::c_char;
 
 pub use dao_abi::{
-    SiteKind, DAO_ABI_VERSION, DAO_GLOBAL_DECLARED, DAO_MODULE_GUARDED, DAO_SITE_CALL, DAO_SITE_EXIT, DAO_SITE_FORCED, DAO_SITE_FORK, DAO_SITE_MARKER,
+    SiteKind, DAO_ABI_VERSION, DAO_GLOBAL_DECLARED, DAO_MODULE_GUARDED, DAO_TP_IN_REGION, DAO_SITE_CALL, DAO_SITE_EXIT, DAO_SITE_FORCED, DAO_SITE_FORK, DAO_SITE_MARKER,
     DAO_SITE_SYNC, DAO_SITE_UNKNOWN_READS,
 };
 
@@ -72,6 +72,10 @@ pub struct DaoModuleDesc {
     pub n_tls: u32,
     pub tls: *const DaoVarDesc,
     pub tls_addrs: Option<unsafe extern "C" fn(*mut *mut u8)>,
+    /// flang's threadprivate variables used here (`addr`: the original
+    /// variable; `offset`: DAO_TP_* flags).
+    pub n_tp: u32,
+    pub tp: *const DaoVarDesc,
 }
 
 #[repr(C)]
@@ -110,7 +114,9 @@ mod tests {
             funcs,
             n_tls,
             tls,
-            tls_addrs
+            tls_addrs,
+            n_tp,
+            tp
         );
         check_layout!(DaoFrame, FRAME, parent, func, site, reserved, allocas, slots);
     }

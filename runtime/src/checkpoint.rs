@@ -277,12 +277,16 @@ fn roles_json(c: &Collected) -> String {
     let tls = |t: &[dao_format::TlsValue<'_>]| -> u64 { t.iter().map(|v| v.bytes.len() as u64).sum() };
     let wf: u64 = c.workers.iter().map(|w| frames(&w.chain)).sum();
     let wt: u64 = c.workers.iter().map(|w| tls(&w.tls)).sum();
+    // flang's threadprivate: the workers' copies, and the master's (its
+    // copies are the original variables, saved among the globals)
+    let wtp: u64 = c.workers.iter().flat_map(|w| w.tp.iter()).filter_map(|x| x.bytes.as_ref()).map(|b| b.len() as u64).sum();
+    let mtp: u64 = c.globals.iter().filter(|g| crate::omp::tp::is_var(g.addr as usize)).map(|g| g.bytes.len() as u64).sum();
     format!(
-        "{{\"master_frames\":{},\"master_tls\":{},\"workers\":{},\"workers_frames\":{wf},\"workers_tls\":{wt},\"shared\":{}}}",
+        "{{\"master_frames\":{},\"master_tls\":{},\"master_tp\":{mtp},\"workers\":{},\"workers_frames\":{wf},\"workers_tls\":{wt},\"workers_tp\":{wtp},\"shared\":{}}}",
         frames(&c.chain),
         tls(&c.master_tls),
         c.workers.len(),
-        c.bytes.globals.saturating_sub(tls(&c.master_tls) + wt) + c.bytes.heap
+        c.bytes.globals.saturating_sub(tls(&c.master_tls) + wt + wtp + mtp) + c.bytes.heap
     )
 }
 

@@ -177,6 +177,8 @@ impl Walk {
 pub struct Snapshot {
     pub frames: Vec<Frame<'static>>,
     pub tls: Vec<dao_format::TlsValue<'static>>,
+    /// Its copies of flang's threadprivate variables (bytes of the live ones).
+    pub tp: Vec<dao_format::TpCopy<'static>>,
     pub singles: u64,
     wanted: Vec<((u64, u32), &'static DaoModuleDesc)>,
     unknown_reads: bool,
@@ -191,9 +193,12 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
     let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
     let frames = w.chain(top, save_all).into_iter().map(Frame::into_owned).collect();
     let tls = w.tls(&crate::omp::tls_here()).into_iter().map(dao_format::TlsValue::into_owned).collect();
+    let live = wanted_addrs(&w.wanted);
+    let tp = tp_copies(thread, &live, &mut w.bytes).into_iter().map(dao_format::TpCopy::into_owned).collect();
     Snapshot {
         frames,
         tls,
+        tp,
         singles: crate::omp::singles_of(thread),
         wanted: w.wanted.into_iter().collect(),
         unknown_reads: w.unknown_reads,
@@ -223,7 +228,8 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
                 snap_roots.extend(f.stack_objects.iter().map(|o| (o.addr as usize, &*o.bytes)));
             }
             snap_roots.extend(sn.tls.iter().map(|v| (0usize, &*v.bytes)));
-            team.push(Worker { thread: st.thread, state: st.state, singles: sn.singles, chain: sn.frames.clone(), tls: sn.tls.clone() });
+            snap_roots.extend(sn.tp.iter().filter_map(|c| c.bytes.as_deref().map(|b| (c.addr as usize, b))));
+            team.push(Worker { thread: st.thread, state: st.state, singles: sn.singles, chain: sn.frames.clone(), tls: sn.tls.clone(), tp: sn.tp.clone() });
             continue;
         }
         let frames = if st.state == dao_format::WORKER_EXITED {
@@ -240,14 +246,33 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
             w.chain(st.top, save_all)
         };
         let tls = w.tls(&crate::omp::worker_tls(st.thread));
-        team.push(Worker { thread: st.thread, state: st.state, singles: crate::omp::singles_of(st.thread), chain: frames, tls });
+        team.push(Worker { thread: st.thread, state: st.state, singles: crate::omp::singles_of(st.thread), chain: frames, tls, tp: vec![] });
     }
     let master_tls = w.tls(&crate::omp::tls_here());
     if workers.is_empty() {
         // outside a region: the idle workers' threadprivate values persist
-        for t in crate::omp::tls_threads() {
+        let mut idle = crate::omp::tls_threads();
+        idle.extend(crate::omp::tp::threads_with_copies());
+        idle.sort_unstable();
+        idle.dedup();
+        for t in idle.into_iter().filter(|t| *t != 0) {
             let tls = w.tls(&crate::omp::worker_tls(t));
-            team.push(Worker { thread: t, state: dao_format::WORKER_IDLE, singles: 0, chain: vec![], tls });
+            team.push(Worker { thread: t, state: dao_format::WORKER_IDLE, singles: 0, chain: vec![], tls, tp: vec![] });
+        }
+    }
+    // flang's threadprivate copies of the workers the master collects (a
+    // worker that snapshotted itself brought its own): live when a saved
+    // frame of any thread names the variable, or when region code uses it
+    let live = wanted_addrs(&w.wanted);
+    for (k, wk) in team.iter_mut().enumerate() {
+        if workers.get(k).is_some_and(|st| st.snap.is_some()) {
+            continue;
+        }
+        wk.tp = tp_copies(wk.thread, &live, &mut w.bytes);
+        for c in &wk.tp {
+            if let Some(Cow::Borrowed(b)) = &c.bytes {
+                w.roots.push((c.addr as usize, *b));
+            }
         }
     }
     let Walk { mut bytes, mut roots, mut wanted, unknown_reads } = w;
@@ -312,6 +337,27 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
         heap_blocks_total: blocks.len() as u64,
         heap_blocks_saved: n_saved,
     }
+}
+
+/// Addresses of the globals the walked sites name.
+fn wanted_addrs(wanted: &BTreeMap<(u64, u32), &'static DaoModuleDesc>) -> std::collections::HashSet<usize> {
+    wanted.iter().filter_map(|((_, i), m)| m.globals().get(*i as usize)).map(|d| d.addr as usize).collect()
+}
+
+/// Team thread `thread`'s copies of flang's threadprivate variables, with
+/// the bytes of the live ones (omp/tp.rs).
+fn tp_copies(thread: u32, live: &std::collections::HashSet<usize>, bytes: &mut Bytes) -> Vec<dao_format::TpCopy<'static>> {
+    crate::omp::tp::copies_of(thread)
+        .into_iter()
+        .map(|c| {
+            let (name, in_region) = crate::omp::tp::var_info(c.data);
+            let keep = in_region || live.contains(&c.data);
+            if keep {
+                bytes.globals += c.size;
+            }
+            dao_format::TpCopy { name: Cow::Owned(name), var: c.data as u64, addr: c.addr as u64, size: c.size, bytes: keep.then(|| Cow::Borrowed(memory(c.addr, c.size as usize))) }
+        })
+        .collect()
 }
 
 /// Conservative reachability from `roots` over the allocated `blocks`

@@ -69,6 +69,10 @@ impl DaoModuleDesc {
     pub fn escaped(&self) -> &'static [u32] {
         table(self.escaped_globals, self.n_escaped)
     }
+    /// flang's threadprivate variables used by the module.
+    pub fn tp(&self) -> &'static [DaoVarDesc] {
+        table(self.tp, self.n_tp)
+    }
 }
 
 impl DaoSiteDesc {

@@ -225,6 +225,19 @@ pub unsafe extern "C" fn dao_omp_single(ident: *mut c_void, gtid: c_int) -> c_in
     guard("dao_omp_single", || unsafe { crate::omp::single(ident, gtid) })
 }
 
+/// `__kmpc_threadprivate_cached`, routed here by the pass: the calling
+/// thread's copy of a threadprivate variable (omp/tp.rs: the main thread's
+/// is the original, the workers' lie in the fixed-address arena).
+///
+/// # Safety
+/// libomp's contract of __kmpc_threadprivate_cached: `cache` is the
+/// compiler's cache variable of `data`, `size` its size.
+#[no_mangle]
+pub unsafe extern "C" fn dao_threadprivate_cached(_ident: *mut c_void, gtid: c_int, data: *mut u8, size: u64, cache: *mut *mut u8) -> *mut u8 {
+    // SAFETY: forwarded contract.
+    guard("dao_threadprivate_cached", || unsafe { crate::omp::tp::cached(gtid, data, size, cache) })
+}
+
 // ---- the fixed-address heap ----
 
 fn set_errno(e: c_int) {

@@ -23,6 +23,9 @@ use crate::storage::Storage;
 
 /// Sets up the session; resumes a checkpoint when there is one to resume.
 pub fn start(cfg: Config) {
+    // flang's threadprivate variables start the workers' copies from their
+    // values at program start: taken before a restart writes globals back
+    crate::omp::tp::capture_initial();
     policy::install(cfg.policy);
     choose_protocol(&cfg);
     let mut s = Session {
@@ -229,6 +232,9 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;
     }
+    // The workers' copies of flang's threadprivate variables, at their
+    // addresses in the threadprivate arena (omp/tp.rs).
+    bytes_restored.globals += crate::omp::tp::restore(&c.workers);
     for f in c.chain.iter().chain(c.workers.iter().flat_map(|w| w.chain.iter())) {
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
@@ -283,7 +289,12 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     // ICVs and the main thread's threadprivate values are per thread: put
     // back by dao_thread_start on the thread that runs main; each worker's
     // when it enters its first instrumented region
-    crate::omp::set_pending_master(c.omp.clone(), c.master_tls.iter().cloned().map(dao_format::TlsValue::into_owned).collect());
+    let mut icvs = c.omp.clone();
+    let threads_wanted = restart_thread_count(&c, &file);
+    if let Some(n) = threads_wanted {
+        icvs.nthreads = n;
+    }
+    crate::omp::set_pending_master(icvs, c.master_tls.iter().cloned().map(dao_format::TlsValue::into_owned).collect());
     crate::omp::set_pending_tls(
         c.workers
             .iter()
@@ -304,6 +315,38 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
 /// Non-blocking rounds need the guards in every instrumented module (a
 /// worker running unguarded code could write shared data while the master
 /// saves it): without them, rounds are blocking.
+/// The thread count of the restarted run. A restart keeps the checkpoint's
+/// (its ICVs are put back), unless the checkpoint lies between parallel
+/// regions and OMP_NUM_THREADS asks for another: the new count is used
+/// when no worker that the new team lacks has live threadprivate data
+/// (OpenMP keeps a worker's threadprivate values only while the thread
+/// count stays the same, so a program may not rely on them then); otherwise
+/// the restart stops, naming the variable.
+fn restart_thread_count(c: &Checkpoint<'_>, file: &str) -> Option<u32> {
+    let n: u32 = std::env::var("OMP_NUM_THREADS").ok()?.split(',').next()?.trim().parse().ok().filter(|n| *n > 0)?;
+    if n == c.omp.nthreads || c.omp.nthreads == 0 {
+        return None;
+    }
+    if c.omp.team_size != 0 {
+        diag::warn(format_args!(
+            "{file} was taken inside a parallel region of {} threads: the restart keeps {} threads (OMP_NUM_THREADS={n} applies to a restart from a checkpoint between regions)",
+            c.omp.team_size, c.omp.nthreads
+        ));
+        return None;
+    }
+    for w in c.workers.iter().filter(|w| w.thread >= n) {
+        let live = w.tls.first().map(|v| v.name.to_string()).or_else(|| w.tp.iter().find(|x| x.bytes.is_some()).map(|x| x.name.to_string()));
+        if let Some(v) = live {
+            fatal(format_args!(
+                "{file}: thread {} of the checkpoint's team of {} holds the live threadprivate variable {v}, which a team of OMP_NUM_THREADS={n} threads would lose; restart with OMP_NUM_THREADS={}",
+                w.thread, c.omp.nthreads, c.omp.nthreads
+            ));
+        }
+    }
+    diag::info(format_args!("restarting with OMP_NUM_THREADS={n} threads ({} when the checkpoint was taken, between parallel regions)", c.omp.nthreads));
+    Some(n)
+}
+
 fn choose_protocol(cfg: &Config) {
     let modules = crate::modules::all();
     let guarded = modules.iter().all(|m| m.flags & crate::abi::DAO_MODULE_GUARDED != 0);

@@ -152,8 +152,12 @@ pub enum Role {
     /// Explicit task creation; operand `entry` is the task entry, which may
     /// not reach a marker.
     TaskAlloc { entry: u32 },
-    /// `__kmpc_threadprivate_cached`: libomp-allocated per-thread copies.
-    ThreadprivateCached,
+    /// `__kmpc_threadprivate_cached(ident, gtid, data, size, cache)` (flang's
+    /// threadprivate) and the runtime's `dao_threadprivate_cached` it is
+    /// routed to: returns the calling thread's copy of the variable `data`
+    /// (the original itself on the thread that runs main); `cache` is the
+    /// compiler's per-variable cache global (runtime state, never saved).
+    ThreadprivateCached { data: u32, size: u32, cache: u32 },
     /// `__kmpc_serialized_parallel`: opens clang's serialized region of a
     /// `parallel if(...)` whose condition is false.
     SerializedParallel,
@@ -233,6 +237,8 @@ pub struct Row {
 pub mod names {
     /// The program's entry point (instrumented always, wrapped by dao_main).
     pub const MAIN: &str = "main";
+    /// flang's main program (called by the `main` flang emits).
+    pub const FORTRAN_MAIN: &str = "_QQmain";
     /// What the pass renames the program's main to, and the adapter it
     /// calls it through (matched by the `__dao` family row).
     pub const USER_MAIN: &str = "__dao_user_main";
@@ -243,6 +249,7 @@ pub mod names {
     pub const KMPC_FORK_CALL_IF: &str = "__kmpc_fork_call_if";
     pub const KMPC_BARRIER: &str = "__kmpc_barrier";
     pub const KMPC_SINGLE: &str = "__kmpc_single";
+    pub const KMPC_THREADPRIVATE_CACHED: &str = "__kmpc_threadprivate_cached";
     pub const KMPC_END_SINGLE: &str = "__kmpc_end_single";
     pub const KMPC_MASTER: &str = "__kmpc_master";
     pub const KMPC_END_MASTER: &str = "__kmpc_end_master";
@@ -278,6 +285,7 @@ pub mod names {
         pub const OMP_PARK: &str = entry::OMP_PARK.name;
         pub const OMP_UNPARK: &str = entry::OMP_UNPARK.name;
         pub const OMP_SINGLE: &str = entry::OMP_SINGLE.name;
+        pub const THREADPRIVATE_CACHED: &str = entry::THREADPRIVATE_CACHED.name;
         pub const OMP_GUARD_WAIT: &str = entry::OMP_GUARD_WAIT.name;
         pub const MALLOC: &str = entry::MALLOC.name;
         pub const CALLOC: &str = entry::CALLOC.name;
@@ -377,6 +385,8 @@ const T_TT: &[Shape] = &[both("T (T, T)")];
 const I64_T: &[Shape] = &[both("i64 (T)")];
 const T_TI: &[Shape] = &[both("T (T, i32)")];
 const V_PTR: &[Shape] = &[both("void (ptr)")];
+const TP_CACHED: &[Shape] = &[both("ptr (ptr, i32, ptr, i64, ptr)")];
+const TP_ROLE: Role = Role::ThreadprivateCached { data: 2, size: 3, cache: 4 };
 const V_PTR_C: &[Shape] = &[c("void (ptr)")];
 const V: &[Shape] = &[both("void ()")];
 const I32: &[Shape] = &[both("i32 ()")];
@@ -437,6 +447,8 @@ pub static TABLE: &[Row] = &[
     // must not win one the checkpoint then records as won before its
     // position); routed from __kmpc_single with its type
     dao(rt::OMP_SINGLE, ANY, Some(NoMem), DaoWrite),
+    // __kmpc_threadprivate_cached routed (same type and role)
+    row(Exact(rt::THREADPRIVATE_CACHED), TP_CACHED, Some(NoMem), Some(TP_ROLE), Pure),
     dao(rt::FRAME_RESTORE, &[both("i32 (ptr)")], Some(NoMem), Pure),
     dao(rt::REGISTER_MODULE, V_PTR, Some(NoMem), Pure),
     dao(rt::THREAD_START, V_PTR, Some(NoMem), Pure),
@@ -494,7 +506,11 @@ pub static TABLE: &[Row] = &[
     kmpc("__kmpc_for_static_fini", GTID, Some(Role::StaticFini), Pure),
     kmpc("__kmpc_omp_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
     kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
-    kmpc("__kmpc_threadprivate_cached", &[both("ptr (ptr, i32, ptr, i64, ptr)")], Some(Role::ThreadprivateCached), Pure),
+    // the address of the calling thread's copy (derived from `data`,
+    // front.rs); reads no program memory (the runtime's copies start from
+    // the value at program start, not from the original now); routed to
+    // dao_threadprivate_cached in every module (emit.rs)
+    row(Exact(KMPC_THREADPRIVATE_CACHED), TP_CACHED, Some(NoMem), Some(TP_ROLE), Pure),
     kmpc("__kmpc_serialized_parallel", GTID, Some(Role::SerializedParallel), Pure),
     // the OpenMP API (omp_lib for flang: bind(C), same types)
     row(Exact(OMP_SET_LOCK), V_PTR, Some(ReadsArgs), Some(LOCK), OmpWrite),

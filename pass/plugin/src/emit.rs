@@ -211,23 +211,31 @@ pub fn route_allocations(m: Module) -> usize {
     n
 }
 
-/// Route `__kmpc_single` to the runtime's `dao_omp_single`, which skips,
-/// after a restart inside a region, the single instances another thread had
-/// already run (runtime/src/omp/singles.rs). Returns whether anything changed.
+/// Route libomp entry points the runtime wraps, in every module:
+/// `__kmpc_single` to `dao_omp_single`, which skips, after a restart inside
+/// a region, the single instances another thread had already run
+/// (runtime/src/omp/singles.rs); `__kmpc_threadprivate_cached` to
+/// `dao_threadprivate_cached`, which keeps the workers' copies of flang's
+/// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs).
+/// Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
-    let Some(f) = m.function(names::KMPC_SINGLE) else { return false };
-    if !f.is_declaration() {
-        return false;
+    let mut changed = false;
+    for (from, to) in [(names::KMPC_SINGLE, entry::OMP_SINGLE.name), (names::KMPC_THREADPRIVATE_CACHED, entry::THREADPRIVATE_CACHED.name)] {
+        let Some(f) = m.function(from) else { continue };
+        if !f.is_declaration() {
+            continue;
+        }
+        let fty = f.function_type();
+        let target = match m.function(to) {
+            Some(t) if t.function_type() == fty => t,
+            Some(_) => continue,
+            None => m.add_function(to, fty),
+        };
+        f.replace_all_uses_with(target);
+        f.delete_function();
+        changed = true;
     }
-    let fty = f.function_type();
-    let target = match m.function(entry::OMP_SINGLE.name) {
-        Some(t) if t.function_type() == fty => t,
-        Some(_) => return false,
-        None => m.add_function(entry::OMP_SINGLE.name, fty),
-    };
-    f.replace_all_uses_with(target);
-    f.delete_function();
-    true
+    changed
 }
 
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
@@ -247,7 +255,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     // A module with neither instrumented functions nor globals of its own
     // needs no descriptor. One without markers but with mutable globals
     // still registers them: code on a marker path elsewhere may read them.
-    if plan.funcs.is_empty() && !plan.facts.has_defined_globals() {
+    if plan.funcs.is_empty() && !plan.facts.has_defined_globals() && plan.tp.is_empty() {
         return restart_only;
     }
     let t = types(m);
@@ -404,6 +412,18 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         b.ret(None);
         f
     };
+    // flang's threadprivate variables used here: the original's address,
+    // size and DAO_TP_* flags (runtime/src/omp/tp.rs)
+    let tp_descs: Vec<Value> = plan
+        .tp
+        .iter()
+        .map(|v| {
+            let name = strs.get(&v.data.name());
+            let flags = if v.in_region { dao_abi::DAO_TP_IN_REGION } else { 0 };
+            t.var.constant(m, &[("name", name), ("loc", m.const_null()), ("size", m.const_i64(v.size)), ("offset", m.const_i64(flags)), ("addr", v.data)])
+        })
+        .collect();
+    let tp_g = if tp_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, tp_descs.len() as u64), "dao.tp", m.const_array(t.var.ty, &tp_descs)) };
     let src = strs.get(&m.source_name());
     // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
     let flags = if crate::guard::enabled() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
@@ -423,6 +443,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             ("n_tls", m.const_i32(tls.len() as u32)),
             ("tls", tls_g),
             ("tls_addrs", tls_fn),
+            ("n_tp", m.const_i32(tp_descs.len() as u32)),
+            ("tp", tp_g),
         ],
     ));
     // registration from a constructor

@@ -22,7 +22,7 @@
 //!   defined callee, the table entry of a known external one (`known.rs`),
 //!   and everything escaped for unknown and indirect callees.
 use crate::ir::{Module, Opcode, Value};
-use crate::known::{self, Effect, Intr};
+use crate::known::{self, Effect, Intr, Role};
 use dao_analysis::{BitSet, Body, Stmt};
 use std::collections::{HashMap, HashSet};
 
@@ -100,9 +100,10 @@ impl ModuleFacts {
         let mut globals = Vec::new();
         let mut global_size = Vec::new();
         let mut global_declared = Vec::new();
+        let tp_caches = threadprivate_caches(m);
         for g in m.globals() {
             let name = g.name();
-            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || known::is_omp_runtime_state(&name) {
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || known::is_omp_runtime_state(&name) || tp_caches.contains(&g) {
                 continue;
             }
             let ty = g.global_value_type();
@@ -135,6 +136,24 @@ impl ModuleFacts {
         }
         mf
     }
+}
+
+/// The cache globals of flang's threadprivate variables (the `cache`
+/// operand of `__kmpc_threadprivate_cached`, `<var>.cache`): the runtime's
+/// per-variable table of the threads' copies, rebuilt by every run, so
+/// never saved or restored.
+fn threadprivate_caches(m: Module) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    for f in m.functions() {
+        for u in f.users() {
+            if let Some(Role::ThreadprivateCached { cache, .. }) = known::call_role(u) {
+                if u.num_args() > cache && u.operand(cache).is_global_var() {
+                    out.insert(u.operand(cache));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Does the address `p` escape (stored, passed to a capturing call,
@@ -379,6 +398,13 @@ impl<'a> FuncFacts<'a> {
                 if let Some(Intr::ThreadlocalAddress { global }) = callee.and_then(known::intrinsic) {
                     // clang's access to a thread-local global (threadprivate)
                     self.bases(v.operand(global))
+                } else if let Some(Role::ThreadprivateCached { data, .. }) = known::call_role(v) {
+                    // flang's threadprivate: the calling thread's copy of
+                    // `data`. One object stands for every thread's copy: the
+                    // master's is the original (a global like any other),
+                    // a worker's lies in the runtime's threadprivate arena
+                    // and is saved with that worker (runtime/src/omp/tp.rs)
+                    self.bases(v.operand(data))
                 } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc { .. })) {
                     Bases { heap: true, ..Default::default() }
                 } else {

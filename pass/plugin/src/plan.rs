@@ -98,6 +98,21 @@ pub struct ModulePlan {
     /// Markers inside a critical or lock-protected section, to be moved right
     /// after the call that ends it (done before planning again).
     pub moves: Vec<(Value, Value)>,
+    /// flang's threadprivate variables this module reaches through
+    /// `__kmpc_threadprivate_cached` (every module, markers or not).
+    pub tp: Vec<TpVar>,
+}
+
+/// A threadprivate variable reached through `__kmpc_threadprivate_cached`.
+#[derive(Clone, Debug)]
+pub struct TpVar {
+    /// The original variable (a global: a common block or a module variable).
+    pub data: Value,
+    pub size: u64,
+    /// Used by code that may run inside a parallel region (of this module,
+    /// or of another one: any function another module may call): the
+    /// workers' copies then carry values from region to region.
+    pub in_region: bool,
 }
 
 impl ModulePlan {
@@ -131,8 +146,9 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let scan = scan_calls(&facts);
     let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
+    let tp = threadprivate_vars(&facts, &scan.calls, main);
     if !participates {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp };
     }
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
     // Per-function facts (stack objects, escapes, pointer bases), built once
@@ -152,7 +168,42 @@ pub fn plan_module(m: Module) -> ModulePlan {
     }
     let Planner { diags, moves, conservative, .. } = p;
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp }
+}
+
+/// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
+/// calls, with whether code that may run inside a parallel region uses
+/// them: code reachable from an outlined function, or from any function
+/// another module may call (except the program's entry points).
+fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value>) -> Vec<TpVar> {
+    let n = facts.funcs.len();
+    let roots: Vec<bool> = (0..n)
+        .map(|f| {
+            let fv = facts.funcs[f];
+            let entry = Some(fv) == main || fv.name() == known::names::FORTRAN_MAIN;
+            calls.microtask[f] || (!fv.is_local_linkage() && !entry)
+        })
+        .collect();
+    let in_region = calls.graph.reachable_from(&roots, &vec![false; n]);
+    let mut out: Vec<TpVar> = Vec::new();
+    for (fi, f) in facts.funcs.iter().enumerate() {
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            let Some(Role::ThreadprivateCached { data, size, .. }) = known::call_role(i) else { continue };
+            let d = i.operand(data);
+            if !d.is_global_var() {
+                continue; // the runtime learns it at its first use (conservatively in a region)
+            }
+            let size = i.operand(size).const_int_value().unwrap_or(0);
+            match out.iter_mut().find(|t| t.data == d) {
+                Some(t) => {
+                    t.in_region |= in_region[fi];
+                    t.size = t.size.max(size);
+                }
+                None => out.push(TpVar { data: d, size, in_region: in_region[fi] }),
+            }
+        }
+    }
+    out
 }
 
 /// What the calls of a module's functions say: the LLVM-free facts for
@@ -364,10 +415,6 @@ impl Planner<'_> {
         }
         let k = call_kind(facts, i);
         let role = known::call_role(i);
-        if role == Some(Role::ThreadprivateCached) {
-            self.diags.push(error(i.debug_loc().or_else(|| first_loc(f)), "a threadprivate variable that libomp allocates per thread (__kmpc_threadprivate_cached, flang's threadprivate) on the path to a checkpoint marker is not supported: its per-thread copies live in libomp's memory, which a restart cannot rebuild; use a variable passed to the region or a module array indexed by omp_get_thread_num()".into()));
-            return None;
-        }
         let kind = match k {
             CallKind::Marker(MarkerKind::Potential) => SiteKind::Marker,
             CallKind::Marker(MarkerKind::Forced) => SiteKind::Forced,

@@ -174,6 +174,29 @@ pub struct TlsValue<'a> {
     pub bytes: Cow<'a, [u8]>,
 }
 
+/// A worker's copy of a threadprivate variable of flang's kind
+/// (`__kmpc_threadprivate_cached`): it lives in the runtime's fixed-address
+/// threadprivate arena, so it is put back at `addr` after a restart and the
+/// worker's pointers into it stay valid. `bytes` is None when the copy is
+/// not live at the checkpoint (its address is still kept for the worker).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TpCopy<'a> {
+    pub name: Cow<'a, str>,
+    /// Address of the original variable (the master's copy).
+    pub var: u64,
+    /// Address of this worker's copy.
+    pub addr: u64,
+    pub size: u64,
+    pub bytes: Option<Cow<'a, [u8]>>,
+}
+
+impl TpCopy<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> TpCopy<'static> {
+        TpCopy { name: own(self.name), var: self.var, addr: self.addr, size: self.size, bytes: self.bytes.map(own) }
+    }
+}
+
 /// A worker thread of the team: its own label stack (outermost first: the
 /// outlined function of the region) and its thread-local values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,6 +209,8 @@ pub struct Worker<'a> {
     pub singles: u64,
     pub chain: Vec<Frame<'a>>,
     pub tls: Vec<TlsValue<'a>>,
+    /// Its copies of flang's threadprivate variables (format 4).
+    pub tp: Vec<TpCopy<'a>>,
 }
 
 /// A whole checkpoint.
@@ -229,7 +254,14 @@ impl Checkpoint<'_> {
             workers: self
                 .workers
                 .into_iter()
-                .map(|w| Worker { thread: w.thread, state: w.state, singles: w.singles, chain: w.chain.into_iter().map(Frame::into_owned).collect(), tls: own_tls(w.tls) })
+                .map(|w| Worker {
+                    thread: w.thread,
+                    state: w.state,
+                    singles: w.singles,
+                    chain: w.chain.into_iter().map(Frame::into_owned).collect(),
+                    tls: own_tls(w.tls),
+                    tp: w.tp.into_iter().map(TpCopy::into_owned).collect(),
+                })
                 .collect(),
             chain: self
                 .chain

@@ -184,7 +184,8 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
         }
         let chain = p.frames()?;
         let tls = p.tls()?;
-        workers.push(Worker { thread, state, singles, chain, tls });
+        let tp = p.tp()?;
+        workers.push(Worker { thread, state, singles, chain, tls, tp });
     }
     p.end()?;
     fill = p.fill.take();
@@ -306,6 +307,29 @@ impl<'a> Parser<'a, '_> {
         let mut v = Vec::new();
         for _ in 0..n {
             v.push(TlsValue { module_hash: self.u64()?, index: self.u32()?, name: self.str()?, bytes: self.bytes()? });
+        }
+        Ok(v)
+    }
+    fn tp(&mut self) -> Result<Vec<TpCopy<'a>>, FormatError> {
+        let n = self.u32()?;
+        let mut v = Vec::new();
+        for _ in 0..n {
+            let name = self.str()?;
+            let var = self.u64()?;
+            let addr = self.u64()?;
+            let size = self.u64()?;
+            let bytes = match self.u8()? {
+                0 => None,
+                1 => {
+                    let b = self.bytes()?;
+                    if b.len() as u64 != size {
+                        return Err(corrupt(self.section, "threadprivate copy bytes differ from its size"));
+                    }
+                    Some(b)
+                }
+                _ => return Err(corrupt(self.section, "malformed saved flag")),
+            };
+            v.push(TpCopy { name, var, addr, size, bytes });
         }
         Ok(v)
     }

@@ -48,7 +48,9 @@
 //!   idle outside a region: saved for its thread-local values only), singles
 //!   u64, its frames encoded as in CHAIN (count + frames), then its
 //!   thread-local values: u32 count, then (module hash u64, index u32, name
-//!   str, bytes).
+//!   str, bytes); then (format 4) its copies of flang's threadprivate
+//!   variables: u32 count, then (name str, var u64, addr u64, size u64,
+//!   saved u8, and bytes when saved is 1).
 //! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc
 //!   opt_str, addr u64, bytes).
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
@@ -58,7 +60,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Checksum chunk size (see the module comment).
 pub const CHUNK: usize = 1 << 20;
 pub const HEADER_LEN: usize = 80;

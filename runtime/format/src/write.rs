@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, Worker, FLAG_SKELETON, META_KEY};
+use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
 use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
@@ -98,6 +98,26 @@ trait Sink<'a> {
         }
         Ok(())
     }
+    fn tp(&mut self, v: &'a [TpCopy<'_>]) -> io::Result<()> {
+        self.count(v.len())?;
+        for t in v {
+            self.str(&t.name)?;
+            self.u64(t.var)?;
+            self.u64(t.addr)?;
+            self.u64(t.size)?;
+            match &t.bytes {
+                Some(b) => {
+                    if b.len() as u64 != t.size {
+                        return Err(io::Error::new(io::ErrorKind::InvalidInput, "threadprivate copy bytes differ from its size"));
+                    }
+                    self.u8(1)?;
+                    self.bytes(b)?;
+                }
+                None => self.u8(0)?,
+            }
+        }
+        Ok(())
+    }
     fn frames(&mut self, frames: &'a [Frame<'_>]) -> io::Result<()> {
         self.count(frames.len())?;
         for f in frames {
@@ -151,6 +171,7 @@ fn threads_body<'a>(s: &mut impl Sink<'a>, omp: &OmpState, master_tls: &'a [TlsV
         s.u64(w.singles)?;
         s.frames(&w.chain)?;
         s.tls(&w.tls)?;
+        s.tp(&w.tp)?;
     }
     Ok(())
 }
@@ -320,6 +341,11 @@ pub fn skeleton_regions<'a>(p: &Parts<'a>) -> Vec<(u64, &'a [u8])> {
         frames(&w.chain, &mut v);
         for t in &w.tls {
             v.push((key_of(&t.bytes), &t.bytes));
+        }
+        for t in &w.tp {
+            if let Some(b) = &t.bytes {
+                v.push((key_of(b), b));
+            }
         }
     }
     for t in p.master_tls {

@@ -60,7 +60,7 @@ fn wrong_magic_and_version() {
     let h = xxhash_rust::xxh3::xxh3_64(&b[..72]);
     b[72..80].copy_from_slice(&h.to_le_bytes());
     match decode(&b) {
-        Err(FormatError::UnsupportedVersion { found: 1, supported: 3, .. }) => {}
+        Err(FormatError::UnsupportedVersion { found: 1, supported: FORMAT_VERSION, .. }) => {}
         other => panic!("{other:?}"),
     }
 }

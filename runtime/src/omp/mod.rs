@@ -8,6 +8,9 @@
 //!   addresses (the `pthread_create` override);
 //! - `tls.rs`: threadprivate (thread-local) values, published per worker
 //!   and put back at restart;
+//! - `tp.rs`: flang's threadprivate variables (`__kmpc_threadprivate_cached`):
+//!   the workers' copies in a fixed-address arena, saved per worker and
+//!   given back at the same addresses at restart;
 //! - `singles.rs`: `single` constructs counted per thread, so that a
 //!   restarted team does not run a won instance again.
 //!
@@ -19,6 +22,7 @@ pub mod singles;
 pub mod team;
 pub mod threads;
 pub mod tls;
+pub mod tp;
 
 pub use libomp::{apply_icvs, icvs};
 pub use singles::{set_pending_singles, single, singles_of};

@@ -110,6 +110,7 @@ pub fn begin() -> Option<usize> {
     USED.fetch_max(t as usize + 1, Relaxed);
     if t > 0 {
         tls::worker_tls_enter(t as u32);
+        super::tp::enter(t as u32);
     }
     singles::restore_singles(t as u32);
     Some(t as usize)

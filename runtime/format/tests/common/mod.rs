@@ -64,6 +64,10 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
                 stack_objects: vec![],
             }],
             tls: vec![TlsValue { module_hash: 7, index: 0, name: Cow::Borrowed("tp"), bytes: Cow::Borrowed(&[5, 6, 7, 8]) }],
+            tp: vec![
+                TpCopy { name: Cow::Borrowed("cbtp_"), var: 0x602000, addr: 0x0a00_0000_0040, size: 4, bytes: Some(Cow::Borrowed(&[1, 3, 5, 7])) },
+                TpCopy { name: Cow::Borrowed("_QMmEscratch"), var: 0x602100, addr: 0x0a00_0000_0080, size: 8, bytes: None },
+            ],
         }],
         heap: Heap {
             meta: Cow::Owned(vec![0xee; 3]),
