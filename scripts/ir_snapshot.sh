@@ -10,7 +10,7 @@ out=${1:?usage: ir_snapshot.sh OUTDIR}
 mkdir -p "$out"
 dao=$root/target/release/dao
 srcs=$(ls test-programs/c/*.c test-programs/fortran/*.f90 test-programs/omp/c/*.c test-programs/omp/fortran/*.f90 \
-          test-programs/bad/*.c test-programs/omp/bad/* test-programs/omp/unsupported/* npb-ports/*/*.c 2>/dev/null)
+          test-programs/bad/*.c test-programs/omp/bad/* npb-ports/*/*.c 2>/dev/null)
 for s in $srcs; do
   case $s in *.c) tool=cc; extra="-fopenmp -DCLASS_S -I $root/npb-ports/common -I $root/$(dirname $s)";; *) tool=fc; extra="-fopenmp";; esac
   for o in 0 2; do

@@ -2,10 +2,9 @@
 //! (`dao fc -c` for .f90) must fail, and its diagnostic must name the file
 //! and one of the lines marked `/* dao-expect-error */` (`! dao-expect-error`
 //! in Fortran), and mention dao. Every .c/.f90 file of `test-programs/bad`
-//! (misplaced markers, sequential), `test-programs/omp/bad` (markers where
-//! not every thread reaches them) and `test-programs/omp/unsupported`
-//! (OpenMP features the runtime cannot restore, e.g. flang's threadprivate)
-//! is checked (adding one adds a test case); the omp ones with -fopenmp.
+//! (misplaced markers, sequential) and `test-programs/omp/bad` (markers
+//! where not every thread reaches them) is checked (adding one adds a test
+//! case); the omp ones with -fopenmp.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,7 +13,7 @@ use dao_tests::build::dao_env;
 use dao_tests::paths::{fresh_dir, tools};
 
 /// The directories scanned, relative to the repository.
-const BAD_DIRS: [&str; 3] = ["test-programs/bad", "test-programs/omp/bad", "test-programs/omp/unsupported"];
+const BAD_DIRS: [&str; 2] = ["test-programs/bad", "test-programs/omp/bad"];
 
 fn bad_sources() -> Vec<PathBuf> {
     let mut v = Vec::new();

@@ -22,7 +22,7 @@ module tpstate
   !$omp threadprivate(tp_sum, tp_count, tp_mult, tp_hist)
 end module tpstate
 
-program threadprivate_copyin  ! dao-expect-error (the diagnostic names the program unit holding the region)
+program threadprivate_copyin
   use dao
   use tpstate
   implicit none
