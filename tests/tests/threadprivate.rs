@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dao_tests::build::{build, build_once};
+use dao_tests::build::{build_once, build_sources};
 use dao_tests::{Lang, Opt, Variant};
 use dao_tests::paths::{fresh_dir, tools};
 use dao_tests::process::{run, Finished, RunSpec};
@@ -22,7 +22,7 @@ const ARG: &str = "40";
 fn binary(variant: Variant) -> PathBuf {
     let src = tools().repo.join("test-programs/omp/fortran").join(format!("{PROG}.f90"));
     let key = format!("{PROG}-tp-{}", if variant == Variant::Clean { "clean" } else { "inst" });
-    build_once(&key, || build(Lang::Fortran, &src, Opt::O2, variant, &tools().out.join("threadprivate").join(PROG))).unwrap_or_else(|e| panic!("build of {PROG}: {e}"))
+    build_once(&key, || build_sources(Lang::Fortran, &[src.clone()], &["-fopenmp".to_string()], Opt::O2, variant, &tools().out.join("threadprivate").join(PROG))).unwrap_or_else(|e| panic!("build of {PROG}: {e}"))
 }
 
 fn go(exe: &Path, dir: &Path, out: &str, env: &[(&'static str, String)]) -> Finished {
@@ -30,27 +30,35 @@ fn go(exe: &Path, dir: &Path, out: &str, env: &[(&'static str, String)]) -> Fini
     run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Kill at the first checkpoint (DAO_EVERY=1: the first candidate the
-/// master reaches, the serial marker of the first outer step, between
-/// regions), then restart with 2 threads instead of 4.
+/// Kill at a checkpoint between regions after the first region (the
+/// serial marker of a later outer step: with DAO_EVERY=1 every candidate the
+/// master reaches is one; the first k whose checkpoint lies outside a
+/// region and holds live worker copies), then restart with 2 threads
+/// instead of 4.
 #[test]
 fn another_thread_count_between_regions_names_the_live_variable() {
     let inst = binary(Variant::Instrumented);
-    let dir = fresh_dir("threadprivate/threads");
+    let mut found = None;
+    for k in 2..100u32 {
+        let dir = fresh_dir(&format!("threadprivate/threads-{k}"));
+        let ck = dir.join("ck");
+        let mut env = vec![("OMP_NUM_THREADS", "4".to_string()), ("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "1".into()), ("DAO_CRASH_AFTER", k.to_string())];
+        let f = go(&inst, &dir, "run.out", &env);
+        assert!(f.killed_by(9), "the run was not killed at checkpoint {k}: {}", f.describe());
+        let inspect = std::process::Command::new(&tools().dao).args(["inspect", "--json"]).arg(ck.join(format!("ckpt.{k:06}.dao"))).output().unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap_or_else(|e| panic!("dao inspect --json: {e}"));
+        let live_copies = j["workers"].as_array().is_some_and(|ws| {
+            ws.iter().any(|w| w["threadprivate_copies"].as_array().is_some_and(|c| c.iter().any(|v| v["size"].as_u64().unwrap_or(0) > 0)))
+        });
+        if j["team_size"].as_u64() == Some(0) && live_copies {
+            env.retain(|(k, _)| *k != "DAO_CRASH_AFTER");
+            found = Some((dir, env));
+            break;
+        }
+    }
+    let (dir, _) = found.expect("no checkpoint between regions with live worker copies among the first 100");
     let ck = dir.join("ck");
     let base = |t: u32| vec![("OMP_NUM_THREADS", t.to_string()), ("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "1".into())];
-    let mut env = base(4);
-    env.push(("DAO_CRASH_AFTER", "1".into()));
-    let f = go(&inst, &dir, "run.out", &env);
-    assert!(f.killed_by(9), "the first run was not killed: {}", f.describe());
-    let inspect = std::process::Command::new(&tools().dao).args(["inspect", "--json"]).arg(ck.join("ckpt.000001.dao")).output().unwrap();
-    let j: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap_or_else(|e| panic!("dao inspect --json: {e}"));
-    let workers = j["workers"].as_array().cloned().unwrap_or_default();
-    assert!(!workers.is_empty(), "no idle workers with threadprivate copies in the checkpoint: {j}");
-    assert!(
-        workers.iter().any(|w| w["threadprivate_copies"].as_array().is_some_and(|c| c.iter().any(|v| v["size"].as_u64().unwrap_or(0) > 0))),
-        "no live threadprivate copy in the checkpoint: {j}"
-    );
     let f = go(&inst, &dir, "run.out", &base(2));
     assert!(!f.status.success() && !f.killed_by(9), "the restart with 2 threads should stop: {}", f.describe());
     assert!(f.stderr.contains("holds the threadprivate variable") && f.stderr.contains("restart with OMP_NUM_THREADS=4"), "{}", f.describe());
