@@ -7,10 +7,10 @@
 ! (particle) has its own stream, whose state is kept between steps by the
 ! thread that owns the walker in the threadprivate common array /pstate/
 ! (static schedule, same team size: a thread owns the same walkers in every
-! region). The master sets /rngst/, and the FIRST region only copies it into
-! the team (`copyin` of the block's members) and seeds /pstate/ through an
-! orphaned `!$omp do`; every later region uses what that region left in each
-! thread. Per step: the module
+! region). The master sets /rngst/ and /gstream/, and the FIRST region only
+! copies them into the team (`copyin` of the blocks' members) and seeds
+! /pstate/ through an orphaned `!$omp do`; every later region uses what that
+! region left in each thread. Per step: the module
 ! variable `span` (threadprivate, `copyin` every step), an `!$omp single`
 ! drawing the step's drift from /gstream/ and broadcasting it with
 ! `copyprivate(/gstream/)` (every thread holds the same /gstream/, so which
@@ -88,8 +88,10 @@ program tp_random_state
   drift = 0
 
   ! (members named: flang 19's copyin(/rngst/) copies only the members the
-  ! region's own body names, and none of the items after a /block/)
-  !$omp parallel default(shared) copyin(rseed, rmult, tmoves)
+  ! region's own body names, and none of the items after a /block/; the
+  ! workers' copies of /gstream/ start at zero and must equal the master's
+  ! before the first single)
+  !$omp parallel default(shared) copyin(rseed, rmult, tmoves, gseed, drift)
   call seed_walkers()
   !$omp end parallel
 
