@@ -91,7 +91,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
             t.data.name(),
             t.size,
             crate::known::names::rt::THREADPRIVATE_CACHED,
-            if t.in_region { "; used in parallel regions: every worker's copy is saved (its value may carry into the next region)" } else { "; not used in parallel regions here: a worker's copy is saved where the variable is live" }
+            if t.in_region {
+                "; a parallel region may read a worker's copy before writing it whole: every worker's copy is saved (its value may carry into the next region)"
+            } else {
+                "; no parallel region reads a worker's copy before writing it whole: a worker's copy is saved only where its saved frames have it live"
+            }
         );
     }
     eprintln!(

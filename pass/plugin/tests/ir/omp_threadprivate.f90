@@ -44,19 +44,45 @@ subroutine advance(n, out)
   !$omp end parallel
 end subroutine
 
+! `mult` is copied in at the start of the only region that uses it (the
+! region writes each thread's copy whole before reading it): a worker's copy
+! carries nothing into a later region, DAO_TP_IN_REGION is 0.
+module tpmod2
+  implicit none
+  integer(8) :: mult = 1
+  !$omp threadprivate(mult)
+end module tpmod2
+
+program main
+  use tpmod2
+  implicit none
+  integer(8) :: total, s
+  total = 0
+  do s = 1, 10
+    mult = s
+    !$omp parallel copyin(mult) reduction(+:total)
+    total = total + mult
+    !$omp end parallel
+    call advance(100, total)
+  end do
+  print *, total
+end program main
+
 ! CHECK-NOT: call ptr @__kmpc_threadprivate_cached(
 ! CHECK-DAG: call ptr @dao_threadprivate_cached(ptr {{(nonnull )?}}@{{[0-9]+}}, i32 %{{[^,]+}}, ptr {{(nonnull )?}}@_QMtpmodEseed, i64 8, ptr {{(nonnull )?}}@_QMtpmodEseed.cache)
 ! CHECK-DAG: call ptr @dao_threadprivate_cached(ptr {{(nonnull )?}}@{{[0-9]+}}, i32 %{{[^,]+}}, ptr {{(nonnull )?}}@work_, i64 8, ptr {{(nonnull )?}}@work_.cache)
-! CHECK-DAG: @dao.tp = private unnamed_addr constant [3 x { ptr, ptr, i64, i64, ptr }]
+! CHECK-DAG: @dao.tp = private unnamed_addr constant [4 x { ptr, ptr, i64, i64, ptr }]
+! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 8, i64 0, ptr @_QMtpmod2Emult }
 ! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 8, i64 1, ptr @work_ }
 ! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 256, i64 1, ptr @_QMtpmodEscratch }
 ! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 8, i64 1, ptr @_QMtpmodEseed }
-! CHECK-DAG: @dao.module = private constant {{.*}} i32 3, ptr @dao.tp }
+! CHECK-DAG: @dao.module = private constant {{.*}} i32 4, ptr @dao.tp }
 ! CHECK-DAG: declare ptr @dao_threadprivate_cached(ptr, i32, ptr, i64, ptr)
 ! CHECK-NOT: ptr @work_.cache, i64 0
 ! CHECK-NOT: ptr @_QMtpmodEseed.cache }
 
-! REM-DAG: threadprivate variable work_ (8 B) through __kmpc_threadprivate_cached, routed to dao_threadprivate_cached: the master's copy is the variable, each worker's a copy at a fixed address; used in parallel regions
+! REM-DAG: threadprivate variable work_ (8 B) through __kmpc_threadprivate_cached, routed to dao_threadprivate_cached: the master's copy is the variable, each worker's a copy at a fixed address; a parallel region may read a worker's copy before writing it whole
 ! REM-DAG: threadprivate variable _QMtpmodEseed (8 B) through
 ! REM-DAG: threadprivate variable _QMtpmodEscratch (256 B) through
+! REM-DAG: threadprivate variable _QMtpmod2Emult (8 B) {{.*}}; no parallel region reads a worker's copy before writing it whole
 ! REM-DAG: omp_threadprivate.f90:39: candidate {{[0-9]+}} in 'advance_..omp_par'; private, saved by every thread of the team: {{.*}} globals ({{[0-9]+}} B) [{{.*}}_QMtpmodEseed (threadprivate: each thread's copy){{.*}}]
