@@ -262,7 +262,7 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
     }
     // flang's threadprivate copies of the workers the master collects (a
     // worker that snapshotted itself brought its own): live when a saved
-    // frame of any thread names the variable, or when region code uses it
+    // frame of any thread names the variable, or when a region may read a worker's copy before writing it whole
     let live = wanted_addrs(&w.wanted);
     for (k, wk) in team.iter_mut().enumerate() {
         if workers.get(k).is_some_and(|st| st.snap.is_some()) {
