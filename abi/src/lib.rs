@@ -80,9 +80,9 @@ pub const DAO_MODULE_GUARDED: u32 = 1 << 0;
 /// `dao_var_desc.offset` of a global only declared in its module.
 pub const DAO_GLOBAL_DECLARED: u64 = 1;
 /// `dao_var_desc.offset` of a threadprivate variable of the module's `tp`
-/// table (flang's, reached through `__kmpc_threadprivate_cached`): code
-/// that may run inside a parallel region uses it, so the workers' copies
-/// persist from region to region and are saved.
+/// table (flang's, reached through `__kmpc_threadprivate_cached`): a
+/// parallel region may read a worker's copy before writing it whole, so the
+/// workers' copies carry values from region to region and are saved.
 pub const DAO_TP_IN_REGION: u64 = 1;
 
 /// Every named constant of the header with its value (enumerators, flags,

@@ -210,6 +210,9 @@ pub struct WorkerReport {
     pub state: &'static str,
     pub label_stack: Vec<FrameReport>,
     pub threadprivate: Vec<Var>,
+    /// Its copies of flang's threadprivate variables (in the threadprivate
+    /// arena; size 0: not live at the checkpoint, only the address kept).
+    pub threadprivate_copies: Vec<Var>,
 }
 
 pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<&Path>) -> Result<FileReport, InspectError> {
@@ -240,9 +243,10 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
             },
             label_stack: w.chain.iter().map(|f| frame_report(f, &mut totals)).collect(),
             threadprivate: w.tls.iter().map(|t| var(&t.name, &None, t.bytes.len(), None)).collect(),
+            threadprivate_copies: w.tp.iter().map(|t| var(&t.name, &None, t.bytes.as_ref().map_or(0, |b| b.len()), Some(t.addr))).collect(),
         })
         .collect();
-    totals.globals += workers.iter().flat_map(|w| &w.threadprivate).map(|v| v.size).sum::<u64>();
+    totals.globals += workers.iter().flat_map(|w| w.threadprivate.iter().chain(&w.threadprivate_copies)).map(|v| v.size).sum::<u64>();
     let label_stack = c
         .chain
         .iter()
@@ -540,6 +544,9 @@ pub fn render_file(r: &FileReport) -> String {
         }
         for v in &w.threadprivate {
             var_line(&mut s, "tls", v);
+        }
+        for v in &w.threadprivate_copies {
+            var_line(&mut s, "tp", v);
         }
     }
     let _ = writeln!(s, "globals ({}, {}):", r.globals.len(), size(r.totals.globals));

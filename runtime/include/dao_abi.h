@@ -42,9 +42,9 @@ typedef struct dao_var_desc {
 
 #define DAO_GLOBAL_DECLARED 1
 /* dao_var_desc.offset of an entry of the module's tp table (flang's
- * threadprivate, __kmpc_threadprivate_cached): code that may run inside a
- * parallel region uses it, so the workers' copies persist from region to
- * region and are saved. */
+ * threadprivate, __kmpc_threadprivate_cached): a parallel region may read a
+ * worker's copy before writing it whole, so the workers' copies carry
+ * values from region to region and are saved. */
 #define DAO_TP_IN_REGION 1
 
 enum dao_site_kind {

@@ -194,7 +194,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
     let frames = w.chain(top, save_all).into_iter().map(Frame::into_owned).collect();
     let tls = w.tls(&crate::omp::tls_here()).into_iter().map(dao_format::TlsValue::into_owned).collect();
     let live = wanted_addrs(&w.wanted);
-    let tp = tp_copies(thread, &live, &mut w.bytes).into_iter().map(dao_format::TpCopy::into_owned).collect();
+    let tp = tp_copies(thread, &live, save_all, &mut w.bytes).into_iter().map(dao_format::TpCopy::into_owned).collect();
     Snapshot {
         frames,
         tls,
@@ -268,7 +268,7 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
         if workers.get(k).is_some_and(|st| st.snap.is_some()) {
             continue;
         }
-        wk.tp = tp_copies(wk.thread, &live, &mut w.bytes);
+        wk.tp = tp_copies(wk.thread, &live, save_all, &mut w.bytes);
         for c in &wk.tp {
             if let Some(Cow::Borrowed(b)) = &c.bytes {
                 w.roots.push((c.addr as usize, *b));
@@ -346,12 +346,12 @@ fn wanted_addrs(wanted: &BTreeMap<(u64, u32), &'static DaoModuleDesc>) -> std::c
 
 /// Team thread `thread`'s copies of flang's threadprivate variables, with
 /// the bytes of the live ones (omp/tp.rs).
-fn tp_copies(thread: u32, live: &std::collections::HashSet<usize>, bytes: &mut Bytes) -> Vec<dao_format::TpCopy<'static>> {
+fn tp_copies(thread: u32, live: &std::collections::HashSet<usize>, save_all: bool, bytes: &mut Bytes) -> Vec<dao_format::TpCopy<'static>> {
     crate::omp::tp::copies_of(thread)
         .into_iter()
         .map(|c| {
             let (name, in_region) = crate::omp::tp::var_info(c.data);
-            let keep = in_region || live.contains(&c.data);
+            let keep = save_all || in_region || live.contains(&c.data);
             if keep {
                 bytes.globals += c.size;
             }

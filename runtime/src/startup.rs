@@ -317,11 +317,12 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
 /// saves it): without them, rounds are blocking.
 /// The thread count of the restarted run. A restart keeps the checkpoint's
 /// (its ICVs are put back), unless the checkpoint lies between parallel
-/// regions and OMP_NUM_THREADS asks for another: the new count is used
-/// when no worker that the new team lacks has live threadprivate data
-/// (OpenMP keeps a worker's threadprivate values only while the thread
-/// count stays the same, so a program may not rely on them then); otherwise
-/// the restart stops, naming the variable.
+/// regions and OMP_NUM_THREADS asks for another: the new count is used when
+/// no worker holds live threadprivate data. OpenMP keeps a worker's
+/// threadprivate values only while the thread count stays the same, and a
+/// program that relies on them (per-thread state set up in a first region,
+/// the NPB pattern) would compute wrongly with a team of another size, so
+/// the restart then stops, naming the variable.
 fn restart_thread_count(c: &Checkpoint<'_>, file: &str) -> Option<u32> {
     let n: u32 = std::env::var("OMP_NUM_THREADS").ok()?.split(',').next()?.trim().parse().ok().filter(|n| *n > 0)?;
     if n == c.omp.nthreads || c.omp.nthreads == 0 {
@@ -334,16 +335,16 @@ fn restart_thread_count(c: &Checkpoint<'_>, file: &str) -> Option<u32> {
         ));
         return None;
     }
-    for w in c.workers.iter().filter(|w| w.thread >= n) {
+    for w in &c.workers {
         let live = w.tls.first().map(|v| v.name.to_string()).or_else(|| w.tp.iter().find(|x| x.bytes.is_some()).map(|x| x.name.to_string()));
         if let Some(v) = live {
             fatal(format_args!(
-                "{file}: thread {} of the checkpoint's team of {} holds the live threadprivate variable {v}, which a team of OMP_NUM_THREADS={n} threads would lose; restart with OMP_NUM_THREADS={}",
+                "{file}: thread {} holds the threadprivate variable {v}, live at this checkpoint; a team of OMP_NUM_THREADS={n} instead of {} threads would not carry it over (OpenMP keeps threadprivate values only while the thread count stays the same): restart with OMP_NUM_THREADS={}",
                 w.thread, c.omp.nthreads, c.omp.nthreads
             ));
         }
     }
-    diag::info(format_args!("restarting with OMP_NUM_THREADS={n} threads ({} when the checkpoint was taken, between parallel regions)", c.omp.nthreads));
+    diag::info(format_args!("restarting with OMP_NUM_THREADS={n} threads ({} when the checkpoint was taken, between parallel regions, with no live threadprivate data)", c.omp.nthreads));
     Some(n)
 }
 

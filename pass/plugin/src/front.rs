@@ -450,6 +450,11 @@ impl<'a> FuncFacts<'a> {
         if let Some(&i) = self.alloca_ix.get(&p) {
             return Some(Obj::Alloca(i));
         }
+        // flang's threadprivate: the calling thread's copy of `data`, from
+        // its first byte (the analysis's one object for every thread's copy)
+        if let Some(Role::ThreadprivateCached { data, .. }) = known::call_role(p) {
+            return self.mf.global_ix.get(&p.operand(data)).map(|&g| Obj::Global(g));
+        }
         self.mf.global_ix.get(&p).map(|&g| Obj::Global(g))
     }
 

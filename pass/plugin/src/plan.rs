@@ -13,6 +13,7 @@ use crate::ir::{Module, Opcode, Value};
 use crate::known::{self, Effect, MarkerKind, Role};
 use dao_analysis::paths::{self, CallFacts, MarkerPaths};
 use dao_analysis::liveness::LiveSets;
+use std::collections::HashSet;
 
 /// What a labelled site is: the ABI's `dao_site_desc.kind` (values in
 /// `dao_abi`, defined once for the pass and the runtime).
@@ -109,9 +110,9 @@ pub struct TpVar {
     /// The original variable (a global: a common block or a module variable).
     pub data: Value,
     pub size: u64,
-    /// Used by code that may run inside a parallel region (of this module,
-    /// or of another one: any function another module may call): the
-    /// workers' copies then carry values from region to region.
+    /// A region (of this module, or of another one through a function
+    /// another module may call) may read a worker's copy before writing it
+    /// whole: the workers' copies then carry values from region to region.
     pub in_region: bool,
 }
 
@@ -146,17 +147,22 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let scan = scan_calls(&facts);
     let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
-    let tp = threadprivate_vars(&facts, &scan.calls, main);
-    if !participates {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp };
+    let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
+    if !participates && !has_tp {
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![] };
     }
-    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
     let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
     // Interprocedural read summaries.
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+    let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
+    if !participates {
+        drop(ffs);
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp };
+    }
+    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
 
     let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0 };
     p.construct_diags(&scan);
@@ -172,10 +178,19 @@ pub fn plan_module(m: Module) -> ModulePlan {
 }
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
-/// calls, with whether code that may run inside a parallel region uses
-/// them: code reachable from an outlined function, or from any function
-/// another module may call (except the program's entry points).
-fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value>) -> Vec<TpVar> {
+/// calls, with whether a worker's copy may carry a value into a later
+/// parallel region: whether some region may read it before writing it
+/// whole. The roots are the code a region may start with: the outlined
+/// functions, and any function another module may call (except the
+/// program's entry points). A root reads the variable first when it is live
+/// at the root's entry (the liveness with the callees' read summaries, a
+/// whole write through the thread's own copy pointer killing it), or when
+/// the root reads unknown memory and a copy pointer taken in code that may
+/// run in a region escapes (stored, passed on), so that unknown memory may
+/// be a worker's copy. (The master's copy pointer that flang stores into a
+/// region's argument struct for `copyin` is taken in serial code: reading
+/// it reads the master's copy, never a worker's.)
+fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value>, ffs: &[FuncFacts], sums: &[Summary]) -> Vec<TpVar> {
     let n = facts.funcs.len();
     let roots: Vec<bool> = (0..n)
         .map(|f| {
@@ -185,6 +200,41 @@ fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value
         })
         .collect();
     let in_region = calls.graph.reachable_from(&roots, &vec![false; n]);
+    // copy pointers taken in region code that escape, by variable
+    let mut escaping: HashSet<Value> = HashSet::new();
+    for (fi, f) in facts.funcs.iter().enumerate() {
+        if !in_region[fi] {
+            continue;
+        }
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if let Some(Role::ThreadprivateCached { data, .. }) = known::call_role(i) {
+                if crate::front::escapes(i) {
+                    escaping.insert(i.operand(data));
+                }
+            }
+        }
+    }
+    // variables live at a root's entry; whether a root reads unknown memory
+    let mut first_read: HashSet<usize> = HashSet::new();
+    let mut unknown_first = false;
+    for (fi, ff) in ffs.iter().enumerate() {
+        if !roots[fi] {
+            continue;
+        }
+        let t = translate(ff, Some(sums));
+        let live = LiveSets::compute(&t.body);
+        let at_entry = live.live_in(t.body.entry());
+        for v in at_entry.iter() {
+            if v >= t.vars.global_var(0) && v < t.vars.unknown_var() {
+                first_read.insert(v - t.vars.global_var(0));
+            } else if v == t.vars.unknown_var() {
+                unknown_first = true;
+            }
+        }
+    }
+    let carries = |d: Value| -> bool {
+        facts.global_ix.get(&d).map_or(true, |g| first_read.contains(g)) || (unknown_first && escaping.contains(&d))
+    };
     let mut out: Vec<TpVar> = Vec::new();
     for (fi, f) in facts.funcs.iter().enumerate() {
         for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
@@ -194,12 +244,13 @@ fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value
                 continue; // the runtime learns it at its first use (conservatively in a region)
             }
             let size = i.operand(size).const_int_value().unwrap_or(0);
+            let carried = in_region[fi] && carries(d);
             match out.iter_mut().find(|t| t.data == d) {
                 Some(t) => {
-                    t.in_region |= in_region[fi];
+                    t.in_region |= carried;
                     t.size = t.size.max(size);
                 }
-                None => out.push(TpVar { data: d, size, in_region: in_region[fi] }),
+                None => out.push(TpVar { data: d, size, in_region: carried }),
             }
         }
     }

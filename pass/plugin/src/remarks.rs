@@ -57,7 +57,9 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 .iter()
                 .map(|g| {
                     let n = plan.facts.globals[*g].name();
-                    if plan.facts.global_declared[*g] {
+                    if plan.tp.iter().any(|t| t.data == plan.facts.globals[*g]) {
+                        format!("{n} (threadprivate: each thread's copy)")
+                    } else if plan.facts.global_declared[*g] {
                         format!("{n} (declared here: saved only if the program defines it)")
                     } else {
                         n
@@ -81,6 +83,20 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 if s.unknown_reads { "; reads unknown memory after this point, so the escaped globals are included (plus those of other modules); heap blocks by reachability" } else { "" }
             );
         }
+    }
+    // flang's threadprivate variables (runtime/src/omp/tp.rs)
+    for t in &plan.tp {
+        eprintln!(
+            "remark: dao: {source}: threadprivate variable {} ({} B) through __kmpc_threadprivate_cached, routed to {}: the master's copy is the variable, each worker's a copy at a fixed address{}",
+            t.data.name(),
+            t.size,
+            crate::known::names::rt::THREADPRIVATE_CACHED,
+            if t.in_region {
+                "; a parallel region may read a worker's copy before writing it whole: every worker's copy is saved (its value may carry into the next region)"
+            } else {
+                "; no parallel region reads a worker's copy before writing it whole: a worker's copy is saved only where its saved frames have it live"
+            }
+        );
     }
     eprintln!(
         "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads)",

@@ -30,9 +30,10 @@
 //! A worker's copy is live at a checkpoint when the variable is live in one
 //! of the saved frames (the sites' global lists name the variable: the
 //! analysis treats every thread's copy as the one object `data`), or when
-//! code that may run in a parallel region uses it (`DAO_TP_IN_REGION`, set
-//! by the pass per module): then its value may carry into a later region,
-//! whatever the serial code between does to the master's copy.
+//! a parallel region may read a worker's copy before writing it whole
+//! (`DAO_TP_IN_REGION`, set by the pass per module, ORed over modules):
+//! then its value may carry into a later region, whatever the serial code
+//! between does to the master's copy.
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
