@@ -7,6 +7,8 @@
 #   NPB_TOP  the npb-ports directory
 #   BENCH    the benchmark: cg or mg (source $(HERE)$(BENCH).c or .F90)
 #   NPB_LANG c or fortran
+#   BENCH_EXTRA  (optional, Fortran) more sources of $(HERE), compiled in
+#            this order after the common modules and before $(BENCH).F90
 # and gets the targets `all` (default), `all-classes` and `clean`.
 # C builds ../bin/$(BENCH).$(CLASS); Fortran builds ../bin/$(BENCH)_f.$(CLASS)
 # (module files in $(HERE)mod.$(CLASS)).
@@ -70,7 +72,8 @@ ifeq ($(NPB_LANG),fortran)
 	@mkdir -p $(HERE)mod.$(CLASS)
 	$(FC) $(OMPFLAGS) $(CPPFLAGS) $(DAOFLAGS) -I$(DAO_INC) -DCLASS_$(CLASS) $(FFLAGS) \
 	    -J$(HERE)mod.$(CLASS) -o $@ \
-	    $(NPB_COMMON)/dao_markers.F90 $(NPB_COMMON)/npb_random.F90 $(HERE)$(BENCH).F90 \
+	    $(NPB_COMMON)/dao_markers.F90 $(NPB_COMMON)/npb_random.F90 \
+	    $(addprefix $(HERE),$(BENCH_EXTRA)) $(HERE)$(BENCH).F90 \
 	    $(LDFLAGS) $(LDLIBS)
 else
 	$(CC) $(OMPFLAGS) $(CPPFLAGS) $(DAOFLAGS) -I$(NPB_COMMON) -I$(DAO_INC) -DCLASS_$(CLASS) \

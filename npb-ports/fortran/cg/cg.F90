@@ -4,11 +4,24 @@
 ! Class fixed at compile time: -DCLASS_S, -DCLASS_W, -DCLASS_A, -DCLASS_B or
 ! -DCLASS_C.  -DDAO_DISABLE compiles every checkpoint marker out.
 !
-! Shared modules (dao_markers, npb_random) are in ../../common/*.F90 and
-! are compiled before this file.
+! Shared modules (dao_markers, npb_random) are in ../../common/*.F90, the
+! per-thread helpers (module cg_work) in cg_work.F90; all are compiled
+! before this file.
 !
 ! Reductions are per-thread partial sums (static schedule) added in thread
 ! order, so printed results are bitwise reproducible for a fixed thread count.
+!
+! Per-thread data in threadprivate common blocks, as in the NPB 3.3 OpenMP
+! codes (each procedure declares the blocks it uses; flang allocates the
+! workers' copies in libomp, __kmpc_threadprivate_cached):
+!   /cg_rng/   tran, amult: the random-number generator state. The master
+!              seeds it; the generation region copies it into the team and
+!              every thread draws the whole sequence, keeping the rows it
+!              owns.
+!   /cg_rows/  row_first, row_last: the thread's rows (cg_work.F90), set in
+!              that first region and used by every matvec of conj_grad.
+!   /cg_acc/   tacc(8): the thread's partial dot products (cg_work.F90);
+!              the p.q partial of a CG step is held there across marker 6.
 
 #if defined(CLASS_S)
 #define P_CLASS 'S'
@@ -65,7 +78,6 @@ module cg_data
   integer :: nzloc(na), arow(na), acol(nonzer + 1, na)
   real(8) :: aelt(nonzer + 1, na)
   real(8) :: x(na + 2), z(na + 2), p(na + 2), q(na + 2), r(na + 2)
-  real(8) :: tran, amult
   real(8) :: partial(8, 0:maxthreads - 1)
   integer :: team_size = 1
 end module cg_data
@@ -73,17 +85,22 @@ end module cg_data
 !-----------------------------------------------------------------------
 module cg_kernels
   use cg_data
+  use cg_work
   use npb_random
   use dao_markers
   use omp_lib
   implicit none
 contains
 
-  ! n-vector with nz distinct random nonzero positions (1..n)
+  ! n-vector with nz distinct random nonzero positions (1..n), drawn from
+  ! the calling thread's generator
   subroutine random_sparse_vector(n, nz, pow2, val, pos)
     integer, intent(in) :: n, nz, pow2
     real(8), intent(out) :: val(*)
     integer, intent(out) :: pos(*)
+    real(8) :: tran, amult
+    common /cg_rng/ tran, amult
+    !$omp threadprivate(/cg_rng/)
     integer :: cnt, idx, t
     real(8) :: vv, loc
     logical :: seen
@@ -223,8 +240,18 @@ contains
     end do
   end subroutine assemble_csr
 
+  ! The first parallel region: every thread starts from the master's
+  ! generator state (copyin), draws the n vectors of the whole sequence and
+  ! keeps those of its own rows, which cgw_rows_setup records in /cg_rows/
+  ! for the later regions.
   subroutine generate_matrix(n)
     integer, intent(in) :: n
+    real(8) :: tran, amult
+    common /cg_rng/ tran, amult
+    !$omp threadprivate(/cg_rng/)
+    integer :: row_first, row_last
+    common /cg_rows/ row_first, row_last
+    !$omp threadprivate(/cg_rows/)
     integer :: pow2, i, cnt
     real(8) :: vals(nonzer + 1)
     integer :: poss(nonzer + 1)
@@ -234,14 +261,21 @@ contains
       pow2 = 2 * pow2
       if (pow2 >= n) exit
     end do
+    ! (copyin names the members: flang 19 copies only those members of a
+    ! copyin'ed /block/ that the region's own body names)
+    !$omp parallel default(shared) private(i, cnt, vals, poss) copyin(tran, amult)
+    call cgw_rows_setup(n)
     do i = 1, n
       cnt = nonzer
       call random_sparse_vector(n, nonzer, pow2, vals, poss)
-      call set_sparse_element(vals, poss, cnt, i, 0.5d0)
-      arow(i) = cnt
-      acol(1:cnt, i) = poss(1:cnt)
-      aelt(1:cnt, i) = vals(1:cnt)
+      if (i >= row_first .and. i <= row_last) then
+        call set_sparse_element(vals, poss, cnt, i, 0.5d0)
+        arow(i) = cnt
+        acol(1:cnt, i) = poss(1:cnt)
+        aelt(1:cnt, i) = vals(1:cnt)
+      end if
     end do
+    !$omp end parallel
 
     ! marker 2: generating vectors done, assembly not started
 #ifndef DAO_DISABLE
@@ -262,6 +296,9 @@ contains
 
   subroutine conj_grad(rnorm)
     real(8), intent(out) :: rnorm
+    real(8) :: tacc(8)
+    common /cg_acc/ tacc
+    !$omp threadprivate(/cg_acc/)
     integer :: j, k, cgit, tid
     real(8) :: rho, rho0, alpha, beta, d, s, acc, dlt
 
@@ -288,9 +325,7 @@ contains
     beta = 0.0d0
 
     do cgit = 1, cgitmax
-      !$omp parallel private(tid, s, j, k, acc)
-      tid = omp_get_thread_num()
-      s = 0.0d0
+      !$omp parallel private(j)
       if (cgit > 1) then
         !$omp do schedule(static)
         do j = 1, na
@@ -298,29 +333,25 @@ contains
         end do
         !$omp end do
       end if
-      !$omp do schedule(static)
-      do j = 1, na
-        acc = 0.0d0
-        do k = rowstr(j), rowstr(j + 1) - 1
-          acc = acc + a(k) * p(colidx(k))
-        end do
-        q(j) = acc
-        s = s + p(j) * acc
-      end do
-      !$omp end do nowait
-      partial(1, tid) = s
+      ! q = A p on the thread's rows, p.q partial into tacc(1)
+      call cgw_matvec(na, rowstr, colidx, a, p, q, 1)
       !$omp end parallel
-      d = sum_partials(1)
-      alpha = rho / d
-      rho0 = rho
 
-      ! marker 6: inside the CG iteration, between parallel regions
+      ! marker 6: inside the CG iteration, between parallel regions (every
+      ! thread's p.q partial is still in its tacc(1))
 #ifndef DAO_DISABLE
       call dao_potential_checkpoint()
 #endif
 
       !$omp parallel private(tid, s, j)
       tid = omp_get_thread_num()
+      partial(1, tid) = tacc(1)
+      !$omp barrier
+      !$omp single
+      d = sum_partials(1)
+      alpha = rho / d
+      rho0 = rho
+      !$omp end single
       s = 0.0d0
       !$omp do schedule(static)
       do j = 1, na
@@ -404,6 +435,9 @@ program cg
   use cg_data
   use cg_kernels
   implicit none
+  real(8) :: tran, amult
+  common /cg_rng/ tran, amult
+  !$omp threadprivate(/cg_rng/)
   real(8) :: zeta, rnorm, xz, t0, tinit, tbench, err, mops
   integer :: it, j
   logical :: verified
