@@ -289,3 +289,10 @@ pub fn prepare_env() {
         std::env::set_var("KMP_FORCE_REDUCTION", "critical");
     }
 }
+
+/// The thread count OMP_NUM_THREADS asks for (its first level), if set and
+/// valid: libomp's variable, read by the runtime only to decide whether a
+/// restart between regions may change the team size (startup.rs).
+pub fn omp_num_threads() -> Option<u32> {
+    std::env::var("OMP_NUM_THREADS").ok()?.split(',').next()?.trim().parse().ok().filter(|n| *n > 0)
+}

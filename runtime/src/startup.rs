@@ -324,7 +324,7 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
 /// the NPB pattern) would compute wrongly with a team of another size, so
 /// the restart then stops, naming the variable.
 fn restart_thread_count(c: &Checkpoint<'_>, file: &str) -> Option<u32> {
-    let n: u32 = std::env::var("OMP_NUM_THREADS").ok()?.split(',').next()?.trim().parse().ok().filter(|n| *n > 0)?;
+    let n = crate::config::omp_num_threads()?;
     if n == c.omp.nthreads || c.omp.nthreads == 0 {
         return None;
     }
