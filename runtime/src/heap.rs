@@ -55,7 +55,7 @@ impl std::fmt::Display for HeapError {
         match self {
             HeapError::Map { base, errno } => write!(
                 f,
-                "cannot reserve the dao heap at {base:#x}: {} (the address range is taken or the kernel is older than 4.17)",
+                "cannot reserve the address range at {base:#x}: {} (it is taken, or the kernel is older than 4.17)",
                 std::io::Error::from_raw_os_error(*errno)
             ),
             HeapError::BadMeta(what) => write!(f, "heap metadata in the checkpoint is inconsistent: {what}"),
@@ -79,6 +79,34 @@ fn round16(n: usize) -> Option<usize> {
     n.checked_add(15).map(|x| x & !15)
 }
 
+/// Reserves `reserve` bytes of address space at exactly `base`
+/// (`PROT_NONE`, committed later with `mprotect`); fails rather than
+/// replacing an existing mapping. Also used for the threadprivate arena
+/// (omp/tp.rs).
+pub fn reserve_fixed(base: usize, reserve: usize) -> Result<(), HeapError> {
+    // SAFETY: a fresh anonymous PROT_NONE mapping at a fixed address;
+    // MAP_FIXED_NOREPLACE fails instead of replacing an existing mapping.
+    let p = unsafe {
+        libc::mmap(
+            base as *mut libc::c_void,
+            reserve,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(HeapError::Map { base, errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0) });
+    }
+    if p as usize != base {
+        // SAFETY: unmapping the mapping just created at the wrong address.
+        unsafe { libc::munmap(p, reserve) };
+        return Err(HeapError::Map { base, errno: libc::EEXIST });
+    }
+    Ok(())
+}
+
 /// Block size (header included) for a request of `n` payload bytes.
 fn block_size(n: usize) -> Option<usize> {
     round16(n)?.checked_add(HDR).map(|s| s.max(MIN_BLOCK))
@@ -87,26 +115,7 @@ fn block_size(n: usize) -> Option<usize> {
 impl Heap {
     /// Reserves `reserve` bytes at `base`.
     pub fn new(base: usize, reserve: usize) -> Result<Heap, HeapError> {
-        // SAFETY: a fresh anonymous PROT_NONE mapping at a fixed address;
-        // MAP_FIXED_NOREPLACE fails instead of replacing an existing mapping.
-        let p = unsafe {
-            libc::mmap(
-                base as *mut libc::c_void,
-                reserve,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(HeapError::Map { base, errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0) });
-        }
-        if p as usize != base {
-            // SAFETY: unmapping the mapping just created at the wrong address.
-            unsafe { libc::munmap(p, reserve) };
-            return Err(HeapError::Map { base, errno: libc::EEXIST });
-        }
+        reserve_fixed(base, reserve)?;
         Ok(Heap {
             base,
             reserve,
@@ -469,7 +478,7 @@ pub fn with<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
             Ok(h) => *g = Some(h),
             Err(e) => {
                 drop(g);
-                crate::diag::fatal(e)
+                crate::diag::fatal(format_args!("the dao heap: {e}"))
             }
         }
     }

@@ -189,26 +189,30 @@ fn value_name(v: Value, fallback: &str) -> String {
     }
 }
 
+/// Replace the declaration `from` by `to` (declared with the same type):
+/// every call goes to `to`. Nothing happens when the module defines `from`
+/// itself (the program's own allocator, say) or declares `to` with another
+/// type. Returns whether it was routed.
+fn route(m: Module, from: &str, to: &str) -> bool {
+    let Some(f) = m.function(from) else { return false };
+    if !f.is_declaration() {
+        return false;
+    }
+    let fty = f.function_type();
+    let target = match m.function(to) {
+        Some(t) if t.function_type() == fty => t,
+        Some(_) => return false,
+        None => m.add_function(to, fty),
+    };
+    f.replace_all_uses_with(target);
+    f.delete_function();
+    true
+}
+
 /// Route libc allocation calls to the dao heap. Returns the number of
 /// declarations rerouted.
 pub fn route_allocations(m: Module) -> usize {
-    let mut n = 0;
-    for (from, to) in alloc_routes() {
-        let Some(f) = m.function(from) else { continue };
-        if !f.is_declaration() {
-            continue; // the program defines its own allocator: leave it
-        }
-        let fty = f.function_type();
-        let target = match m.function(to) {
-            Some(t) if t.function_type() == fty => t,
-            Some(_) => continue,
-            None => m.add_function(to, fty),
-        };
-        f.replace_all_uses_with(target);
-        f.delete_function();
-        n += 1;
-    }
-    n
+    alloc_routes().map(|(from, to)| route(m, from, to) as usize).sum()
 }
 
 /// Route libomp entry points the runtime wraps, in every module:
@@ -219,23 +223,9 @@ pub fn route_allocations(m: Module) -> usize {
 /// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs).
 /// Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
-    let mut changed = false;
-    for (from, to) in [(names::KMPC_SINGLE, entry::OMP_SINGLE.name), (names::KMPC_THREADPRIVATE_CACHED, entry::THREADPRIVATE_CACHED.name)] {
-        let Some(f) = m.function(from) else { continue };
-        if !f.is_declaration() {
-            continue;
-        }
-        let fty = f.function_type();
-        let target = match m.function(to) {
-            Some(t) if t.function_type() == fty => t,
-            Some(_) => continue,
-            None => m.add_function(to, fty),
-        };
-        f.replace_all_uses_with(target);
-        f.delete_function();
-        changed = true;
-    }
-    changed
+    let single = route(m, names::KMPC_SINGLE, entry::OMP_SINGLE.name);
+    let tp = route(m, names::KMPC_THREADPRIVATE_CACHED, entry::THREADPRIVATE_CACHED.name);
+    single || tp
 }
 
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {

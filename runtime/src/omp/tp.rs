@@ -135,20 +135,8 @@ impl State {
         if self.mapped {
             return;
         }
-        // SAFETY: a fresh PROT_NONE reservation at a fixed address;
-        // MAP_FIXED_NOREPLACE fails rather than replacing a mapping.
-        let p = unsafe {
-            libc::mmap(
-                TP_BASE as *mut libc::c_void,
-                TP_RESERVE,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
-                -1,
-                0,
-            )
-        };
-        if p as usize != TP_BASE {
-            fatal(format_args!("cannot reserve the threadprivate arena at {TP_BASE:#x}: {}", std::io::Error::last_os_error()));
+        if let Err(e) = crate::heap::reserve_fixed(TP_BASE, TP_RESERVE) {
+            fatal(format_args!("cannot reserve the threadprivate arena: {e}"));
         }
         self.mapped = true;
     }
