@@ -234,7 +234,7 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     }
     // The workers' copies of flang's threadprivate variables, at their
     // addresses in the threadprivate arena (omp/tp.rs).
-    bytes_restored.globals += crate::omp::tp::restore(&c.workers);
+    bytes_restored.globals += crate::omp::tp::restore(&c.workers, &file);
     for f in c.chain.iter().chain(c.workers.iter().flat_map(|w| w.chain.iter())) {
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();

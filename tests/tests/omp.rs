@@ -236,7 +236,7 @@ cases! {
     nb_early_exit          => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
     nb_stress              => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
     f_nb_figure8           => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
-    f_threadprivate_copyin => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5000,  serial: false };
+    f_threadprivate_copyin => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5100,  serial: false };
     f_tp_common_solver     => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
     f_tp_random_state      => OmpCase { name: "tp_random_state",        lang: Lang::Fortran, args: &["75"],  master: 4950,  serial: false };
     f_tp_module_scratch    => OmpCase { name: "tp_module_scratch",      lang: Lang::Fortran, args: &["310"], master: 8061,  serial: false };

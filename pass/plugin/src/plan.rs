@@ -214,11 +214,20 @@ fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<Value
             }
         }
     }
-    // variables live at a root's entry; whether a root reads unknown memory
+    // variables live at a root's entry; whether a root reads unknown memory.
+    // Only roots that reach a threadprivate access, or read unknown memory,
+    // can tell anything: the others are not analysed (every Fortran
+    // subroutine is a root)
+    let uses_tp: Vec<bool> = facts
+        .funcs
+        .iter()
+        .map(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))))
+        .collect();
+    let reaches_tp = calls.graph.may_reach(&uses_tp);
     let mut first_read: HashSet<usize> = HashSet::new();
     let mut unknown_first = false;
     for (fi, ff) in ffs.iter().enumerate() {
-        if !roots[fi] {
+        if !roots[fi] || !(reaches_tp[fi] || sums[fi].reads_unknown) {
             continue;
         }
         let t = translate(ff, Some(sums));

@@ -228,7 +228,7 @@ pub unsafe fn cached(gtid: i32, data: *mut u8, size: u64, cache: *mut *mut u8) -
 #[cold]
 fn slow(gtid: i32, data: usize, size: u64, cache: *mut *mut u8) -> *mut u8 {
     if gtid < 0 {
-        fatal(format_args!("threadprivate access with gtid {gtid}"));
+        fatal(format_args!("a threadprivate variable was requested with the invalid thread id (gtid) {gtid}: the code calling __kmpc_threadprivate_cached does not follow libomp's convention"));
     }
     let g = gtid as usize;
     let mut st = state();
@@ -332,7 +332,7 @@ pub fn is_var(data: usize) -> bool {
 
 /// At restart, before main: the workers' saved copies, written back at
 /// their addresses and handed out by thread number at first use.
-pub fn restore(workers: &[dao_format::Worker<'_>]) -> u64 {
+pub fn restore(workers: &[dao_format::Worker<'_>], file: &str) -> u64 {
     let mut st = state();
     let mut bytes = 0;
     let end = workers.iter().flat_map(|w| w.tp.iter()).map(|c| (c.addr + c.size.max(1)) as usize).max();
@@ -341,7 +341,10 @@ pub fn restore(workers: &[dao_format::Worker<'_>]) -> u64 {
         for c in &w.tp {
             let a = c.addr as usize;
             if a < TP_BASE || a + c.size as usize > TP_BASE + TP_RESERVE {
-                fatal(format_args!("the checkpoint's copy of threadprivate variable {} of thread {} lies outside the threadprivate arena", c.name, w.thread));
+                fatal(format_args!(
+                    "{file}: the copy of threadprivate variable {} of thread {} lies outside the threadprivate arena ({:#x}); the file is damaged: remove it to restart from the previous checkpoint",
+                    c.name, w.thread, c.addr
+                ));
             }
         }
     }

@@ -7,7 +7,11 @@
 ! start of each step's region; each thread accumulates its own partial sums
 ! and histogram across regions; a final region combines them with atomics.
 ! Markers: inside each step's region (in the `!$omp do` body every 2048th
-! iteration, and after the loop).
+! iteration, and after the loop), and at the top of each step, between
+! regions: there the workers' copies of tp_mult are dead (every region that
+! uses it copies it in first: the pass does not flag it DAO_TP_IN_REGION, so
+! they are not saved), while their tp_sum/tp_count/tp_hist carry over and
+! must be saved.
 !
 ! Invariant: every thread's threadprivate values are restored byte for byte,
 ! so the combined totals (sums over threads of per-thread integer partials,
@@ -48,6 +52,7 @@ program threadprivate_copyin
   tp_hist = 0
   !$omp end parallel
   do s = 1, steps
+    call dao_potential_checkpoint()
     tp_mult = 3 + mod(s, 5)
     cb_off = s
     cb_scale = 1 + mod(s, 3)
