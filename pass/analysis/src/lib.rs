@@ -20,6 +20,10 @@
 //! - [`team`]: which functions may run in a team, for the plan (inside a
 //!   region that reaches a marker) and for the guards (on a worker of a
 //!   region that can be checkpointed): two questions, one place.
+//! - [`sections`]: array sections: the bytes a loop nest certainly writes
+//!   (boxes from the front's ScalarEvolution facts, as byte intervals), the
+//!   objects a loop kills at its entry, and a function's entry summary
+//!   (exposed reads, kills) for its callers.
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -36,6 +40,7 @@ pub mod known;
 pub mod liveness;
 pub mod omp;
 pub mod paths;
+pub mod sections;
 pub mod team;
 pub mod textcfg;
 

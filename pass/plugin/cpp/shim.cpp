@@ -1,8 +1,15 @@
 // shim.cpp -- the only C++ in dao. It registers the dao module pass with
 // LLVM 19's new pass manager and exposes the few C++-only utilities the Rust
-// pass needs (PromoteMemToReg, diagnostics through the LLVMContext). Every
+// pass needs (PromoteMemToReg, diagnostics through the LLVMContext, the
+// loop facts of ScalarEvolution for the array-section kills). Every
 // LLVM-version conditional belongs here and nowhere else.
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
@@ -16,6 +23,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
+#include <map>
 
 using namespace llvm;
 
@@ -80,6 +88,262 @@ int dao_cxx_verify(LLVMModuleRef m) { return verifyModule(*unwrap(m), &errs()) ?
 // Clone a module (for the dry run that guarantees a failing transform leaves the real module untouched).
 LLVMModuleRef dao_cxx_clone(LLVMModuleRef m) { return wrap(CloneModule(*unwrap(m)).release()); }
 void dao_cxx_dispose(LLVMModuleRef m) { delete unwrap(m); }
+}
+
+// ---------------------------------------------------------------------------
+// Loop write sections (issue #15): which bytes of which object each loop of a
+// function certainly writes, from ScalarEvolution, for the kills of the
+// LLVM-free section analysis (pass/analysis/src/sections.rs), which decides.
+//
+// The facts are computed on a scratch clone of the function, never on the
+// function itself:
+// - its promotable allocas are promoted (at -O0 every induction variable
+//   lives in memory, where ScalarEvolution sees nothing);
+// - the team view: its `__kmpc_for_static_init_*` calls are deleted, so the
+//   bounds a static worksharing loop loads after the call are the bounds
+//   stored before it, the whole iteration space. What the loop then writes
+//   is what the team writes together (each thread its chunk). Stores to
+//   private memory would be wrong in that view, so the caller keeps only
+//   the sections of shared globals of a function where calls were deleted.
+//
+// A store contributes to loop L (and every loop between it and L) only when:
+// every loop on the way has a preheader, a latch, one exiting block and a
+// constant backedge-taken count; the store (or, one level up, the inner
+// loop's header) dominates the latch, so every completed iteration executes
+// it; its address is base + an affine function of the loops' iterations
+// with constant steps and a constant start. Count of executions per entry:
+// BTC + 1 when it also dominates the exiting block, BTC otherwise (a lower
+// bound: must-write). Anything else contributes nothing (conservative).
+namespace {
+struct DaoSection {
+  unsigned loop;
+  Value *base;
+  int64_t start;
+  uint64_t size;
+  unsigned ndims;
+  int64_t stride[8];
+  uint64_t count[8];
+};
+struct DaoLoopRec {
+  BasicBlock *preheader, *header;
+  // the static worksharing init this loop is the outermost loop of (the
+  // original call), or null
+  Instruction *init = nullptr;
+  std::vector<BasicBlock *> blocks;
+  unsigned stores = 0;    // stores and memory intrinsics in the loop (nested ones included)
+  unsigned sections = 0;  // of those, how many gave a section for this loop
+};
+struct DaoLoopFacts {
+  std::vector<DaoLoopRec> loops;
+  std::vector<DaoSection> sections;
+  int team = 0;
+};
+
+} // namespace
+
+extern "C" {
+struct DaoSectionOut {
+  unsigned loop;
+  LLVMValueRef base;
+  int64_t start;
+  uint64_t size;
+  unsigned ndims;
+  int64_t stride[8];
+  uint64_t count[8];
+};
+struct DaoLoopOut {
+  LLVMBasicBlockRef preheader, header;
+  LLVMValueRef init;
+  unsigned nblocks;
+  unsigned stores, sections;
+};
+
+// `inits`: the function's static worksharing init calls (the Rust side
+// finds them in the table of runtime functions, pass/analysis/src/known.rs).
+void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits) {
+  Function *F = unwrap<Function>(f);
+  auto *Out = new DaoLoopFacts();
+  if (F->isDeclaration())
+    return Out;
+  // Nothing to do without a loop that stores.
+  {
+    DominatorTree DT0(*F);
+    LoopInfo LI0(DT0);
+    if (LI0.empty())
+      return Out;
+  }
+  ValueToValueMapTy VMap;
+  Function *C = CloneFunction(F, VMap);
+  std::map<const Value *, Value *> Back;
+  for (auto KV : VMap)
+    if (Value *Cl = KV.second)
+      Back[Cl] = const_cast<Value *>(KV.first);
+  // the team view: delete the static worksharing inits
+  std::vector<CallInst *> inits;
+  for (unsigned i = 0; i < nInits; ++i)
+    if (auto *CI = dyn_cast_or_null<CallInst>(static_cast<Value *>(VMap[unwrap(initCalls[i])])))
+      inits.push_back(CI);
+  std::map<BasicBlock *, Instruction *> initBlock; // clone block -> original call
+  for (auto *CI : inits)
+    initBlock[CI->getParent()] = cast<Instruction>(Back[CI]);
+  for (auto *CI : inits)
+    CI->eraseFromParent();
+  Out->team = !inits.empty();
+  {
+    std::vector<AllocaInst *> promo;
+    for (auto &I : C->getEntryBlock())
+      if (auto *AI = dyn_cast<AllocaInst>(&I))
+        if (isAllocaPromotable(AI))
+          promo.push_back(AI);
+    if (!promo.empty()) {
+      DominatorTree DTp(*C);
+      PromoteMemToReg(promo, DTp);
+    }
+  }
+  // the analyses live in this scope: they hold handles into the clone, which
+  // is erased after they are gone
+  {
+  const DataLayout &DL = C->getParent()->getDataLayout();
+  TargetLibraryInfoImpl TLII(Triple(C->getParent()->getTargetTriple()));
+  TargetLibraryInfo TLI(TLII);
+  AssumptionCache AC(*C);
+  DominatorTree DT(*C);
+  LoopInfo LI(DT);
+  ScalarEvolution SE(*C, TLI, AC, DT, LI);
+
+  std::map<Loop *, unsigned> LoopIx;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *PH = L->getLoopPreheader();
+    DaoLoopRec R;
+    R.preheader = PH ? cast<BasicBlock>(Back[PH]) : nullptr;
+    R.header = cast<BasicBlock>(Back[L->getHeader()]);
+    for (BasicBlock *B : L->blocks())
+      R.blocks.push_back(cast<BasicBlock>(Back[B]));
+    // the nearest dominating block with a static init, at this loop's depth
+    if (!initBlock.empty())
+      for (auto *N = DT.getNode(L->getHeader())->getIDom(); N; N = N->getIDom()) {
+        auto It = initBlock.find(N->getBlock());
+        if (It != initBlock.end()) {
+          if (LI.getLoopFor(N->getBlock()) == L->getParentLoop())
+            R.init = It->second;
+          break;
+        }
+      }
+    LoopIx[L] = Out->loops.size();
+    Out->loops.push_back(R);
+  }
+  auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
+    if (!L->getLoopPreheader() || !L->getLoopLatch() || !L->getExitingBlock())
+      return false;
+    const SCEV *B = SE.getBackedgeTakenCount(L);
+    auto *K = dyn_cast<SCEVConstant>(B);
+    if (!K || K->getAPInt().getActiveBits() > 40)
+      return false;
+    n = K->getAPInt().getZExtValue();
+    return true;
+  };
+  for (auto &BB : *C) {
+    Loop *L0 = LI.getLoopFor(&BB);
+    if (!L0)
+      continue;
+    for (auto &I : BB) {
+      Value *Ptr = nullptr;
+      uint64_t Size = 0;
+      if (auto *SI = dyn_cast<StoreInst>(&I)) {
+        if (SI->isVolatile())
+          continue;
+        Ptr = SI->getPointerOperand();
+        Size = DL.getTypeStoreSize(SI->getValueOperand()->getType()).getFixedValue();
+      } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+        auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+        if (MI->isVolatile() || !Len)
+          continue;
+        Ptr = MI->getDest();
+        Size = Len->getZExtValue();
+      } else {
+        continue;
+      }
+      for (Loop *L = L0; L; L = L->getParentLoop())
+        Out->loops[LoopIx[L]].stores++;
+      if (!SE.isSCEVable(Ptr->getType()))
+        continue;
+      const SCEV *P = SE.getSCEV(Ptr);
+      auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(P));
+      if (!BaseU)
+        continue;
+      Value *Base = BaseU->getValue();
+      if (!isa<GlobalVariable>(Base) && !isa<AllocaInst>(Base) && !isa<Argument>(Base) && !isa<CallInst>(Base))
+        continue;
+      auto BI = Back.find(Base);
+      Value *OrigBase = isa<GlobalVariable>(Base) ? Base : (BI == Back.end() ? nullptr : BI->second);
+      if (!OrigBase || OrigBase->getValueID() != Base->getValueID())
+        continue;
+      const SCEV *Off = SE.getMinusSCEV(P, BaseU);
+      if (isa<SCEVCouldNotCompute>(Off))
+        continue;
+      DaoSection S{};
+      S.base = OrigBase;
+      S.size = Size;
+      BasicBlock *X = &BB; // what must run in every iteration of L
+      for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
+        uint64_t btc;
+        if (!constBTC(L, btc) || !DT.dominates(X, L->getLoopLatch()))
+          break;
+        uint64_t count = DT.dominates(X, L->getExitingBlock()) ? btc + 1 : btc;
+        int64_t step = 0;
+        if (auto *AR = dyn_cast<SCEVAddRecExpr>(Off); AR && AR->getLoop() == L) {
+          auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+          if (!AR->isAffine() || !St || St->getAPInt().getSignificantBits() > 48)
+            break;
+          step = St->getAPInt().getSExtValue();
+          Off = AR->getStart();
+        } else if (!SE.isLoopInvariant(Off, L)) {
+          break;
+        }
+        S.stride[S.ndims] = step;
+        S.count[S.ndims] = count;
+        S.ndims++;
+        if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
+          S.start = K->getAPInt().getSExtValue();
+          S.loop = LoopIx[L];
+          Out->sections.push_back(S);
+          Out->loops[LoopIx[L]].sections++;
+        }
+        X = L->getHeader();
+      }
+    }
+  }
+  }
+  C->eraseFromParent();
+  return Out;
+}
+
+int dao_cxx_loop_facts_team(void *h) { return static_cast<DaoLoopFacts *>(h)->team; }
+unsigned dao_cxx_loop_count(void *h) { return static_cast<DaoLoopFacts *>(h)->loops.size(); }
+void dao_cxx_loop_get(void *h, unsigned i, DaoLoopOut *o) {
+  auto &R = static_cast<DaoLoopFacts *>(h)->loops[i];
+  o->preheader = R.preheader ? wrap(R.preheader) : nullptr;
+  o->header = wrap(R.header);
+  o->init = R.init ? wrap(R.init) : nullptr;
+  o->nblocks = R.blocks.size();
+  o->stores = R.stores;
+  o->sections = R.sections;
+}
+LLVMBasicBlockRef dao_cxx_loop_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].blocks[j]); }
+unsigned dao_cxx_section_count(void *h) { return static_cast<DaoLoopFacts *>(h)->sections.size(); }
+void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
+  auto &S = static_cast<DaoLoopFacts *>(h)->sections[i];
+  o->loop = S.loop;
+  o->base = wrap(S.base);
+  o->start = S.start;
+  o->size = S.size;
+  o->ndims = S.ndims;
+  for (unsigned d = 0; d < 8; ++d) {
+    o->stride[d] = S.stride[d];
+    o->count[d] = S.count[d];
+  }
+}
+void dao_cxx_loop_facts_free(void *h) { delete static_cast<DaoLoopFacts *>(h); }
 }
 
 namespace {

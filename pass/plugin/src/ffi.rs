@@ -13,4 +13,35 @@ extern "C" {
     pub fn dao_cxx_verify(m: LLVMModuleRef) -> c_int;
     pub fn dao_cxx_clone(m: LLVMModuleRef) -> LLVMModuleRef;
     pub fn dao_cxx_dispose(m: LLVMModuleRef);
+    pub fn dao_cxx_loop_facts(f: LLVMValueRef, inits: *mut LLVMValueRef, n: c_uint) -> *mut c_void;
+    pub fn dao_cxx_loop_facts_team(h: *mut c_void) -> c_int;
+    pub fn dao_cxx_loop_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_loop_get(h: *mut c_void, i: c_uint, out: *mut DaoLoopOut);
+    pub fn dao_cxx_loop_block(h: *mut c_void, i: c_uint, j: c_uint) -> llvm_sys::prelude::LLVMBasicBlockRef;
+    pub fn dao_cxx_section_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_section_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
+    pub fn dao_cxx_loop_facts_free(h: *mut c_void);
+}
+
+/// One loop of a function (shim.cpp `DaoLoopOut`).
+#[repr(C)]
+pub struct DaoLoopOut {
+    pub preheader: llvm_sys::prelude::LLVMBasicBlockRef,
+    pub header: llvm_sys::prelude::LLVMBasicBlockRef,
+    pub init: LLVMValueRef,
+    pub nblocks: c_uint,
+    pub stores: c_uint,
+    pub sections: c_uint,
+}
+
+/// One store's byte box for one loop (shim.cpp `DaoSectionOut`).
+#[repr(C)]
+pub struct DaoSectionOut {
+    pub loop_ix: c_uint,
+    pub base: LLVMValueRef,
+    pub start: i64,
+    pub size: u64,
+    pub ndims: c_uint,
+    pub stride: [i64; 8],
+    pub count: [u64; 8],
 }

@@ -74,11 +74,16 @@ pub struct ModuleFacts {
     pub func_ix: HashMap<Value, usize>,
 }
 
-/// Interprocedural read summary of a defined function.
+/// Interprocedural summary of a defined function: the globals a call may
+/// read before writing them whole (at first every global it may read at
+/// all, `plan::refine_summaries` narrows it), whether it reads unknown
+/// memory, and the globals every path through it writes whole before any
+/// read (`kills`, which the call then kills: empty until refined).
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub globals: BitSet,
     pub reads_unknown: bool,
+    pub kills: BitSet,
 }
 
 impl Summary {
@@ -296,6 +301,9 @@ pub struct FuncFacts<'a> {
     /// variable size): a marker path through them is rejected.
     pub dynamic_allocas: Vec<Value>,
     memo: std::cell::RefCell<HashMap<Value, Bases>>,
+    /// The loops' must-write sections (ScalarEvolution, team view), asked
+    /// for once, when the function is first translated.
+    loops: std::cell::OnceCell<crate::ir::LoopFacts>,
 }
 
 impl<'a> FuncFacts<'a> {
@@ -341,7 +349,7 @@ impl<'a> FuncFacts<'a> {
         }
         let alloca_ix = allocas.iter().enumerate().map(|(i, a)| (*a, i)).collect();
         let alloca_escaped = allocas.iter().map(|a| escapes(*a)).collect();
-        FuncFacts { mf, f, allocas, alloca_ix, alloca_size, alloca_escaped, dynamic_allocas, memo: Default::default() }
+        FuncFacts { mf, f, allocas, alloca_ix, alloca_size, alloca_escaped, dynamic_allocas, memo: Default::default(), loops: Default::default() }
     }
 
     pub fn bases(&self, v: Value) -> Bases {
@@ -458,6 +466,13 @@ impl<'a> FuncFacts<'a> {
         self.mf.global_ix.get(&p).map(|&g| Obj::Global(g))
     }
 
+    pub fn loop_facts(&self) -> &crate::ir::LoopFacts {
+        self.loops.get_or_init(|| {
+            let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
+            crate::ir::loop_facts(self.f, &inits)
+        })
+    }
+
     pub fn obj_size(&self, o: Obj) -> u64 {
         match o {
             Obj::Alloca(i) => self.alloca_size[i],
@@ -528,6 +543,17 @@ pub struct Translated {
     pub body: Body,
     pub vars: VarMap,
     pub pos: HashMap<Value, StmtPos>,
+    /// The loops whose must-writes kill objects at their entry edge.
+    pub loop_kills: Vec<LoopKill>,
+    /// Loops with stores to memory of which no object was killed (for the
+    /// count of conservative decisions).
+    pub loops_without_kill: usize,
+}
+
+/// Objects a loop overwrites whole before any read (dead on its entry edge).
+pub struct LoopKill {
+    pub header: crate::ir::Block,
+    pub objects: Vec<Obj>,
 }
 
 /// Memory reads of one access through pointer `p`, as variables.
@@ -604,6 +630,24 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
     }
 }
 
+/// What a call certainly overwrites whole before reading it: the kills of
+/// a defined callee's (or a fork's outlined function's) refined summary.
+fn call_kills(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]>, out: &mut Vec<usize>) {
+    let Some(sums) = sums else { return };
+    let mf = ff.mf;
+    let callee = match call_kind(mf, call) {
+        CallKind::Defined(g) => Some(g),
+        CallKind::Known(Effect::ForkCall) => {
+            let microtask = call.called_function().and_then(known::fork_microtask).expect("a fork call has a microtask operand");
+            mf.func_ix.get(&call.operand(microtask)).copied()
+        }
+        _ => None,
+    };
+    if let Some(g) = callee {
+        out.extend(sums[g].kills.iter().map(|k| vars.global_var(k)));
+    }
+}
+
 fn summary_uses(s: &Summary, vars: &VarMap, ff: &FuncFacts, out: &mut Vec<usize>) {
     for g in s.globals.iter() {
         out.push(vars.global_var(g));
@@ -677,6 +721,7 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 Opcode::LLVMVAArg => unknown_uses(ff, &vars, &mut st.uses),
                 Opcode::LLVMCall => {
                     call_uses(ff, &vars, inst, sums, &mut st.uses);
+                    call_kills(ff, &vars, inst, sums, &mut st.defs);
                     if let Some(Intr::Copy { dest, len, .. } | Intr::Set { dest, len }) = known::call_intrinsic(inst) {
                         let len = inst.operand(len).const_int_value();
                         write_kill(ff, &vars, inst.operand(dest), len, &mut st.defs);
@@ -694,13 +739,113 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
             body.blocks[bi].stmts.push(Stmt { uses, defs: vec![] });
         }
     }
-    Translated { body, vars, pos }
+    let (loop_kills, loops_without_kill) = add_loop_kills(ff, &vars, &block_ix, &mut body);
+    Translated { body, vars, pos, loop_kills, loops_without_kill }
+}
+
+/// Blocks reachable from `from` (itself included), not going past the
+/// blocks of `stop` (included).
+fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; body.blocks.len()];
+    let mut work = vec![from];
+    let mut out = Vec::new();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        out.push(b);
+        if !stop.contains(&b) {
+            work.extend(body.blocks[b].succs.iter().copied());
+        }
+    }
+    out
+}
+
+/// The kills of loops whose must-write sections cover whole objects
+/// (`dao_analysis::sections`), appended to their preheaders. In the team
+/// view (a function with static worksharing loops, whose bounds the facts
+/// took as the whole iteration space) only shared globals count: a
+/// thread's private memory gets only its chunk.
+fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, body: &mut Body) -> (Vec<LoopKill>, usize) {
+    use dao_analysis::sections::{add_kill, covered, loop_kills, Section};
+    let lf = ff.loop_facts();
+    if std::env::var_os("DAO_DEBUG_SECTIONS").is_some() {
+        eprintln!("sections: {} team={} loops={}", ff.f.name(), lf.team, lf.loops.len());
+        for (li, lp) in lf.loops.iter().enumerate() {
+            eprintln!("  loop {li}: pre={} stores={} sections={}", lp.preheader.is_some(), lp.stores, lp.sections);
+        }
+        for sr in &lf.sections {
+            eprintln!("  sec loop={} base={} start={} size={} dims={:?}", sr.loop_ix, sr.base.name(), sr.start, sr.size, sr.dims);
+        }
+    }
+    let mut out = Vec::new();
+    let mut without = 0;
+    for (li, lp) in lf.loops.iter().enumerate() {
+        let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li) {
+            let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
+                (Some(&g), _) => Obj::Global(g),
+                (None, Some(&a)) if !lf.team => Obj::Alloca(a),
+                _ => continue,
+            };
+            let sec = Section { start: sr.start, size: sr.size, dims: sr.dims.clone() };
+            match per_obj.iter_mut().find(|(o, _)| *o == obj) {
+                Some((_, v)) => v.push(sec),
+                None => per_obj.push((obj, vec![sec])),
+            }
+        }
+        // Where the kill goes, and which blocks must not read the objects
+        // after it: a worksharing loop's kill goes to the block of its
+        // static init (a team fact: whatever path one thread takes, its
+        // bounds guard included, the team writes the whole space before the
+        // construct ends), checked over every block reachable from there
+        // up to the static fini; any other loop's to its preheader (which
+        // must lead only to the loop), checked over the loop.
+        let (anchor, blocks): (Option<usize>, Vec<usize>) = match lp.init {
+            Some(init) => {
+                let ib = block_ix.get(&init.parent_block()).copied();
+                let fini: Vec<usize> = ff.f.blocks().iter().filter(|b| b.instructions().iter().any(|i| known::call_role(*i) == Some(Role::StaticFini))).filter_map(|b| block_ix.get(b).copied()).collect();
+                (ib, ib.map(|ib| reach_until(body, ib, &fini)).unwrap_or_default())
+            }
+            None => (
+                lp.preheader.and_then(|p| block_ix.get(&p).copied()).filter(|&p| body.blocks[p].succs.len() == 1),
+                lp.blocks.iter().filter_map(|b| block_ix.get(b).copied()).collect(),
+            ),
+        };
+        let pre = anchor;
+        let cands: Vec<(usize, bool)> = per_obj
+            .iter()
+            .filter(|(o, secs)| covered(secs).covers(0, ff.obj_size(*o) as i64))
+            .map(|(o, _)| match *o {
+                Obj::Alloca(i) => (vars.alloca_var(i), ff.alloca_escaped[i]),
+                Obj::Global(g) => (vars.global_var(g), ff.mf.global_escaped[g]),
+            })
+            .collect();
+        let Some(pre) = pre.filter(|_| !cands.is_empty()) else {
+            if lp.stores > 0 {
+                without += 1;
+            }
+            continue;
+        };
+        let kills = loop_kills(body, &blocks, &cands, vars.unknown_var());
+        if kills.is_empty() {
+            without += 1;
+            continue;
+        }
+        let objects = kills
+            .iter()
+            .map(|&v| if v >= vars.global_var(0) { Obj::Global(v - vars.global_var(0)) } else { Obj::Alloca(v - vars.alloca_var(0)) })
+            .collect();
+        add_kill(body, pre, kills);
+        out.push(LoopKill { header: lp.header, objects });
+    }
+    (out, without)
 }
 
 /// The local read summary of a function (callees not included yet).
 pub fn local_summary(ff: &FuncFacts) -> Summary {
     let t = translate(ff, None);
-    let mut s = Summary { globals: BitSet::new_empty(ff.mf.globals.len()), reads_unknown: false };
+    let mut s = Summary { globals: BitSet::new_empty(ff.mf.globals.len()), reads_unknown: false, kills: BitSet::new_empty(ff.mf.globals.len()) };
     for blk in &t.body.blocks {
         for st in &blk.stmts {
             for &u in &st.uses {

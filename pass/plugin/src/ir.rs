@@ -564,6 +564,75 @@ impl Block {
     }
 }
 
+/// One loop of a function and what its stores certainly write
+/// (`shim.cpp`, `dao_cxx_loop_facts`: ScalarEvolution on a scratch clone in
+/// the team view).
+pub struct LoopRec {
+    pub preheader: Option<Block>,
+    pub header: Block,
+    /// The `__kmpc_for_static_init_*` call of the worksharing construct
+    /// whose loop this is (team view), if any.
+    pub init: Option<Value>,
+    pub blocks: Vec<Block>,
+    /// Stores and memory intrinsics in the loop, nested loops included.
+    pub stores: u32,
+    /// Of those, how many gave a byte box for this loop.
+    pub sections: u32,
+}
+
+pub struct SectionRec {
+    pub loop_ix: usize,
+    pub base: Value,
+    pub start: i64,
+    pub size: u64,
+    /// (stride, count), innermost loop first.
+    pub dims: Vec<(i64, u64)>,
+}
+
+pub struct LoopFacts {
+    /// Static worksharing inits were deleted for the team view: only
+    /// sections of shared globals mean anything.
+    pub team: bool,
+    pub loops: Vec<LoopRec>,
+    pub sections: Vec<SectionRec>,
+}
+
+/// `inits`: the static worksharing init calls of `f`, deleted in the team view.
+pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
+    // SAFETY: `f` is a function of the module being planned; the handle
+    // returned by the shim is read through its accessors with indices below
+    // its counts, and freed once, here.
+    unsafe {
+        let mut v: Vec<LLVMValueRef> = inits.iter().map(|i| i.0).collect();
+        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32);
+        let team = ffi::dao_cxx_loop_facts_team(h) != 0;
+        let mut loops = Vec::new();
+        for i in 0..ffi::dao_cxx_loop_count(h) {
+            let mut o: ffi::DaoLoopOut = std::mem::zeroed();
+            ffi::dao_cxx_loop_get(h, i, &mut o);
+            let blocks = (0..o.nblocks).map(|j| Block(ffi::dao_cxx_loop_block(h, i, j))).collect();
+            loops.push(LoopRec {
+                preheader: (!o.preheader.is_null()).then_some(Block(o.preheader)),
+                header: Block(o.header),
+                init: (!o.init.is_null()).then_some(Value(o.init)),
+                blocks,
+                stores: o.stores,
+                sections: o.sections,
+            });
+        }
+        let mut sections = Vec::new();
+        for i in 0..ffi::dao_cxx_section_count(h) {
+            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
+            ffi::dao_cxx_section_get(h, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
+            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims });
+        }
+        ffi::dao_cxx_loop_facts_free(h);
+        LoopFacts { team, loops, sections }
+    }
+}
+
 pub fn promote_allocas(f: Value, allocas: &[Value]) {
     let mut v: Vec<LLVMValueRef> = allocas.iter().map(|a| a.0).collect();
     unsafe { ffi::dao_cxx_promote(f.0, v.as_mut_ptr(), v.len() as u32) }

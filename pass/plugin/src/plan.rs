@@ -102,6 +102,8 @@ pub struct ModulePlan {
     /// flang's threadprivate variables this module reaches through
     /// `__kmpc_threadprivate_cached` (every module, markers or not).
     pub tp: Vec<TpVar>,
+    /// What the array-section kills did (issue #15).
+    pub sections: SectionReport,
 }
 
 /// A threadprivate variable reached through `__kmpc_threadprivate_cached`.
@@ -149,7 +151,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
     if !participates && !has_tp {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default() };
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
@@ -157,14 +159,15 @@ pub fn plan_module(m: Module) -> ModulePlan {
     // Interprocedural read summaries.
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+    let sums = refine_summaries(&facts, &scan.calls, &ffs, sums);
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     if !participates {
         drop(ffs);
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default() };
     }
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
 
-    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0 };
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0, sections: SectionReport::default() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
@@ -172,9 +175,63 @@ pub fn plan_module(m: Module) -> ModulePlan {
             funcs.push(p.plan_function(fi, ff, &sums));
         }
     }
-    let Planner { diags, moves, conservative, .. } = p;
+    let Planner { diags, moves, conservative, mut sections, .. } = p;
+    for (fi, s) in sums.iter().enumerate() {
+        if !s.kills.is_empty() {
+            sections.calls.push((facts.funcs[fi].name(), s.kills.iter().collect()));
+        }
+    }
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections }
+}
+
+/// Phase 3b: the summaries for callers, narrowed bottom-up over the call
+/// graph: a call uses the globals live at its callee's entry (read before
+/// written whole), and kills those every path through the callee writes
+/// whole before reading (`dao_analysis::sections::entry_summary` on the
+/// callee's body, with its loop kills and its own callees' summaries).
+/// Recursive functions keep the may-read summary and kill nothing. An
+/// outlined region's summary is its team's (its worksharing loops taken
+/// over the whole iteration space): it applies at the fork, after which the
+/// whole team has run the region.
+fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>) -> Vec<Summary> {
+    for scc in calls.graph.sccs_bottom_up() {
+        let [f] = scc[..] else { continue };
+        if calls.graph.callees[f].contains(&f) {
+            continue;
+        }
+        let t = translate(&ffs[f], Some(&sums));
+        let ng = facts.globals.len();
+        let mut of_interest = dao_analysis::BitSet::new_empty(t.body.num_vars);
+        for g in 0..ng {
+            of_interest.insert(t.vars.global_var(g));
+        }
+        of_interest.insert(t.vars.unknown_var());
+        let (exposed, killed) = dao_analysis::sections::entry_summary(&t.body, &of_interest);
+        let mut s = Summary { globals: dao_analysis::BitSet::new_empty(ng), reads_unknown: exposed.contains(t.vars.unknown_var()), kills: dao_analysis::BitSet::new_empty(ng) };
+        for g in 0..ng {
+            if exposed.contains(t.vars.global_var(g)) {
+                s.globals.insert(g);
+            }
+            if killed.contains(t.vars.global_var(g)) {
+                s.kills.insert(g);
+            }
+        }
+        sums[f] = s;
+    }
+    sums
+}
+
+/// What the section analysis did in a module, for `-Rdao` and the counts
+/// of conservative decisions.
+#[derive(Debug, Default)]
+pub struct SectionReport {
+    /// (function, loop location, objects killed at the loop's entry).
+    pub loops: Vec<(String, Option<String>, Vec<crate::front::Obj>)>,
+    /// Loops on a marker path that store to memory but kill nothing.
+    pub loops_without_kill: usize,
+    /// (function, globals its calls kill).
+    pub calls: Vec<(String, Vec<usize>)>,
 }
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
@@ -328,6 +385,7 @@ struct Planner<'a> {
     moves: Vec<(Value, Value)>,
     /// Sites where the analysis had to be conservative (unknown reads).
     conservative: usize,
+    sections: SectionReport,
 }
 
 impl Planner<'_> {
@@ -392,6 +450,11 @@ impl Planner<'_> {
         }
         let t = translate(ff, Some(sums));
         let live = LiveSets::compute(&t.body);
+        for k in &t.loop_kills {
+            let loc = k.header.instructions().into_iter().find_map(|i| i.debug_loc());
+            self.sections.loops.push((name.clone(), loc, k.objects.clone()));
+        }
+        self.sections.loops_without_kill += t.loops_without_kill;
         let entry = f.entry_block();
         let mut sites = Vec::new();
         let mut env_calls = Vec::new();
@@ -517,7 +580,23 @@ impl Planner<'_> {
         };
         let (bi, si) = t.pos[&anchor];
         let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
-        let set = if re_executed { live.before(&t.body, bi, si) } else { live.after(&t.body, bi, si) };
+        let set = if re_executed {
+            // The call is executed again on restart, but its callee resumes
+            // at its own site, not from its start: what the callee kills
+            // before that site must not make it dead here (the callee's frame
+            // keeps only what *it* reads after its site).
+            let mut s = live.before(&t.body, bi, si);
+            let (cb, ci) = t.pos[&i];
+            let after = live.after(&t.body, cb, ci);
+            for &d in &t.body.blocks[cb].stmts[ci].defs {
+                if after.contains(d) {
+                    s.insert(d);
+                }
+            }
+            s
+        } else {
+            live.after(&t.body, bi, si)
+        };
         let mut slots = Vec::new();
         let mut allocas = Vec::new();
         let mut globals = Vec::new();

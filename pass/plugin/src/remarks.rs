@@ -98,9 +98,31 @@ pub fn print(m: Module, plan: &ModulePlan) {
             }
         );
     }
+    // array-section kills (issue #15)
+    let obj_name = |fp: Option<&crate::plan::FuncPlan>, o: crate::front::Obj| -> (String, u64) {
+        match o {
+            crate::front::Obj::Global(g) => (plan.facts.globals[g].name(), plan.facts.global_size[g]),
+            crate::front::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
+        }
+    };
+    for (func, loc, objs) in &plan.sections.loops {
+        let fp = plan.funcs.iter().find(|f| &f.name == func);
+        let list: Vec<String> = objs.iter().map(|o| obj_name(fp, *o)).map(|(n, b)| format!("{n} ({b} B)")).collect();
+        eprintln!(
+            "remark: dao: {}: loop in '{func}' writes all of {} before reading it: dead before the loop",
+            loc.clone().unwrap_or_else(|| source.clone()),
+            list.join(", ")
+        );
+    }
+    for (func, gs) in &plan.sections.calls {
+        let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", plan.facts.globals[*g].name(), plan.facts.global_size[*g])).collect();
+        eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
+    }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads)",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} loops that store kill none (partial, conditional, symbolic or unrecognised writes)",
         plan.funcs.len(),
-        plan.conservative_sites
+        plan.conservative_sites,
+        plan.sections.loops.len(),
+        plan.sections.loops_without_kill
     );
 }

@@ -1,0 +1,313 @@
+//! Array sections: which bytes of an object a loop nest certainly writes,
+//! and when that makes the object dead before the loop (issue #15).
+//!
+//! The front gets, from LLVM's ScalarEvolution, one [`Section`] per store
+//! (or memset/memcpy destination) of a loop nest that every completed
+//! iteration executes: `start + Σ k_d · stride_d + [0, size)` for
+//! `k_d ∈ [0, count_d)`, in bytes from the object's first byte. Everything
+//! here is pure: the union of such boxes as byte intervals ([`covered`]),
+//! whether a loop's must-writes kill an object ([`loop_kills`]), and the
+//! interprocedural summary of a function ([`entry_summary`]).
+//!
+//! The lattice is the one of must-writes: a set of byte intervals, smaller
+//! is safer. Every step here may under-approximate (a box too irregular to
+//! enumerate is dropped), never over-approximate: a byte counted as written
+//! that is not would make a live object dead, a silently wrong restart.
+//!
+//! Soundness of the kill at a loop's entry: if, on every entry of loop L
+//! that runs to its exit, the union of L's must-write sections covers all
+//! of object o, and no statement of L may read o (directly, or through
+//! unknown memory when o has escaped), then o is dead just before L's entry
+//! edge: any read of o after the entry edge comes after L, by which time
+//! every byte has been rewritten. The kill is placed on the entry edge
+//! (the preheader), not at L's exit: a checkpoint taken *inside* L must keep
+//! the bytes earlier iterations wrote, and liveness inside L never sees the
+//! kill. Paths that leave L early are excluded by the front (one exiting
+//! block, a constant trip count).
+use crate::bitset::BitSet;
+use crate::body::{BlockId, Body, Stmt, VarId};
+use crate::dataflow::{solve, Analysis, Direction};
+
+/// One store's byte box: `start + Σ k_d·stride_d + [0, size)`,
+/// `k_d ∈ [0, count_d)`; `dims` innermost loop first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub start: i64,
+    pub size: u64,
+    pub dims: Vec<(i64, u64)>,
+}
+
+/// Sorted, disjoint, non-adjacent half-open byte intervals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Intervals(pub Vec<(i64, i64)>);
+
+impl Intervals {
+    pub fn from_unsorted(mut v: Vec<(i64, i64)>) -> Self {
+        v.retain(|(a, b)| a < b);
+        v.sort();
+        let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
+        for (a, b) in v {
+            match out.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => out.push((a, b)),
+            }
+        }
+        Intervals(out)
+    }
+    /// Whether `[lo, hi)` lies inside the union.
+    pub fn covers(&self, lo: i64, hi: i64) -> bool {
+        lo >= hi || self.0.iter().any(|&(a, b)| a <= lo && hi <= b)
+    }
+    /// Bytes of `[lo, hi)` inside the union.
+    pub fn bytes_within(&self, lo: i64, hi: i64) -> u64 {
+        self.0.iter().map(|&(a, b)| (b.min(hi) - a.max(lo)).max(0) as u64).sum()
+    }
+}
+
+/// At most this many pieces are enumerated for a box that does not collapse
+/// into one interval; a larger one is dropped (an under-approximation).
+pub const MAX_PIECES: u64 = 4096;
+
+/// Normal form of a box: empty boxes gone (`None`), unit and zero-stride
+/// dimensions dropped, negative strides flipped, dimensions by stride, and
+/// every dimension whose stride does not exceed the contiguous run folded
+/// into it (consecutive runs touch or overlap).
+pub fn normalize(s: &Section) -> Option<Section> {
+    if s.size == 0 || s.dims.iter().any(|&(_, c)| c == 0) {
+        return None;
+    }
+    let mut start = s.start as i128;
+    let mut dims: Vec<(i128, i128)> = Vec::new();
+    for &(stride, count) in &s.dims {
+        if count == 1 || stride == 0 {
+            continue;
+        }
+        let (stride, count) = (stride as i128, count as i128);
+        if stride < 0 {
+            start += stride * (count - 1);
+            dims.push((-stride, count));
+        } else {
+            dims.push((stride, count));
+        }
+    }
+    dims.sort();
+    let mut size = s.size as i128;
+    while let Some(&(stride, count)) = dims.first() {
+        if stride > size {
+            break;
+        }
+        size += stride * (count - 1);
+        dims.remove(0);
+    }
+    let fits = |x: i128| x >= i64::MIN as i128 && x <= i64::MAX as i128;
+    if !fits(start) || !fits(start + size) || dims.iter().any(|&(st, c)| !fits(st * c)) {
+        return None;
+    }
+    Some(Section { start: start as i64, size: size as u64, dims: dims.into_iter().map(|(a, b)| (a as i64, b as u64)).collect() })
+}
+
+/// The bytes the boxes certainly write, as intervals: boxes with the same
+/// dimensions whose runs touch are merged (the fields of a struct, the
+/// unrolled copies of an inner loop), then each box is one interval or, if
+/// it has at most [`MAX_PIECES`] runs, that many; a larger gappy box is
+/// left out.
+pub fn covered(sections: &[Section]) -> Intervals {
+    let mut boxes: Vec<Section> = sections.iter().filter_map(normalize).collect();
+    // merge boxes of equal dimensions whose runs touch, to a fixpoint
+    loop {
+        boxes.sort_by(|a, b| a.dims.cmp(&b.dims).then(a.start.cmp(&b.start)));
+        let mut merged: Vec<Section> = Vec::with_capacity(boxes.len());
+        let mut changed = false;
+        for b in boxes {
+            if let Some(last) = merged.last_mut() {
+                let end = last.start + last.size as i64;
+                if last.dims == b.dims && !b.dims.is_empty() && b.start <= end {
+                    let new_end = end.max(b.start + b.size as i64);
+                    last.size = (new_end - last.start) as u64;
+                    changed = true;
+                    continue;
+                }
+            }
+            merged.push(b);
+        }
+        boxes = merged.iter().filter_map(normalize).collect();
+        if !changed {
+            break;
+        }
+    }
+    let mut out = Vec::new();
+    for b in &boxes {
+        let pieces: u64 = b.dims.iter().map(|d| d.1).try_fold(1u64, |a, c| a.checked_mul(c)).unwrap_or(u64::MAX);
+        if pieces > MAX_PIECES {
+            continue;
+        }
+        let mut offs = vec![b.start];
+        for &(stride, count) in &b.dims {
+            offs = offs.iter().flat_map(|&o| (0..count as i64).map(move |k| o + k * stride)).collect();
+        }
+        out.extend(offs.into_iter().map(|o| (o, o + b.size as i64)));
+    }
+    Intervals::from_unsorted(out)
+}
+
+/// The objects a loop kills at its entry edge: the `candidates` (variable,
+/// escaped) whose bytes its sections cover, minus those a statement of the
+/// loop's `blocks` may read: used directly, or, for an escaped object,
+/// through unknown memory (`unknown`).
+pub fn loop_kills(body: &Body, blocks: &[BlockId], candidates: &[(VarId, bool)], unknown: VarId) -> Vec<VarId> {
+    let mut used = BitSet::new_empty(body.num_vars);
+    for &b in blocks {
+        for st in &body.blocks[b].stmts {
+            for &u in &st.uses {
+                used.insert(u);
+            }
+        }
+    }
+    candidates.iter().filter(|&&(v, escaped)| !used.contains(v) && !(escaped && used.contains(unknown))).map(|&(v, _)| v).collect()
+}
+
+/// Append the kill of `vars` to block `b` (after its terminator: `b` must
+/// have one successor, the loop's header, which the front checks).
+pub fn add_kill(body: &mut Body, b: BlockId, vars: Vec<VarId>) {
+    if !vars.is_empty() {
+        body.blocks[b].stmts.push(Stmt { uses: vec![], defs: vars });
+    }
+}
+
+/// Liveness with a given fact at every exit.
+struct LivenessFrom<'a>(&'a BitSet);
+
+impl Analysis<Body> for LivenessFrom<'_> {
+    type Domain = BitSet;
+    const DIRECTION: Direction = Direction::Backward;
+    fn bottom(&self, body: &Body) -> BitSet {
+        BitSet::new_empty(body.num_vars)
+    }
+    fn boundary(&self, _body: &Body) -> BitSet {
+        self.0.clone()
+    }
+    fn join(&self, into: &mut BitSet, other: &BitSet) {
+        into.union_with(other);
+    }
+    fn apply_stmt(&self, fact: &mut BitSet, _b: BlockId, _i: usize, stmt: &Stmt) {
+        for &d in &stmt.defs {
+            fact.remove(d);
+        }
+        for &u in &stmt.uses {
+            fact.insert(u);
+        }
+    }
+}
+
+/// What a call of a function does to the variables `of_interest` (its
+/// globals, say), from its body: `exposed`, those it may read before
+/// writing them whole (live at the entry when nothing is live at the
+/// exits), and `killed`, those every path from the entry to an exit
+/// writes whole before any read (not live at the entry even when all are
+/// live at the exits). A path that never returns kills nothing (every
+/// block without successors is an exit, `unreachable` included).
+pub fn entry_summary(body: &Body, of_interest: &BitSet) -> (BitSet, BitSet) {
+    let none = BitSet::new_empty(body.num_vars);
+    let exposed = solve(&LivenessFrom(&none), body).entry[body.entry()].clone();
+    let full = solve(&LivenessFrom(of_interest), body).entry[body.entry()].clone();
+    let mut killed = of_interest.clone();
+    for v in full.iter() {
+        killed.remove(v);
+    }
+    let mut e = BitSet::new_empty(body.num_vars);
+    for v in exposed.iter() {
+        if of_interest.contains(v) {
+            e.insert(v);
+        }
+    }
+    (e, killed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sec(start: i64, size: u64, dims: &[(i64, u64)]) -> Section {
+        Section { start, size, dims: dims.to_vec() }
+    }
+
+    #[test]
+    fn contiguous_nest_collapses() {
+        // double a[4][8]: for i for j a[i][j] = ...
+        let s = sec(0, 8, &[(8, 8), (64, 4)]);
+        assert_eq!(normalize(&s), Some(sec(0, 256, &[])));
+        assert_eq!(covered(&[s]), Intervals(vec![(0, 256)]));
+    }
+
+    #[test]
+    fn struct_fields_merge() {
+        // complex c[100]: c[i].re = ..; c[i].im = ..
+        let c = covered(&[sec(0, 8, &[(16, 100)]), sec(8, 8, &[(16, 100)])]);
+        assert_eq!(c, Intervals(vec![(0, 1600)]));
+    }
+
+    #[test]
+    fn interior_only_keeps_halo() {
+        // double a[10][10]: for i in 1..9, j in 1..9: a[i][j]
+        let c = covered(&[sec(8 * 11, 8, &[(8, 8), (80, 8)])]);
+        assert!(!c.covers(0, 800));
+        assert_eq!(c.bytes_within(0, 800), 8 * 64);
+        assert!(c.covers(88, 152));
+        assert!(!c.covers(0, 88));
+    }
+
+    #[test]
+    fn two_halves_cover() {
+        let c = covered(&[sec(0, 8, &[(8, 50)]), sec(400, 8, &[(8, 50)])]);
+        assert!(c.covers(0, 800));
+    }
+
+    #[test]
+    fn negative_stride_and_zero_stride() {
+        // for i = 99 down to 0: a[i]; inside an outer loop that rewrites it
+        let c = covered(&[sec(792, 8, &[(-8, 100), (0, 7)])]);
+        assert_eq!(c, Intervals(vec![(0, 800)]));
+    }
+
+    #[test]
+    fn gaps_stay_gaps() {
+        // every other element
+        let c = covered(&[sec(0, 8, &[(16, 10)])]);
+        assert!(!c.covers(0, 160));
+        assert_eq!(c.bytes_within(0, 160), 80);
+    }
+
+    #[test]
+    fn empty_loop_writes_nothing() {
+        assert!(covered(&[sec(0, 8, &[(8, 0)])]).0.is_empty());
+    }
+
+    #[test]
+    fn huge_gappy_box_is_dropped() {
+        let c = covered(&[sec(0, 8, &[(16, 1_000_000)])]);
+        assert!(c.0.is_empty());
+    }
+
+    #[test]
+    fn vector_stores_and_unrolled_copies() {
+        // <2 x double> stores twice per iteration, step 32, 64 iterations
+        let c = covered(&[sec(0, 16, &[(32, 64)]), sec(16, 16, &[(32, 64)])]);
+        assert_eq!(c, Intervals(vec![(0, 2048)]));
+    }
+
+    #[test]
+    fn overlapping_runs() {
+        // a[i], a[i+1] for i in 0..9 (stride smaller than the run)
+        let c = covered(&[sec(0, 16, &[(8, 9)])]);
+        assert_eq!(c, Intervals(vec![(0, 80)]));
+    }
+
+    #[test]
+    fn intervals_merge_and_cover() {
+        let i = Intervals::from_unsorted(vec![(10, 20), (0, 5), (5, 10), (30, 40)]);
+        assert_eq!(i, Intervals(vec![(0, 20), (30, 40)]));
+        assert!(i.covers(0, 20));
+        assert!(!i.covers(0, 21));
+        assert_eq!(i.bytes_within(15, 35), 10);
+    }
+}

@@ -1,0 +1,166 @@
+//! Section kills on hand-written bodies: a loop's must-write kill placed on
+//! its entry edge (by `loop_kills` + `add_kill`, as the front does), then
+//! liveness; each `live:` line states the exact live set at that point.
+//! And function entry summaries (exposed reads, kills) for callers.
+use dao_analysis::liveness::LiveSets;
+use dao_analysis::sections::{add_kill, entry_summary, loop_kills};
+use dao_analysis::textcfg::{parse, Parsed};
+use dao_analysis::BitSet;
+
+fn check(p: &Parsed) {
+    let live = LiveSets::compute(&p.body);
+    assert!(!p.checks.is_empty(), "test has no `live:` expectations");
+    for (b, i, expected, line) in &p.checks {
+        let got = p.set_names(&live.before(&p.body, *b, *i));
+        let mut exp = expected.clone();
+        exp.sort();
+        assert_eq!(got, exp, "live set at line {line}");
+    }
+}
+
+/// `src` with the kill of `cands` (name, escaped) by the loop of `blocks`
+/// appended to block `pre` (its preheader), if the loop does not read them.
+fn with_loop_kill(src: &str, pre: usize, blocks: &[usize], cands: &[(&str, bool)]) -> (Parsed, Vec<String>) {
+    let mut p = parse(src);
+    let unknown = p.var("unknown");
+    let c: Vec<(usize, bool)> = cands.iter().map(|(n, e)| (p.var(n), *e)).collect();
+    let k = loop_kills(&p.body, blocks, &c, unknown);
+    let names = k.iter().map(|&v| p.names[v].clone()).collect();
+    add_kill(&mut p.body, pre, k);
+    (p, names)
+}
+
+// A time-step loop (bb1..bb5) whose body overwrites `work` in an inner
+// loop (bb3, preheader bb2) before reading it (bb4); `state` carries. The
+// marker at the top of the step (bb1) must not keep `work`; a marker inside
+// the inner loop (bb3) must (earlier iterations wrote part of it, and bb4
+// reads it after the loop).
+const STEP: &str = "
+bb0:
+  def state unknown
+  -> bb1
+bb1:
+  live: state
+  -> bb2 bb6
+bb2:
+  -> bb3
+bb3:
+  live: state work
+  use state
+  -> bb3 bb4
+bb4:
+  use work state
+  def state
+  -> bb5
+bb5:
+  -> bb1
+bb6:
+  use state
+";
+
+#[test]
+fn inner_loop_overwrite_kills_at_entry_not_inside() {
+    let (p, killed) = with_loop_kill(STEP, 2, &[3], &[("work", false)]);
+    assert_eq!(killed, vec!["work"]);
+    check(&p);
+}
+
+#[test]
+fn read_inside_the_loop_keeps_it() {
+    // a[i] = a[i-1] + 1: the loop reads what it writes
+    let src = "
+bb0:
+  def unknown
+  live: a
+  -> bb1
+bb1:
+  use a
+  -> bb1 bb2
+bb2:
+  use a
+";
+    let (p, killed) = with_loop_kill(src, 0, &[1], &[("a", false)]);
+    assert!(killed.is_empty());
+    check(&p);
+}
+
+#[test]
+fn unknown_read_in_loop_keeps_escaped_object_only() {
+    let src = "
+bb0:
+  live: e unknown
+  -> bb1
+bb1:
+  use unknown
+  -> bb1 bb2
+bb2:
+  use e p
+";
+    let (p, killed) = with_loop_kill(src, 0, &[1], &[("e", true), ("p", false)]);
+    assert_eq!(killed, vec!["p"]);
+    check(&p);
+}
+
+#[test]
+fn cover_on_one_branch_only() {
+    // if (c) { loop writes a } ; read a: live before the branch
+    let src = "
+bb0:
+  def unknown
+  live: a c
+  use c
+  -> bb1 bb3
+bb1:
+  live:
+  -> bb2
+bb2:
+  -> bb2 bb3
+bb3:
+  use a
+";
+    let (p, killed) = with_loop_kill(src, 1, &[2], &[("a", false)]);
+    assert_eq!(killed, vec!["a"]);
+    check(&p);
+}
+
+#[test]
+fn entry_summary_exposed_and_killed() {
+    // writes g whole then reads it; reads h; writes k on one branch only;
+    // writes m whole on both branches
+    let src = "
+bb0:
+  def g
+  use g h
+  -> bb1 bb2
+bb1:
+  def k m
+  -> bb3
+bb2:
+  def m
+  -> bb3
+bb3:
+";
+    let p = parse(src);
+    let mut of = BitSet::new_empty(p.body.num_vars);
+    for n in ["g", "h", "k", "m"] {
+        of.insert(p.var(n));
+    }
+    let (e, k) = entry_summary(&p.body, &of);
+    assert_eq!(p.set_names(&e), vec!["h"]);
+    assert_eq!(p.set_names(&k), vec!["g", "m"]);
+}
+
+#[test]
+fn entry_summary_read_before_write_is_not_killed() {
+    let src = "
+bb0:
+  use g
+  def g
+";
+    let p = parse(src);
+    let mut of = BitSet::new_empty(p.body.num_vars);
+    of.insert(p.var("g"));
+    let (e, k) = entry_summary(&p.body, &of);
+    assert_eq!(p.set_names(&e), vec!["g"]);
+    assert!(k.is_empty());
+}
