@@ -56,7 +56,16 @@ impl Intervals {
     }
     /// Whether `[lo, hi)` lies inside the union.
     pub fn covers(&self, lo: i64, hi: i64) -> bool {
-        lo >= hi || self.0.iter().any(|&(a, b)| a <= lo && hi <= b)
+        if lo >= hi {
+            return true;
+        }
+        // the last interval starting at or before lo
+        let i = self.0.partition_point(|&(a, _)| a <= lo);
+        i > 0 && hi <= self.0[i - 1].1
+    }
+    /// Whether every byte of `other` lies inside the union.
+    pub fn covers_all(&self, other: &Intervals) -> bool {
+        other.0.iter().all(|&(lo, hi)| self.covers(lo, hi))
     }
     /// Bytes of `[lo, hi)` inside the union.
     pub fn bytes_within(&self, lo: i64, hi: i64) -> u64 {
@@ -66,7 +75,7 @@ impl Intervals {
 
 /// At most this many pieces are enumerated for a box that does not collapse
 /// into one interval; a larger one is dropped (an under-approximation).
-pub const MAX_PIECES: u64 = 4096;
+pub const MAX_PIECES: u64 = 1 << 16;
 
 /// Normal form of a box: empty boxes gone (`None`), unit and zero-stride
 /// dimensions dropped, negative strides flipped, dimensions by stride, and
@@ -147,6 +156,26 @@ pub fn covered(sections: &[Section]) -> Intervals {
         }
         out.extend(offs.into_iter().map(|o| (o, o + b.size as i64)));
     }
+    Intervals::from_unsorted(out)
+}
+
+/// The bytes the boxes may touch, as intervals (the may-read footprint of
+/// an object): like [`covered`], except that a box too large to enumerate
+/// counts as its whole hull, never as nothing.
+pub fn may_cover(sections: &[Section]) -> Intervals {
+    let mut out = Vec::new();
+    let mut enumerable = Vec::new();
+    for s in sections {
+        let Some(b) = normalize(s) else { continue };
+        let pieces: u64 = b.dims.iter().map(|d| d.1).try_fold(1u64, |a, c| a.checked_mul(c)).unwrap_or(u64::MAX);
+        if pieces > MAX_PIECES {
+            let extent: i64 = b.dims.iter().map(|&(st, c)| st * (c as i64 - 1)).sum::<i64>() + b.size as i64;
+            out.push((b.start, b.start + extent));
+        } else {
+            enumerable.push(b);
+        }
+    }
+    out.extend(covered(&enumerable).0);
     Intervals::from_unsorted(out)
 }
 
@@ -300,6 +329,17 @@ mod tests {
         // a[i], a[i+1] for i in 0..9 (stride smaller than the run)
         let c = covered(&[sec(0, 16, &[(8, 9)])]);
         assert_eq!(c, Intervals(vec![(0, 80)]));
+    }
+
+    #[test]
+    fn may_cover_keeps_huge_boxes_as_hulls() {
+        let m = may_cover(&[sec(0, 8, &[(16, 1_000_000)]), sec(-8, 8, &[])]);
+        assert_eq!(m, Intervals(vec![(-8, 16_000_000 - 8)]));
+        // a row of 3 elements read in each of 4 rows of stride 4 elements
+        let m = may_cover(&[sec(0, 8, &[(8, 3), (32, 4)])]);
+        assert_eq!(m.0.len(), 4);
+        assert!(covered(&[sec(0, 8, &[(8, 3), (32, 4)])]).covers_all(&m));
+        assert!(!Intervals(vec![(0, 24)]).covers_all(&m));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -133,9 +134,19 @@ struct DaoLoopRec {
   unsigned stores = 0;    // stores and memory intrinsics in the loop (nested ones included)
   unsigned sections = 0;  // of those, how many gave a section for this loop
 };
+struct DaoRead {
+  GlobalVariable *global;
+  bool whole; // any byte
+  int64_t start; // else a box, as DaoSection's
+  uint64_t size;
+  unsigned ndims;
+  int64_t stride[8];
+  uint64_t count[8];
+};
 struct DaoLoopFacts {
   std::vector<DaoLoopRec> loops;
   std::vector<DaoSection> sections;
+  std::vector<DaoRead> reads;
   int team = 0;
 };
 
@@ -165,13 +176,6 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   auto *Out = new DaoLoopFacts();
   if (F->isDeclaration())
     return Out;
-  // Nothing to do without a loop that stores.
-  {
-    DominatorTree DT0(*F);
-    LoopInfo LI0(DT0);
-    if (LI0.empty())
-      return Out;
-  }
   ValueToValueMapTy VMap;
   Function *C = CloneFunction(F, VMap);
   std::map<const Value *, Value *> Back;
@@ -313,6 +317,76 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
     }
   }
+  // The bytes of globals this function may read: every load and memory
+  // transfer source whose underlying object is a global. Inside loops, a
+  // box like a store's but with may-counts (the constant maximum trip
+  // count, no dominance needed: over-approximated); else the range of its
+  // offset; whole when neither is known. The team view's whole iteration
+  // space covers every thread's chunk.
+  for (auto &BB : *C)
+    for (auto &I : BB) {
+      Value *Ptr = nullptr;
+      uint64_t Size = 0;
+      if (auto *LI2 = dyn_cast<LoadInst>(&I)) {
+        Ptr = LI2->getPointerOperand();
+        Size = DL.getTypeStoreSize(LI2->getType()).getFixedValue();
+      } else if (auto *MT = dyn_cast<MemTransferInst>(&I)) {
+        Ptr = MT->getSource();
+        auto *Len = dyn_cast<ConstantInt>(MT->getLength());
+        Size = Len ? Len->getZExtValue() : UINT64_MAX;
+      } else {
+        continue;
+      }
+      auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0));
+      if (!GV)
+        continue;
+      DaoRead R{GV, true, 0, Size, 0, {}, {}};
+      const SCEV *Off = nullptr;
+      if (Size < (1ull << 40) && SE.isSCEVable(Ptr->getType())) {
+        const SCEV *P = SE.getSCEV(Ptr);
+        const SCEV *B = SE.getSCEV(GV);
+        if (SE.getPointerBase(P) == B) {
+          Off = SE.getMinusSCEV(P, B);
+          if (isa<SCEVCouldNotCompute>(Off))
+            Off = nullptr;
+        }
+      }
+      if (Off) {
+        // a box over the enclosing loops
+        const SCEV *O = Off;
+        bool ok = true;
+        for (Loop *L = LI.getLoopFor(&BB); L && ok; L = L->getParentLoop()) {
+          if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
+            auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+            auto *Max = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+            if (!AR->isAffine() || !St || !Max || St->getAPInt().getSignificantBits() > 48 || Max->getAPInt().getActiveBits() > 40 || R.ndims == 8) {
+              ok = false;
+              break;
+            }
+            R.stride[R.ndims] = St->getAPInt().getSExtValue();
+            R.count[R.ndims] = Max->getAPInt().getZExtValue() + 1;
+            R.ndims++;
+            O = AR->getStart();
+          } else if (!SE.isLoopInvariant(O, L)) {
+            ok = false;
+          }
+        }
+        auto *K = dyn_cast<SCEVConstant>(O);
+        if (ok && K && K->getAPInt().getSignificantBits() <= 48) {
+          R.whole = false;
+          R.start = K->getAPInt().getSExtValue();
+        } else {
+          R.ndims = 0;
+          ConstantRange CR = SE.getSignedRange(Off);
+          if (!CR.isFullSet() && !CR.isSignWrappedSet() && CR.getSignedMin().getSignificantBits() <= 48 && CR.getSignedMax().getSignificantBits() <= 48) {
+            R.whole = false;
+            R.start = CR.getSignedMin().getSExtValue();
+            R.size = (CR.getSignedMax() - CR.getSignedMin()).getZExtValue() + Size;
+          }
+        }
+      }
+      Out->reads.push_back(R);
+    }
   }
   C->eraseFromParent();
   return Out;
@@ -330,6 +404,20 @@ void dao_cxx_loop_get(void *h, unsigned i, DaoLoopOut *o) {
   o->sections = R.sections;
 }
 LLVMBasicBlockRef dao_cxx_loop_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].blocks[j]); }
+unsigned dao_cxx_read_count(void *h) { return static_cast<DaoLoopFacts *>(h)->reads.size(); }
+// Read i: its global (in `base`) and its box (loop: 1 when the whole global may be read).
+void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) {
+  auto &R = static_cast<DaoLoopFacts *>(h)->reads[i];
+  o->loop = R.whole ? 1 : 0;
+  o->base = wrap(R.global);
+  o->start = R.start;
+  o->size = R.size;
+  o->ndims = R.ndims;
+  for (unsigned d = 0; d < 8; ++d) {
+    o->stride[d] = R.stride[d];
+    o->count[d] = R.count[d];
+  }
+}
 unsigned dao_cxx_section_count(void *h) { return static_cast<DaoLoopFacts *>(h)->sections.size(); }
 void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
   auto &S = static_cast<DaoLoopFacts *>(h)->sections[i];

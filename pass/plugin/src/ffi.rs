@@ -19,6 +19,8 @@ extern "C" {
     pub fn dao_cxx_loop_get(h: *mut c_void, i: c_uint, out: *mut DaoLoopOut);
     pub fn dao_cxx_loop_block(h: *mut c_void, i: c_uint, j: c_uint) -> llvm_sys::prelude::LLVMBasicBlockRef;
     pub fn dao_cxx_section_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_read_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_read_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_section_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_loop_facts_free(h: *mut c_void);
 }

@@ -72,6 +72,10 @@ pub struct ModuleFacts {
     /// Defined functions, indexable.
     pub funcs: Vec<Value>,
     pub func_ix: HashMap<Value, usize>,
+    /// Per global, the bytes any code may ever read (`None`: any byte),
+    /// set by the plan once every function's loads are known
+    /// ([`ModuleFacts::set_readable`]); unset, every byte counts.
+    pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::sections::Intervals>>>,
 }
 
 /// Interprocedural summary of a defined function: the globals a call may
@@ -126,7 +130,7 @@ impl ModuleFacts {
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default() };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.
@@ -141,6 +145,91 @@ impl ModuleFacts {
         }
         mf
     }
+}
+
+impl ModuleFacts {
+    /// The bytes of each global that any code may read, from every load of
+    /// every function (`reads`, the shim's ranges). A global is readable
+    /// anywhere (`None`) unless it is defined here with internal linkage
+    /// (no other module names it) and its address only reaches loads,
+    /// stores, memset/memcpy/memmove and lifetime markers through address
+    /// arithmetic ([`only_loaded_and_stored`]): then every read of it is one
+    /// of `reads` (the shim reports each by its underlying object).
+    pub fn set_readable(&self, reads: &[(Value, Option<(i64, u64, Vec<(i64, u64)>)>)]) {
+        use dao_analysis::sections::Section;
+        let mut acc: Vec<Option<Vec<Section>>> = (0..self.globals.len())
+            .map(|g| {
+                let v = self.globals[g];
+                (!self.global_declared[g] && v.is_local_linkage() && only_loaded_and_stored(v)).then(Vec::new)
+            })
+            .collect();
+        for (g, r) in reads {
+            let Some(&gi) = self.global_ix.get(g) else { continue };
+            match (r, &mut acc[gi]) {
+                (Some((start, size, dims)), Some(list)) => list.push(Section { start: *start, size: *size, dims: dims.clone() }),
+                (None, slot) => *slot = None,
+                (_, None) => {}
+            }
+        }
+        // a read outside the object (a guarded, never executed `a[k-1]` at
+        // k = 0 that the may-box counts) cannot be a read of it in a valid
+        // program: clipped
+        let _ = self.global_readable.set(
+            acc.into_iter()
+                .enumerate()
+                .map(|(g, a)| {
+                    a.map(|boxes| {
+                        let size = self.global_size[g] as i64;
+                        let m = dao_analysis::sections::may_cover(&boxes);
+                        dao_analysis::sections::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect())
+                    })
+                })
+                .collect(),
+        );
+    }
+
+    /// The bytes of global `g` that may be read (`None`: any).
+    pub fn readable(&self, g: usize) -> Option<&dao_analysis::sections::Intervals> {
+        self.global_readable.get().and_then(|r| r[g].as_ref())
+    }
+}
+
+/// Whether every use of address `p` (through GEPs and casts, instructions
+/// or constant expressions) is a load from it, a store to it, a memory
+/// intrinsic's destination or source, or a lifetime marker: no merge
+/// (phi, select), no call, no escape. Then every read of the object is a
+/// load or a memory transfer whose underlying object it is.
+pub fn only_loaded_and_stored(p: Value) -> bool {
+    let mut work = vec![p];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in v.users() {
+            if u.is_const_expr() {
+                match u.const_opcode() {
+                    Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                    _ => return false,
+                }
+                continue;
+            }
+            if !u.is_instruction() {
+                return false;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore if u.operand(0) != v => {}
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                Opcode::LLVMCall => match known::call_intrinsic(u) {
+                    Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+    }
+    true
 }
 
 /// The cache globals of flang's threadprivate variables (the `cache`
@@ -546,8 +635,10 @@ pub struct Translated {
     /// The loops whose must-writes kill objects at their entry edge.
     pub loop_kills: Vec<LoopKill>,
     /// Loops with stores to memory of which no object was killed (for the
-    /// count of conservative decisions).
+    /// count of conservative decisions), and of those, how many had no store
+    /// whose bytes ScalarEvolution could describe.
     pub loops_without_kill: usize,
+    pub loops_unrecognised: usize,
 }
 
 /// Objects a loop overwrites whole before any read (dead on its entry edge).
@@ -739,8 +830,8 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
             body.blocks[bi].stmts.push(Stmt { uses, defs: vec![] });
         }
     }
-    let (loop_kills, loops_without_kill) = add_loop_kills(ff, &vars, &block_ix, &mut body);
-    Translated { body, vars, pos, loop_kills, loops_without_kill }
+    let (loop_kills, loops_without_kill, loops_unrecognised) = add_loop_kills(ff, &vars, &block_ix, &mut body);
+    Translated { body, vars, pos, loop_kills, loops_without_kill, loops_unrecognised }
 }
 
 /// Blocks reachable from `from` (itself included), not going past the
@@ -766,20 +857,12 @@ fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
 /// view (a function with static worksharing loops, whose bounds the facts
 /// took as the whole iteration space) only shared globals count: a
 /// thread's private memory gets only its chunk.
-fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, body: &mut Body) -> (Vec<LoopKill>, usize) {
+fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, body: &mut Body) -> (Vec<LoopKill>, usize, usize) {
     use dao_analysis::sections::{add_kill, covered, loop_kills, Section};
     let lf = ff.loop_facts();
-    if std::env::var_os("DAO_DEBUG_SECTIONS").is_some() {
-        eprintln!("sections: {} team={} loops={}", ff.f.name(), lf.team, lf.loops.len());
-        for (li, lp) in lf.loops.iter().enumerate() {
-            eprintln!("  loop {li}: pre={} stores={} sections={}", lp.preheader.is_some(), lp.stores, lp.sections);
-        }
-        for sr in &lf.sections {
-            eprintln!("  sec loop={} base={} start={} size={} dims={:?}", sr.loop_ix, sr.base.name(), sr.start, sr.size, sr.dims);
-        }
-    }
     let mut out = Vec::new();
     let mut without = 0;
+    let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li) {
@@ -815,7 +898,18 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
         let pre = anchor;
         let cands: Vec<(usize, bool)> = per_obj
             .iter()
-            .filter(|(o, secs)| covered(secs).covers(0, ff.obj_size(*o) as i64))
+            .filter(|(o, secs)| {
+                let c = covered(secs);
+                match o {
+                    // every byte any code may read is rewritten (padding
+                    // that nothing reads need not be)
+                    Obj::Global(g) => match ff.mf.readable(*g) {
+                        Some(r) => r.0.iter().all(|&(lo, hi)| c.covers(lo, hi)),
+                        None => c.covers(0, ff.obj_size(*o) as i64),
+                    },
+                    Obj::Alloca(_) => c.covers(0, ff.obj_size(*o) as i64),
+                }
+            })
             .map(|(o, _)| match *o {
                 Obj::Alloca(i) => (vars.alloca_var(i), ff.alloca_escaped[i]),
                 Obj::Global(g) => (vars.global_var(g), ff.mf.global_escaped[g]),
@@ -839,7 +933,7 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
         add_kill(body, pre, kills);
         out.push(LoopKill { header: lp.header, objects });
     }
-    (out, without)
+    (out, without, unrecognised)
 }
 
 /// The local read summary of a function (callees not included yet).

@@ -595,6 +595,9 @@ pub struct LoopFacts {
     pub team: bool,
     pub loops: Vec<LoopRec>,
     pub sections: Vec<SectionRec>,
+    /// Reads of globals: (global, the box of bytes it may read, or None:
+    /// any byte).
+    pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
 }
 
 /// `inits`: the static worksharing init calls of `f`, deleted in the team view.
@@ -628,8 +631,16 @@ pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
             sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims });
         }
+        let mut reads = Vec::new();
+        for i in 0..ffi::dao_cxx_read_count(h) {
+            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
+            ffi::dao_cxx_read_get(h, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
+            reads.push((Value(o.base), (o.loop_ix == 0).then_some((o.start, o.size, dims))));
+        }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections }
+        LoopFacts { team, loops, sections, reads }
     }
 }
 

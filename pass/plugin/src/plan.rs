@@ -157,6 +157,10 @@ pub fn plan_module(m: Module) -> ModulePlan {
     // and shared by the summaries and the live sets below.
     let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
     // Interprocedural read summaries.
+    // what any code may read of each global (the loop facts of every
+    // function), before any kill is decided
+    let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
+    facts.set_readable(&reads);
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
     let sums = refine_summaries(&facts, &scan.calls, &ffs, sums);
@@ -228,8 +232,10 @@ fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], m
 pub struct SectionReport {
     /// (function, loop location, objects killed at the loop's entry).
     pub loops: Vec<(String, Option<String>, Vec<crate::front::Obj>)>,
-    /// Loops on a marker path that store to memory but kill nothing.
+    /// Loops on a marker path that store to memory but kill nothing, and of
+    /// those, the ones with no store ScalarEvolution could describe.
     pub loops_without_kill: usize,
+    pub loops_unrecognised: usize,
     /// (function, globals its calls kill).
     pub calls: Vec<(String, Vec<usize>)>,
 }
@@ -455,6 +461,7 @@ impl Planner<'_> {
             self.sections.loops.push((name.clone(), loc, k.objects.clone()));
         }
         self.sections.loops_without_kill += t.loops_without_kill;
+        self.sections.loops_unrecognised += t.loops_unrecognised;
         let entry = f.entry_block();
         let mut sites = Vec::new();
         let mut env_calls = Vec::new();

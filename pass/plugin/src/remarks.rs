@@ -119,10 +119,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
     }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} loops that store kill none (partial, conditional, symbolic or unrecognised writes)",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
         plan.funcs.len(),
         plan.conservative_sites,
         plan.sections.loops.len(),
-        plan.sections.loops_without_kill
+        plan.sections.loops_without_kill,
+        plan.sections.loops_unrecognised
     );
 }
