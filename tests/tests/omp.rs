@@ -240,6 +240,12 @@ cases! {
     f_tp_common_solver     => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
     f_tp_random_state      => OmpCase { name: "tp_random_state",        lang: Lang::Fortran, args: &["75"],  master: 4950,  serial: false };
     f_tp_module_scratch    => OmpCase { name: "tp_module_scratch",      lang: Lang::Fortran, args: &["310"], master: 8061,  serial: false };
+    // two markers per step, both reached by thread 0 at any team size
+    // (serial: the count does not shrink); 66 steps: DAO_EVERY = 11, odd,
+    // so the checkpoints alternate between the top-of-loop marker (between
+    // regions) and the one in the region
+    sections_dead          => OmpCase { name: "sections_dead",          lang: Lang::C, args: &["66"],  master: 132,   serial: true };
+    f_sections_dead        => OmpCase { name: "sections_dead",          lang: Lang::Fortran, args: &["66"],  master: 132,   serial: true };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.

@@ -1,0 +1,214 @@
+//! Array-section liveness (issue #15): what a checkpoint saves when global
+//! arrays are completely overwritten by static worksharing loop nests.
+//!
+//! `test-programs/omp/{c,fortran}/sections_dead` hold six global int64
+//! arrays of 64 x 512 elements (256 KiB each). At the marker at the top of
+//! the step loop (between regions) `work1` (overwritten whole by a combined
+//! `parallel for schedule(static)` nest in the same function) and `work2`
+//! (overwritten whole by an orphaned `omp for` / `!$omp do` three calls
+//! deep, in a region a callee opens) are dead; `state` (carried), `part`
+//! (only its interior rewritten, the halo read), `cond` (rewritten only on
+//! input-dependent steps) and `subset` (rewritten by thread 0 only) are
+//! live. For each program at -O0 and -O2 with 2 threads:
+//!
+//! - the DAO_STATS `checkpoint` events whose `at` is the top-of-loop marker
+//!   (its `file:line`, found in the source by its comment) must save at
+//!   least the four live arrays and less than the four plus half an array
+//!   (so neither work array is saved; the rest is frames and small
+//!   globals, a few hundred bytes);
+//! - with `DAO_SAVE=all` the same checkpoints (same `DAO_EVERY`: the same
+//!   candidates) must be larger by at least the two work arrays (so the
+//!   test fails if the analysis stops killing them, or if the baseline
+//!   stops saving them);
+//! - a run killed right after a top-of-loop checkpoint and restarted (its
+//!   `restart` event names that checkpoint) must print, appended to the
+//!   killed run's output, exactly the clean build's output: the arrays left
+//!   out of the checkpoint were indeed dead.
+//!
+//! With a pass that saves every global (before issue #15's analysis) the
+//! size checks fail (1573388-1573460 bytes at the top-of-loop marker,
+//! the bound is 1179648); the restart part runs first and passes.
+//!
+//! The crash/restart matrix of these programs (thread counts, protocols,
+//! the in-region marker) is in omp.rs; this file is about the sizes.
+//! Run: `cargo test --release -p dao-tests --test sections`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dao_tests::build::{build_once, build_sources};
+use dao_tests::paths::{fresh_dir, tools};
+use dao_tests::process::{compare_outputs, run, RunSpec};
+use dao_tests::{Lang, Opt, Variant};
+
+/// One array: 64 x 512 int64.
+const ARRAY: u64 = 64 * 512 * 8;
+/// state, part, cond, subset.
+const LIVE: u64 = 4 * ARRAY;
+/// work1, work2.
+const DEAD: u64 = 2 * ARRAY;
+/// Time steps: two candidates per step (top of the loop, then in the region).
+const STEPS: &str = "40";
+/// Odd, so the checkpoints alternate between the two markers: candidates 7,
+/// 21, 35, ... are top-of-loop ones (odd candidate numbers), 14, 28, ... in
+/// the region.
+const EVERY: &str = "7";
+const THREADS: &str = "2";
+/// The comment on the top-of-loop marker's line in both sources.
+const TOP_MARKER_TAG: &str = "top of the step loop: work1, work2 dead";
+
+fn source(lang: Lang) -> PathBuf {
+    let (sub, ext) = match lang {
+        Lang::C => ("c", "c"),
+        Lang::Fortran => ("fortran", "f90"),
+    };
+    tools().repo.join(format!("test-programs/omp/{sub}/sections_dead.{ext}"))
+}
+
+fn tag(lang: Lang, opt: Opt) -> String {
+    match lang {
+        Lang::C => format!("c-{}", opt.name()),
+        Lang::Fortran => format!("f-{}", opt.name()),
+    }
+}
+
+fn binary(lang: Lang, opt: Opt, variant: Variant) -> PathBuf {
+    let src = source(lang);
+    let t = tag(lang, opt);
+    let v = if variant == Variant::Clean { "clean" } else { "inst" };
+    build_once(&format!("sections-{t}-{v}"), || {
+        build_sources(lang, &[src.clone()], &["-fopenmp".to_string()], opt, variant, &tools().out.join("sections-build").join(&t))
+    })
+    .unwrap_or_else(|e| panic!("build of sections_dead ({t}, {v}): {e}"))
+}
+
+/// `file:line)` ending the `at` of a checkpoint taken at the top-of-loop
+/// marker (`at` is `function#site (file:line)`; the file is the path the
+/// compiler was given, or only its name).
+fn top_marker_suffix(lang: Lang) -> String {
+    let src = source(lang);
+    let text = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let lines: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(TOP_MARKER_TAG) && l.contains("dao_potential_checkpoint")).map(|(i, _)| i + 1).collect();
+    assert_eq!(lines.len(), 1, "{}: want exactly one marker line with the comment {TOP_MARKER_TAG:?}", src.display());
+    format!("{}:{})", src.file_name().unwrap().to_string_lossy(), lines[0])
+}
+
+fn env(dir: &Path, name: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    let mut e: Vec<(&'static str, String)> = vec![
+        ("OMP_NUM_THREADS", THREADS.into()),
+        ("DAO_OMP_TIMEOUT", "20".into()),
+        ("DAO_DIR", dir.join(format!("{name}.ckpt")).display().to_string()),
+        ("DAO_EVERY", EVERY.into()),
+        ("DAO_STATS", dir.join(format!("{name}.stats")).display().to_string()),
+    ];
+    e.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+    e
+}
+
+/// Run `exe` to its end (or its crash), stdout appended to `dir/<out>`.
+fn go(exe: &Path, dir: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>) -> dao_tests::process::Finished {
+    let spec = RunSpec { exe, args: &[STEPS], env, stdout_append: dir.join(out), stderr: dir.join(format!("{name}.stderr")) };
+    run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn events(stats: &Path, kind: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(stats)
+        .unwrap_or_else(|e| panic!("{}: {e}", stats.display()))
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == kind)
+        .collect()
+}
+
+/// slots + stack + globals + heap of a checkpoint event.
+fn saved(ev: &serde_json::Value) -> u64 {
+    ["slots", "stack", "globals", "heap"].iter().map(|k| ev["bytes"][k].as_u64().unwrap_or_else(|| panic!("no bytes.{k} in {ev}"))).sum()
+}
+
+/// (seq, bytes saved) of the checkpoints taken at the top-of-loop marker.
+fn top_checkpoints(stats: &Path, suffix: &str) -> Vec<(u64, u64)> {
+    events(stats, "checkpoint")
+        .iter()
+        .filter(|e| e["at"].as_str().is_some_and(|a| a.ends_with(suffix)))
+        .map(|e| (e["seq"].as_u64().unwrap(), saved(e)))
+        .collect()
+}
+
+fn check(lang: Lang, opt: Opt) {
+    let label = format!("sections_dead {}", tag(lang, opt));
+    let clean = binary(lang, opt, Variant::Clean);
+    let inst = binary(lang, opt, Variant::Instrumented);
+    let suffix = top_marker_suffix(lang);
+    let dir = fresh_dir(&format!("sections/{}", tag(lang, opt)));
+
+    // the reference output
+    let r = go(&clean, &dir, "clean", "clean.stdout", vec![("OMP_NUM_THREADS", THREADS.into())]);
+    assert!(r.status.success(), "[{label}] clean run: {}", r.describe());
+
+    // live (the default) and all
+    let r = go(&inst, &dir, "live", "live.stdout", env(&dir, "live", &[]));
+    assert!(r.status.success(), "[{label}] instrumented run: {}", r.describe());
+    compare_outputs(&dir.join("clean.stdout"), &dir.join("live.stdout")).unwrap_or_else(|e| panic!("[{label}] {e}"));
+    let r = go(&inst, &dir, "all", "all.stdout", env(&dir, "all", &[("DAO_SAVE", "all")]));
+    assert!(r.status.success(), "[{label}] DAO_SAVE=all run: {}", r.describe());
+    let live = top_checkpoints(&dir.join("live.stats"), &suffix);
+    let all = top_checkpoints(&dir.join("all.stats"), &suffix);
+    eprintln!("[{label}] top-of-loop checkpoints (seq, bytes): live {live:?}, all {all:?}; want live in [{LIVE}, {}), all >= live + {DEAD}", LIVE + ARRAY / 2);
+    assert!(live.len() >= 3, "[{label}] only {} checkpoints at the top-of-loop marker (`at` ending with {suffix:?}) in {}", live.len(), dir.join("live.stats").display());
+    assert_eq!(
+        live.iter().map(|c| c.0).collect::<Vec<_>>(),
+        all.iter().map(|c| c.0).collect::<Vec<_>>(),
+        "[{label}] DAO_SAVE=all checkpointed at other candidates"
+    );
+    // killed right after a top-of-loop checkpoint (not the first: the
+    // restart must not simply redo the run), restarted; before the size
+    // checks, so that a failing size still shows whether the restart works
+    let k = live.iter().map(|c| c.0).find(|&s| s >= 2).expect("a top-of-loop checkpoint after the first");
+    let r = go(&inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
+    assert!(r.killed_by(9), "[{label}] not killed after checkpoint {k}: {}", r.describe());
+    let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[]));
+    assert!(r.status.success(), "[{label}] restart: {}", r.describe());
+    assert!(r.stderr.contains("dao: resuming"), "[{label}] the restart did not resume: {}", r.describe());
+    let restarts = events(&dir.join("crash.stats"), "restart");
+    assert!(restarts.len() == 1 && restarts[0]["seq"] == k, "[{label}] want one restart from checkpoint {k}: {restarts:?}");
+    compare_outputs(&dir.join("clean.stdout"), &dir.join("crash.stdout")).unwrap_or_else(|e| panic!("[{label}] after a restart from top-of-loop checkpoint {k}: {e}"));
+
+    let mut failures = vec![];
+    for (&(seq, l), &(_, a)) in live.iter().zip(&all) {
+        if l < LIVE {
+            failures.push(format!("checkpoint {seq}: {l} bytes saved, less than the four live arrays ({LIVE}): a live array was left out"));
+        }
+        if l >= LIVE + ARRAY / 2 {
+            failures.push(format!(
+                "checkpoint {seq}: {l} bytes saved, want < {} (the four live arrays {LIVE} + half an array): work1/work2 ({DEAD}) saved although dead",
+                LIVE + ARRAY / 2
+            ));
+        }
+        if a < l + DEAD {
+            failures.push(format!("checkpoint {seq}: DAO_SAVE=all saves {a} bytes, want >= live {l} + the two work arrays {DEAD}"));
+        }
+    }
+    assert!(failures.is_empty(), "[{label}] top-of-loop marker `{suffix}` ({}):\n  {}", dir.display(), failures.join("\n  "));
+
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn c_o0() {
+    check(Lang::C, Opt::O0)
+}
+
+#[test]
+fn c_o2() {
+    check(Lang::C, Opt::O2)
+}
+
+#[test]
+fn fortran_o0() {
+    check(Lang::Fortran, Opt::O0)
+}
+
+#[test]
+fn fortran_o2() {
+    check(Lang::Fortran, Opt::O2)
+}
