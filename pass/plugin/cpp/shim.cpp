@@ -194,6 +194,22 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     CI->eraseFromParent();
   Out->team = !inits.empty();
   {
+    // flang puts a region's allocas in a block after the entry: fixed-size
+    // allocas outside every loop move to the entry block first
+    {
+      DominatorTree DTm(*C);
+      LoopInfo LIm(DTm);
+      Instruction *At = &*C->getEntryBlock().getFirstInsertionPt();
+      std::vector<AllocaInst *> moved;
+      for (auto &BB : *C)
+        if (&BB != &C->getEntryBlock() && !LIm.getLoopFor(&BB))
+          for (auto &I : BB)
+            if (auto *AI = dyn_cast<AllocaInst>(&I))
+              if (isa<ConstantInt>(AI->getArraySize()))
+                moved.push_back(AI);
+      for (auto *AI : moved)
+        AI->moveBefore(At);
+    }
     std::vector<AllocaInst *> promo;
     for (auto &I : C->getEntryBlock())
       if (auto *AI = dyn_cast<AllocaInst>(&I))
@@ -237,7 +253,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     Out->loops.push_back(R);
   }
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
-    if (!L->getLoopPreheader() || !L->getLoopLatch() || !L->getExitingBlock())
+    if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
     const SCEV *B = SE.getBackedgeTakenCount(L);
     auto *K = dyn_cast<SCEVConstant>(B);
