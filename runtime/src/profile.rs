@@ -29,6 +29,11 @@ use crate::policy::now_ns;
 use crate::stats::quote;
 
 static ON: AtomicBool = AtomicBool::new(false);
+/// `DAO_SAVE=all` / `DAO_HEAP=all` during a profile: instances are measured
+/// as a save-everything checkpoint would be (the baseline of the size
+/// benchmarks, without writing anything).
+static SAVE_ALL: AtomicBool = AtomicBool::new(false);
+static HEAP_ALL: AtomicBool = AtomicBool::new(false);
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
 struct State {
@@ -53,6 +58,8 @@ pub fn setup(cfg: &Config) {
         .unwrap_or_else(|e| fatal(format_args!("cannot read /proc/self/exe to identify the executable: {e}")));
     let exe = std::fs::read_link("/proc/self/exe").map(|p| p.display().to_string()).unwrap_or_default();
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(State { path, exe, ident, start_ns, overhead_ns: 0, lines: Vec::new(), team: 1 });
+    SAVE_ALL.store(cfg.save_all, Relaxed);
+    HEAP_ALL.store(cfg.heap_all, Relaxed);
     ON.store(true, Relaxed);
     // SAFETY: registering a plain extern "C" fn.
     unsafe { libc::atexit(at_exit) };
@@ -74,7 +81,7 @@ fn tls_bytes(t: &[dao_format::TlsValue<'_>]) -> u64 {
 
 /// The byte counts of one instance, as the JSON fields after "site".
 fn measure(frame: *mut DaoFrame, workers: &[crate::collect::Stopped]) -> (String, u32) {
-    let c = crate::collect::collect_team(frame, workers, false, false);
+    let c = crate::collect::collect_team(frame, workers, SAVE_ALL.load(Relaxed), HEAP_ALL.load(Relaxed));
     let (ms, mk) = frame_bytes(&c.chain);
     let mt = tls_bytes(&c.master_tls);
     let wt: u64 = c.workers.iter().map(|w| tls_bytes(&w.tls)).sum();

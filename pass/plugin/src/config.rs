@@ -12,6 +12,11 @@
 //!   only reporting them through LLVM's diagnostics and leaving the module
 //!   unchanged. For front ends that do not show diagnostics raised through
 //!   the LLVMContext (flang-new-19); `dao fc` sets it.
+//! - `DAO_SECTIONS=0`: no array-section kills (issue #15): liveness as
+//!   before it, with whole-object kills by single stores, memset and memcpy
+//!   only, and calls reading every global their callees may read. For
+//!   side-by-side measurements, and as a way out if a user suspects the
+//!   analysis.
 
 fn var(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
@@ -30,4 +35,9 @@ pub fn guards() -> bool {
 /// `DAO_EXIT_ON_ERROR=1`: exit the compiler on a planning error.
 pub fn exit_on_error() -> bool {
     var("DAO_EXIT_ON_ERROR").is_some_and(|v| v == "1")
+}
+
+/// `DAO_SECTIONS`: array-section kills unless it is `0`.
+pub fn sections() -> bool {
+    var("DAO_SECTIONS").is_none_or(|v| v != "0")
 }

@@ -16,11 +16,16 @@
 //!   then saves every escaped global; the heap is found by reachability at
 //!   run time). A read through a parameter is the caller's business: the
 //!   caller's call site uses every object it passes.
-//! - Only a store (or memset/memcpy) that certainly overwrites a whole
-//!   object kills it. Partial writes neither use nor kill.
-//! - Calls use what their callee may read: the interprocedural summary of a
-//!   defined callee, the table entry of a known external one (`known.rs`),
-//!   and everything escaped for unknown and indirect callees.
+//! - A store (or memset/memcpy) that certainly overwrites a whole object
+//!   kills it; so does a loop whose must-write sections (ScalarEvolution
+//!   facts from the shim, `dao_analysis::sections`) cover every byte of it
+//!   that may be read, at its entry edge ([`add_loop_kills`]). Partial
+//!   writes neither use nor kill.
+//! - Calls use what their callee may read before writing it whole, and kill
+//!   what it writes whole before reading (the interprocedural summary of a
+//!   defined callee, `plan::refine_summaries`), the table entry of a known
+//!   external one (`known.rs`), and everything escaped for unknown and
+//!   indirect callees.
 use crate::ir::{Module, Opcode, Value};
 use crate::known::{self, Effect, Intr, Role};
 use dao_analysis::{BitSet, Body, Stmt};
@@ -859,6 +864,9 @@ fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
 /// thread's private memory gets only its chunk.
 fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, body: &mut Body) -> (Vec<LoopKill>, usize, usize) {
     use dao_analysis::sections::{add_kill, covered, loop_kills, Section};
+    if !crate::config::sections() {
+        return (Vec::new(), 0, 0);
+    }
     let lf = ff.loop_facts();
     let mut out = Vec::new();
     let mut without = 0;

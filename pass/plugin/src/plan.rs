@@ -159,11 +159,14 @@ pub fn plan_module(m: Module) -> ModulePlan {
     // Interprocedural read summaries.
     // what any code may read of each global (the loop facts of every
     // function), before any kill is decided
-    let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
-    facts.set_readable(&reads);
+    let sections = crate::config::sections();
+    if sections {
+        let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
+        facts.set_readable(&reads);
+    }
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
-    let sums = refine_summaries(&facts, &scan.calls, &ffs, sums);
+    let sums = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { sums };
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     if !participates {
         drop(ffs);
