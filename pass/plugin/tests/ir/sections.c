@@ -7,7 +7,12 @@
 // - `early`: rewritten by a loop that may leave early (`break`);
 // - `readin`: rewritten by a loop that reads it;
 // - `cond_w`: rewritten on one branch only;
-// - `alias_a`, `alias_b`: written through a pointer that may be either.
+// - `alias_a`, `alias_b`: written through a pointer that may be either;
+// - `viap`: rewritten whole by a callee through its pointer parameter
+//   (conservative: writes through parameters do not kill yet).
+// `nw`, rewritten by a `nowait` worksharing loop in a region, is dead: the
+// region ends with the team's join, and before it a thread may only read
+// its own chunk (anything else is a data race).
 // RUN: %clang -fopenmp -O0 -gline-tables-only %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s --check-prefixes=CHECK,O0
 // RUN: %clang -fopenmp -O2 -gline-tables-only %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s --check-prefixes=CHECK,O2
 #include "dao.h"
@@ -20,7 +25,26 @@ static double readin[N][N];
 static double deep[N][N];
 static double cond_w[N][N];
 static double alias_a[N], alias_b[N];
+static double nw[N][N];
+static double viap[N][N];
 int flag;
+
+static void fill_nowait(void)
+{
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                nw[i][j] = 3;
+    }
+}
+__attribute__((noinline)) static void write_through(double (*p)[N])
+{
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            p[i][j] = 4;
+}
 
 static void fill_work(void)
 {
@@ -84,17 +108,24 @@ double run(int steps)
         reads_while();
         on_branch();
         through_ptr();
+        fill_nowait();
+        write_through(viap);
         for (int i = 0; i < N; i++)
             for (int j = 0; j < N; j++)
-                state[i][j] += work[i][j] + deep[i][j] + halo[i][j] + early[i][j] + readin[i][j] + cond_w[i][j];
+                state[i][j] += work[i][j] + deep[i][j] + halo[i][j] + early[i][j] + readin[i][j] + cond_w[i][j] + nw[i][j] + viap[i][j];
         s += alias_a[t % N] + alias_b[t % N];
     }
     return s;
 }
-// CHECK: sections.c:79: candidate 1 in 'run': live: {{.*}} 8 globals (164868 B) [flag, halo, early, readin, cond_w, state, alias_a, alias_b]
+// At -O2 the optimiser specialises write_through to the one array it is
+// called with (the argument becomes @viap), so there viap is dead too.
+// O0: sections.c:103: candidate 1 in 'run': live: {{.*}} 9 globals (197636 B) [flag, viap, halo, early, readin, cond_w, state, alias_a, alias_b]
+// O2: sections.c:103: candidate 1 in 'run': live: {{.*}} 8 globals (164868 B) [flag, halo, early, readin, cond_w, state, alias_a, alias_b]
 // CHECK-DAG: every call of 'fill_work.omp_outlined' writes all of work (32768 B) before reading it: dead before the call
+// CHECK-DAG: every call of 'fill_nowait.omp_outlined' writes all of nw (32768 B) before reading it: dead before the call
 // CHECK-DAG: every call of 'c1' writes all of deep (32768 B) before reading it: dead before the call
 // O0-DAG: every call of 'fill_work' writes all of work (32768 B) before reading it
 // O0-DAG: every call of 'c3' writes all of deep (32768 B) before reading it
 // O2-DAG: every call of 'c2' writes all of deep (32768 B) before reading it
+// O2-DAG: every call of 'write_through' writes all of viap (32768 B) before reading it
 // CHECK-NOT: writes all of {{(halo|early|readin|cond_w|alias_a|alias_b|state)}}
