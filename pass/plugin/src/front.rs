@@ -840,7 +840,11 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
 }
 
 /// Blocks reachable from `from` (itself included), not going past the
-/// blocks of `stop` (included).
+/// blocks of `stop` (included). `from` itself is always gone past: a block
+/// may end one worksharing loop (its fini) and start the next (its init),
+/// as clang emits consecutive `omp for` at -O0, and the init's own loop
+/// lies beyond it. (Stopping there checked no block of the loop, and a
+/// loop that reads what it writes killed its object: `nowait_loops`.)
 fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
     let mut seen = vec![false; body.blocks.len()];
     let mut work = vec![from];
@@ -850,7 +854,7 @@ fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
             continue;
         }
         out.push(b);
-        if !stop.contains(&b) {
+        if b == from || !stop.contains(&b) {
             work.extend(body.blocks[b].succs.iter().copied());
         }
     }
