@@ -44,6 +44,11 @@ pub struct Config {
     pub crash_in: Option<u64>,
     pub save_all: bool,
     pub heap_all: bool,
+    /// DAO_DEAD=poison: a restart fills every global of the program that
+    /// the checkpoint did not save with 0xff bytes (a check of liveness: a
+    /// global wrongly found dead then changes the restarted run's output);
+    /// keep (default): they keep their start-up contents.
+    pub poison_dead: bool,
     /// DAO_WRITERS=team (default) | master: inside a parallel region, the
     /// workers stopped at a candidate write part of the checkpoint
     /// (distributed saving) or the master writes all of it.
@@ -95,6 +100,7 @@ pub const VARS: &[Var] = &[
     v("DAO_CRASH_IN", "SIGKILL half-way through writing the k-th checkpoint", "unset", "a checkpoint count"),
     v("DAO_SAVE", "what is saved: what the pass says is live, or everything", "live", "live, all"),
     v("DAO_HEAP", "heap blocks saved: reachable ones or all", "reachable", "reachable, all"),
+    v("DAO_DEAD", "on restart, globals the checkpoint did not save (dead at every saved position): keep their start-up contents, or fill them with 0xff bytes (tests of the liveness analysis)", "keep", "keep, poison"),
     v("DAO_KEEP", "checkpoints of the current run kept (single files)", "2", "an integer >= 1"),
     v("DAO_STORE", "how checkpoints are stored: one dao-format file each, or the storage engine", "file", "file, engine"),
     v("DAO_INCREMENTAL", "engine: full, incremental, differential or adaptive checkpoints", "adaptive", "full, incremental, differential, adaptive"),
@@ -249,6 +255,7 @@ impl Config {
             crash_in: parse("DAO_CRASH_IN", "a checkpoint count"),
             save_all: choice("DAO_SAVE", "all", "live").unwrap_or(false),
             heap_all: choice("DAO_HEAP", "all", "reachable").unwrap_or(false),
+            poison_dead: choice("DAO_DEAD", "poison", "keep").unwrap_or(false),
             team_writes: choice("DAO_WRITERS", "team", "master").unwrap_or(true),
             nonblocking: choice("DAO_PROTOCOL", "nonblocking", "blocking"),
             keep,

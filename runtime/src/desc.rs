@@ -142,6 +142,14 @@ pub fn memory(addr: usize, len: usize) -> &'static [u8] {
 }
 
 /// Copies `bytes` to program memory at `addr`.
+/// Fills a described range (a writable global of a module's table) with
+/// `byte` (DAO_DEAD=poison).
+pub fn fill_memory(addr: usize, len: usize, byte: u8) {
+    // SAFETY: callers pass a writable global the pass described (constants
+    // and thread-locals are not in the table), with its recorded size.
+    unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len) };
+}
+
 pub fn write_memory(addr: usize, bytes: &[u8]) {
     // SAFETY: callers restore a range that the pass described (frame slots,
     // stack objects, globals) or a heap block, with the recorded size.

@@ -189,6 +189,28 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
     }
 }
 
+/// DAO_DEAD=poison: fills every global defined in an instrumented module
+/// that the checkpoint does not hold with 0xff bytes. Those globals are
+/// dead at every position the checkpoint saved (no thread reads them
+/// before writing them), so a correct liveness analysis makes this
+/// invisible; a global wrongly found dead no longer keeps the start-up
+/// value that may hide the error (NaN for doubles, -1 for integers, an
+/// invalid pointer). Returns the bytes poisoned.
+fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
+    let saved: std::collections::HashSet<(u64, u32)> = saved.iter().map(|g| (g.module_hash, g.index)).collect();
+    let mut n = 0;
+    for m in crate::modules::all() {
+        for (i, d) in m.globals().iter().enumerate() {
+            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 || saved.contains(&(m.module_hash, i as u32)) {
+                continue;
+            }
+            desc::fill_memory(d.addr as usize, d.size as usize, 0xff);
+            n += d.size;
+        }
+    }
+    n
+}
+
 /// Puts the chosen checkpoint back: checks it is this executable's, then
 /// heap, globals, stdout/stderr, counters, and arms the lazy restore of
 /// the frame chains.
@@ -232,6 +254,7 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;
     }
+    let poisoned = if s.cfg.poison_dead { Some(poison_unsaved_globals(&c.globals)) } else { None };
     // The workers' copies of flang's threadprivate variables, at their
     // addresses in the threadprivate arena (omp/tp.rs).
     bytes_restored.globals += crate::omp::tp::restore(&c.workers, &file);
@@ -242,6 +265,9 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
     // after the rewind of stderr, so that they stay in a stderr file
+    if let (Some(n), true) = (poisoned, s.cfg.verbose) {
+        diag::info(format_args!("DAO_DEAD=poison: {n} bytes of globals the checkpoint does not hold filled with 0xff"));
+    }
     for (f, why) in skipped {
         diag::warn(format_args!("{f} is {why}, falling back to {file}"));
     }

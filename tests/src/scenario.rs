@@ -16,6 +16,10 @@
 //! - (d) DAO_CRASH_AFTER=1, restart with DAO_CRASH_AFTER=1 again, restart:
 //!   same comparison.
 //!
+//! Every run has DAO_DEAD=poison: a restart fills the globals its
+//! checkpoint does not hold (dead at every saved position) with 0xff bytes,
+//! so a wrong kill shows in the output.
+//!
 //! [`check`] runs a row of the test-programs table ([`Case`]); [`check_plan`]
 //! runs the same scenarios for any program already built, with an
 //! environment for every run (e.g. `OMP_NUM_THREADS`), lines the comparison
@@ -99,7 +103,11 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn spec(&self, tag: &str, run: usize, ckdir: &Path, out: &Path, extra: &[(&'static str, String)]) -> RunSpec<'_> {
-        let mut env = vec![("DAO_DIR", ckdir.display().to_string())];
+        // DAO_DEAD=poison: a restart fills the globals the checkpoint does
+        // not hold with 0xff, so a global wrongly found dead changes the
+        // output instead of keeping a start-up value that happens to be
+        // right (a plan's env may set keep).
+        let mut env = vec![("DAO_DIR", ckdir.display().to_string()), ("DAO_DEAD", "poison".to_string())];
         env.extend(self.plan.env.iter().cloned());
         env.extend(extra.iter().cloned());
         RunSpec {
