@@ -166,8 +166,16 @@ fn check(lang: Lang, opt: Opt) {
     let k = live.iter().map(|c| c.0).find(|&s| s >= 2).expect("a top-of-loop checkpoint after the first");
     let r = go(&inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
     assert!(r.killed_by(9), "[{label}] not killed after checkpoint {k}: {}", r.describe());
-    let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[]));
+    // the dead work arrays are poisoned (0xff) by the restart, and the
+    // output must not change
+    let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[("DAO_DEAD", "poison"), ("DAO_VERBOSE", "1")]));
     assert!(r.status.success(), "[{label}] restart: {}", r.describe());
+    let poisoned: u64 = r
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("dao: DAO_DEAD=poison: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("[{label}] the restart with DAO_DEAD=poison DAO_VERBOSE=1 did not say what it poisoned: {}", r.describe()));
+    assert!(poisoned >= DEAD, "[{label}] the restart poisoned {poisoned} bytes, want at least the two dead work arrays ({DEAD})");
     assert!(r.stderr.contains("dao: resuming"), "[{label}] the restart did not resume: {}", r.describe());
     let restarts = events(&dir.join("crash.stats"), "restart");
     assert!(restarts.len() == 1 && restarts[0]["seq"] == k, "[{label}] want one restart from checkpoint {k}: {restarts:?}");
