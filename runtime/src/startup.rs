@@ -190,7 +190,9 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
 }
 
 /// DAO_DEAD=poison: fills every global defined in an instrumented module
-/// that the checkpoint does not hold with 0xff bytes. Those globals are
+/// that the checkpoint does not hold with 0xff bytes (before the saved
+/// globals are written back, which overwrite any of it that they share:
+/// a common block saved under another file's index). Those globals are
 /// dead at every position the checkpoint saved (no thread reads them
 /// before writing them), so a correct liveness analysis makes this
 /// invisible; a global wrongly found dead no longer keeps the start-up
@@ -242,6 +244,10 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
             bytes_restored.heap += d.len() as u64;
         }
     }
+    // DAO_DEAD=poison first, then the saved globals over it: a Fortran
+    // common block is a global of every file that names it, at one address
+    // (saved under one module's index, unsaved under the others').
+    let poisoned = if s.cfg.poison_dead { Some(poison_unsaved_globals(&c.globals)) } else { None };
     // Globals, in place.
     for g in &c.globals {
         let Some(m) = crate::modules::by_hash(g.module_hash) else {
@@ -254,7 +260,6 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;
     }
-    let poisoned = if s.cfg.poison_dead { Some(poison_unsaved_globals(&c.globals)) } else { None };
     // The workers' copies of flang's threadprivate variables, at their
     // addresses in the threadprivate arena (omp/tp.rs).
     bytes_restored.globals += crate::omp::tp::restore(&c.workers, &file);
@@ -266,7 +271,7 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
     // after the rewind of stderr, so that they stay in a stderr file
     if let (Some(n), true) = (poisoned, s.cfg.verbose) {
-        diag::info(format_args!("DAO_DEAD=poison: {n} bytes of globals the checkpoint does not hold filled with 0xff"));
+        diag::info(format_args!("DAO_DEAD=poison: {n} bytes of globals the checkpoint does not hold filled with 0xff (before the saved globals were written back)"));
     }
     for (f, why) in skipped {
         diag::warn(format_args!("{f} is {why}, falling back to {file}"));
