@@ -141,7 +141,6 @@ pub fn memory(addr: usize, len: usize) -> &'static [u8] {
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
 }
 
-/// Copies `bytes` to program memory at `addr`.
 /// Fills a described range (a writable global of a module's table) with
 /// `byte` (DAO_DEAD=poison).
 pub fn fill_memory(addr: usize, len: usize, byte: u8) {
@@ -150,6 +149,7 @@ pub fn fill_memory(addr: usize, len: usize, byte: u8) {
     unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len) };
 }
 
+/// Copies `bytes` to program memory at `addr`.
 pub fn write_memory(addr: usize, bytes: &[u8]) {
     // SAFETY: callers restore a range that the pass described (frame slots,
     // stack objects, globals) or a heap block, with the recorded size.
