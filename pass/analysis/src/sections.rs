@@ -24,6 +24,18 @@
 //! the bytes earlier iterations wrote, and liveness inside L never sees the
 //! kill. Paths that leave L early are excluded by the front (one exiting
 //! block, a constant trip count).
+//!
+//! A read of o inside L does not prevent the kill when it only sees bytes
+//! that the same iteration of L wrote before it ([`read_covered_in_iteration`],
+//! [`loop_kills_excusing`]): a time step that first copies `forcing[k]`
+//! into `rhs[k]` and then updates `rhs[k]` in place. The read's value then
+//! comes from after the entry edge whatever o held there. The front proves
+//! "before it in the same iteration" by dominance (the write, or the exit
+//! of the inner loop nest holding it, dominates the read, which lies outside
+//! that nest) and "the same bytes" by comparing the boxes of both relative
+//! to L's iteration (same step per iteration of L, ScalarEvolution).
+use std::collections::HashSet;
+
 use crate::bitset::BitSet;
 use crate::body::{BlockId, Body, Stmt, VarId};
 use crate::dataflow::{solve, Analysis, Direction};
@@ -184,15 +196,41 @@ pub fn may_cover(sections: &[Section]) -> Intervals {
 /// loop's `blocks` may read: used directly, or, for an escaped object,
 /// through unknown memory (`unknown`).
 pub fn loop_kills(body: &Body, blocks: &[BlockId], candidates: &[(VarId, bool)], unknown: VarId) -> Vec<VarId> {
+    loop_kills_excusing(body, blocks, candidates, unknown, &HashSet::new())
+}
+
+/// [`loop_kills`], not counting the uses in `excused`: (block, statement,
+/// variable) of reads that only see bytes the same iteration of the loop
+/// wrote before them ([`read_covered_in_iteration`]). Such a read cannot
+/// see a value from before the loop's entry edge, so it does not keep the
+/// object live there. Only a direct use of the variable is excused: the
+/// same statement's read of unknown memory still counts.
+pub fn loop_kills_excusing(body: &Body, blocks: &[BlockId], candidates: &[(VarId, bool)], unknown: VarId, excused: &HashSet<(BlockId, usize, VarId)>) -> Vec<VarId> {
     let mut used = BitSet::new_empty(body.num_vars);
     for &b in blocks {
-        for st in &body.blocks[b].stmts {
+        for (i, st) in body.blocks[b].stmts.iter().enumerate() {
             for &u in &st.uses {
-                used.insert(u);
+                if !excused.contains(&(b, i, u)) {
+                    used.insert(u);
+                }
             }
         }
     }
     candidates.iter().filter(|&&(v, escaped)| !used.contains(v) && !(escaped && used.contains(unknown))).map(|&(v, _)| v).collect()
+}
+
+/// Whether a read cannot see a byte from before the current iteration of
+/// a loop L: `read` is the box it may read in one iteration of L (its
+/// offset at L's iteration 0, may-counts of the loops inside L), `writes`
+/// the boxes that stores executed earlier in the same iteration certainly
+/// wrote (same iteration-0 origin, must-counts; the front takes only
+/// stores whose completion dominates the read, with the same step per
+/// iteration of L as the read). True when every byte the read may touch
+/// is among them. (A time step's `rhs[k][..] = forcing[k][..]` followed,
+/// in the same iteration k, by `rhs[k][..] += ...`.)
+pub fn read_covered_in_iteration(writes: &[Section], read: &Section) -> bool {
+    let may = may_cover(std::slice::from_ref(read));
+    !may.0.is_empty() && covered(writes).covers_all(&may)
 }
 
 /// Append the kill of `vars` to block `b` (after its terminator: `b` must
@@ -340,6 +378,22 @@ mod tests {
         assert_eq!(m.0.len(), 4);
         assert!(covered(&[sec(0, 8, &[(8, 3), (32, 4)])]).covers_all(&m));
         assert!(!Intervals(vec![(0, 24)]).covers_all(&m));
+    }
+
+    #[test]
+    fn read_after_write_in_the_same_iteration() {
+        // for k: { for j, i: rhs[k][j][i] = f; for j, i in 1..7: rhs[k][j][i] += .. }
+        // double rhs[..][8][8]: a plane is 512 bytes
+        let plane = [sec(0, 8, &[(8, 8), (64, 8)])];
+        assert!(read_covered_in_iteration(&plane, &sec(72, 8, &[(8, 6), (64, 6)])));
+        // a read of the next plane (k + 1) is not this iteration's write
+        assert!(!read_covered_in_iteration(&plane, &sec(512 + 72, 8, &[(8, 6), (64, 6)])));
+        // a row written, the whole plane read
+        assert!(!read_covered_in_iteration(&[sec(0, 8, &[(8, 8)])], &sec(0, 8, &[(8, 8), (64, 8)])));
+        // nothing written
+        assert!(!read_covered_in_iteration(&[], &sec(0, 8, &[])));
+        // two halves of a row written by two stores, one element read
+        assert!(read_covered_in_iteration(&[sec(0, 8, &[(8, 4)]), sec(32, 8, &[(8, 4)])], &sec(40, 8, &[])));
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub fn parse(src: &str) -> Parsed {
         if line.is_empty() {
             continue;
         }
-        if let Some(label) = line.strip_suffix(':') {
+        // (`live:` alone is the check of an empty live set, not a label)
+        if let Some(label) = line.strip_suffix(':').filter(|_| line != "live:") {
             blocks.push((label.to_string(), Vec::new(), Vec::new()));
             continue;
         }

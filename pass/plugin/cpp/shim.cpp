@@ -25,6 +25,8 @@
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
 #include <map>
+#include <optional>
+#include <set>
 
 using namespace llvm;
 
@@ -143,10 +145,32 @@ struct DaoRead {
   int64_t stride[8];
   uint64_t count[8];
 };
+// Iteration-relative boxes (issue #15, reads after writes in one
+// iteration): the bytes one iteration of loop `loop` writes or reads, at
+// its iteration 0 (`start`), moving by `step` per iteration; dims are the
+// loops inside it (must-counts for writes, may-counts for reads).
+struct DaoRel {
+  unsigned loop;
+  Value *base;      // original object
+  Instruction *inst; // a write: the clone's store; a read: the original
+  int64_t start;
+  uint64_t size;
+  int64_t step;
+  unsigned ndims;
+  int64_t stride[8];
+  uint64_t count[8];
+  // a write: the loop directly inside `loop` that holds it (its completion
+  // is the write's), or null when the store sits in `loop` itself
+  Loop *child = nullptr;
+  // a read: the writes of the same loop, object and step whose completion
+  // dominates it (outside their child loop)
+  std::vector<unsigned> writes;
+};
 struct DaoLoopFacts {
   std::vector<DaoLoopRec> loops;
   std::vector<DaoSection> sections;
   std::vector<DaoRead> reads;
+  std::vector<DaoRel> relWrites, relReads;
   int team = 0;
 };
 
@@ -252,6 +276,33 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     LoopIx[L] = Out->loops.size();
     Out->loops.push_back(R);
   }
+  // An offset as {start, +, step} over L with constant start and step (step
+  // 0 when invariant in L), or nothing.
+  auto relStart = [&](const SCEV *O, Loop *L) -> std::optional<std::pair<int64_t, int64_t>> {
+    int64_t step = 0;
+    if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
+      auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+      if (!AR->isAffine() || !St || St->getAPInt().getSignificantBits() > 48)
+        return std::nullopt;
+      step = St->getAPInt().getSExtValue();
+      O = AR->getStart();
+    } else if (!SE.isLoopInvariant(O, L)) {
+      return std::nullopt;
+    }
+    auto *K = dyn_cast<SCEVConstant>(O);
+    if (!K || K->getAPInt().getSignificantBits() > 48)
+      return std::nullopt;
+    return std::make_pair(K->getAPInt().getSExtValue(), step);
+  };
+  // How often, at most, block X of loop L (X: a block of L, or the header
+  // of a loop inside L) runs per entry of L when L takes at most `max`
+  // backedges: max + 1, or max when L's only exiting block strictly
+  // dominates X (the last iteration leaves before reaching X; -O0's
+  // top-tested loops).
+  auto mayCount = [&](Loop *L, BasicBlock *X, uint64_t max) -> uint64_t {
+    BasicBlock *E = L->getExitingBlock();
+    return E && E != X && DT.dominates(E, X) ? max : max + 1;
+  };
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
     if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
@@ -305,7 +356,15 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       S.base = OrigBase;
       S.size = Size;
       BasicBlock *X = &BB; // what must run in every iteration of L
+      Loop *Child = nullptr;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
+        // what one iteration of L writes, relative to the iteration
+        if (auto K = relStart(Off, L)) {
+          DaoRel W{LoopIx[L], OrigBase, &I, K->first, Size, K->second, S.ndims, {}, {}, Child, {}};
+          std::copy(S.stride, S.stride + 8, W.stride);
+          std::copy(S.count, S.count + 8, W.count);
+          Out->relWrites.push_back(W);
+        }
         uint64_t btc;
         if (!constBTC(L, btc) || !DT.dominates(X, L->getLoopLatch()))
           break;
@@ -329,6 +388,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           Out->sections.push_back(S);
           Out->loops[LoopIx[L]].sections++;
         }
+        Child = L;
         X = L->getHeader();
       }
     }
@@ -371,6 +431,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         // a box over the enclosing loops
         const SCEV *O = Off;
         bool ok = true;
+        BasicBlock *X = &BB;
         for (Loop *L = LI.getLoopFor(&BB); L && ok; L = L->getParentLoop()) {
           if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
             auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
@@ -380,12 +441,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
               break;
             }
             R.stride[R.ndims] = St->getAPInt().getSExtValue();
-            R.count[R.ndims] = Max->getAPInt().getZExtValue() + 1;
+            R.count[R.ndims] = mayCount(L, X, Max->getAPInt().getZExtValue());
             R.ndims++;
             O = AR->getStart();
           } else if (!SE.isLoopInvariant(O, L)) {
             ok = false;
           }
+          X = L->getHeader();
         }
         auto *K = dyn_cast<SCEVConstant>(O);
         if (ok && K && K->getAPInt().getSignificantBits() <= 48) {
@@ -403,6 +465,97 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       Out->reads.push_back(R);
     }
+  // Reads relative to each loop around them, for the reads-after-writes of
+  // one iteration: loads and memory-transfer sources of an object some
+  // write of the same loop has a relative box for.
+  if (!Out->relWrites.empty()) {
+    std::set<std::pair<unsigned, Value *>> written;
+    for (auto &W : Out->relWrites)
+      written.insert({W.loop, W.base});
+    for (auto &BB : *C) {
+      Loop *L0 = LI.getLoopFor(&BB);
+      if (!L0)
+        continue;
+      for (auto &I : BB) {
+        Value *Ptr = nullptr;
+        uint64_t Size = 0;
+        if (auto *LI2 = dyn_cast<LoadInst>(&I)) {
+          Ptr = LI2->getPointerOperand();
+          Size = DL.getTypeStoreSize(LI2->getType()).getFixedValue();
+        } else if (auto *MT = dyn_cast<MemTransferInst>(&I)) {
+          auto *Len = dyn_cast<ConstantInt>(MT->getLength());
+          if (!Len)
+            continue;
+          Ptr = MT->getSource();
+          Size = Len->getZExtValue();
+        } else {
+          continue;
+        }
+        if (!SE.isSCEVable(Ptr->getType()) || Size >= (1ull << 40))
+          continue;
+        const SCEV *P = SE.getSCEV(Ptr);
+        auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(P));
+        if (!BaseU)
+          continue;
+        Value *Base = BaseU->getValue();
+        if (!isa<GlobalVariable>(Base) && !isa<AllocaInst>(Base))
+          continue;
+        auto BI = Back.find(Base);
+        Value *OrigBase = isa<GlobalVariable>(Base) ? Base : (BI == Back.end() ? nullptr : BI->second);
+        if (!OrigBase || OrigBase->getValueID() != Base->getValueID())
+          continue;
+        const SCEV *O = SE.getMinusSCEV(P, BaseU);
+        if (isa<SCEVCouldNotCompute>(O))
+          continue;
+        auto BackI = Back.find(&I);
+        if (BackI == Back.end())
+          continue;
+        DaoRel R{0, OrigBase, &I, 0, Size, 0, 0, {}, {}, nullptr, {}};
+        BasicBlock *X = &BB;
+        for (Loop *L = L0; L; L = L->getParentLoop()) {
+          if (written.count({LoopIx[L], OrigBase}))
+            if (auto K = relStart(O, L)) {
+              DaoRel Rl = R;
+              Rl.loop = LoopIx[L];
+              Rl.start = K->first;
+              Rl.step = K->second;
+              for (unsigned w = 0; w < Out->relWrites.size(); ++w) {
+                auto &W = Out->relWrites[w];
+                if (W.loop != Rl.loop || W.base != OrigBase || W.step != Rl.step)
+                  continue;
+                bool after = W.child ? !W.child->contains(&BB) && DT.dominates(W.child->getExitingBlock(), &BB)
+                                     : DT.dominates(W.inst, &I);
+                if (after)
+                  Rl.writes.push_back(w);
+              }
+              if (!Rl.writes.empty()) {
+                Rl.inst = cast<Instruction>(BackI->second);
+                Out->relReads.push_back(Rl);
+              }
+            }
+          // peel L for the loop around it: may-counts
+          if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
+            auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+            auto *Max = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+            if (!AR->isAffine() || !St || !Max || St->getAPInt().getSignificantBits() > 48 || Max->getAPInt().getActiveBits() > 40 || R.ndims == 8)
+              break;
+            R.stride[R.ndims] = St->getAPInt().getSExtValue();
+            R.count[R.ndims] = mayCount(L, X, Max->getAPInt().getZExtValue());
+            R.ndims++;
+            O = AR->getStart();
+          } else if (!SE.isLoopInvariant(O, L)) {
+            break;
+          }
+          X = L->getHeader();
+        }
+      }
+    }
+  }
+  // the clone's instructions are gone with it (reads hold originals)
+  for (auto &W : Out->relWrites) {
+    W.inst = nullptr;
+    W.child = nullptr;
+  }
   }
   C->eraseFromParent();
   return Out;
@@ -447,6 +600,38 @@ void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
     o->count[d] = S.count[d];
   }
 }
+unsigned dao_cxx_relw_count(void *h) { return static_cast<DaoLoopFacts *>(h)->relWrites.size(); }
+unsigned dao_cxx_relr_count(void *h) { return static_cast<DaoLoopFacts *>(h)->relReads.size(); }
+// Relative write (which 0) or read (which 1) i; for a read, `inst` is the
+// original load or transfer and `nwrites` its dominating writes.
+struct DaoRelOut {
+  unsigned loop;
+  LLVMValueRef base, inst;
+  int64_t start;
+  uint64_t size;
+  int64_t step;
+  unsigned ndims;
+  int64_t stride[8];
+  uint64_t count[8];
+  unsigned nwrites;
+};
+void dao_cxx_rel_get(void *h, int which, unsigned i, DaoRelOut *o) {
+  auto *F = static_cast<DaoLoopFacts *>(h);
+  auto &R = which ? F->relReads[i] : F->relWrites[i];
+  o->loop = R.loop;
+  o->base = wrap(R.base);
+  o->inst = R.inst ? wrap(R.inst) : nullptr;
+  o->start = R.start;
+  o->size = R.size;
+  o->step = R.step;
+  o->ndims = R.ndims;
+  for (unsigned d = 0; d < 8; ++d) {
+    o->stride[d] = R.stride[d];
+    o->count[d] = R.count[d];
+  }
+  o->nwrites = R.writes.size();
+}
+unsigned dao_cxx_relr_write(void *h, unsigned i, unsigned j) { return static_cast<DaoLoopFacts *>(h)->relReads[i].writes[j]; }
 void dao_cxx_loop_facts_free(void *h) { delete static_cast<DaoLoopFacts *>(h); }
 }
 

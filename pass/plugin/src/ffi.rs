@@ -23,6 +23,25 @@ extern "C" {
     pub fn dao_cxx_read_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_section_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_loop_facts_free(h: *mut c_void);
+    pub fn dao_cxx_relw_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_relr_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_rel_get(h: *mut c_void, which: c_int, i: c_uint, out: *mut DaoRelOut);
+    pub fn dao_cxx_relr_write(h: *mut c_void, i: c_uint, j: c_uint) -> c_uint;
+}
+
+/// One iteration-relative box (shim.cpp `DaoRelOut`).
+#[repr(C)]
+pub struct DaoRelOut {
+    pub loop_ix: c_uint,
+    pub base: LLVMValueRef,
+    pub inst: LLVMValueRef,
+    pub start: i64,
+    pub size: u64,
+    pub step: i64,
+    pub ndims: c_uint,
+    pub stride: [i64; 8],
+    pub count: [u64; 8],
+    pub nwrites: c_uint,
 }
 
 /// One loop of a function (shim.cpp `DaoLoopOut`).

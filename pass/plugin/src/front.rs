@@ -835,7 +835,7 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
             body.blocks[bi].stmts.push(Stmt { uses, defs: vec![] });
         }
     }
-    let (loop_kills, loops_without_kill, loops_unrecognised) = add_loop_kills(ff, &vars, &block_ix, &mut body);
+    let (loop_kills, loops_without_kill, loops_unrecognised) = add_loop_kills(ff, &vars, &block_ix, &pos, &mut body);
     Translated { body, vars, pos, loop_kills, loops_without_kill, loops_unrecognised }
 }
 
@@ -866,8 +866,8 @@ fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
 /// view (a function with static worksharing loops, whose bounds the facts
 /// took as the whole iteration space) only shared globals count: a
 /// thread's private memory gets only its chunk.
-fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, body: &mut Body) -> (Vec<LoopKill>, usize, usize) {
-    use dao_analysis::sections::{add_kill, covered, loop_kills, Section};
+fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, pos: &HashMap<Value, StmtPos>, body: &mut Body) -> (Vec<LoopKill>, usize, usize) {
+    use dao_analysis::sections::{add_kill, covered, loop_kills_excusing, read_covered_in_iteration, Section};
     if !crate::config::sections() {
         return (Vec::new(), 0, 0);
     }
@@ -933,7 +933,23 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
             }
             continue;
         };
-        let kills = loop_kills(body, &blocks, &cands, vars.unknown_var());
+        // reads of the loop that see only what the same iteration wrote
+        // before them (a time step's copy-then-update of one plane)
+        let excused: HashSet<(usize, usize, usize)> = lf
+            .rel_reads
+            .iter()
+            .filter(|r| r.loop_ix == li)
+            .filter_map(|r| {
+                let var = match (ff.mf.global_ix.get(&r.base), ff.alloca_ix.get(&r.base)) {
+                    (Some(&g), _) => vars.global_var(g),
+                    (None, Some(&a)) if !lf.team => vars.alloca_var(a),
+                    _ => return None,
+                };
+                let &(b, i) = pos.get(&r.inst)?;
+                read_covered_in_iteration(&r.writes, &r.read).then_some((b, i, var))
+            })
+            .collect();
+        let kills = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
         if kills.is_empty() {
             without += 1;
             continue;

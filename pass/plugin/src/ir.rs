@@ -589,12 +589,27 @@ pub struct SectionRec {
     pub dims: Vec<(i64, u64)>,
 }
 
+/// A read inside a loop that sees only bytes written earlier in the same
+/// iteration, if these writes cover it (shim.cpp `DaoRel`): its box
+/// relative to the loop's iteration (`start` at iteration 0, may-counts of
+/// the loops inside) and the boxes of the writes whose completion
+/// dominates it, same object and step.
+pub struct RelRead {
+    pub loop_ix: usize,
+    pub base: Value,
+    /// The load or memory transfer (original function).
+    pub inst: Value,
+    pub read: dao_analysis::sections::Section,
+    pub writes: Vec<dao_analysis::sections::Section>,
+}
+
 pub struct LoopFacts {
     /// Static worksharing inits were deleted for the team view: only
     /// sections of shared globals mean anything.
     pub team: bool,
     pub loops: Vec<LoopRec>,
     pub sections: Vec<SectionRec>,
+    pub rel_reads: Vec<RelRead>,
     /// Reads of globals: (global, the box of bytes it may read, or None:
     /// any byte).
     pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
@@ -639,8 +654,22 @@ pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
             reads.push((Value(o.base), (o.loop_ix == 0).then_some((o.start, o.size, dims))));
         }
+        let rel = |which: i32, i: u32| {
+            let mut o: ffi::DaoRelOut = std::mem::zeroed();
+            ffi::dao_cxx_rel_get(h, which, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let sec = dao_analysis::sections::Section { start: o.start, size: o.size, dims: (0..n).map(|d| (o.stride[d], o.count[d])).collect() };
+            (o, sec)
+        };
+        let rel_writes: Vec<_> = (0..ffi::dao_cxx_relw_count(h)).map(|i| rel(0, i).1).collect();
+        let mut rel_reads = Vec::new();
+        for i in 0..ffi::dao_cxx_relr_count(h) {
+            let (o, read) = rel(1, i);
+            let writes = (0..o.nwrites).map(|j| rel_writes[ffi::dao_cxx_relr_write(h, i, j) as usize].clone()).collect();
+            rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes });
+        }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, reads }
+        LoopFacts { team, loops, sections, rel_reads, reads }
     }
 }
 

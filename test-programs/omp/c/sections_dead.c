@@ -3,7 +3,7 @@
  *
  * Exercises (NPB 3.0 shape: big file-scope arrays with compile-time extents,
  * the work of a time step split over functions and static worksharing
- * loops), six arrays of NY x NX int64 (256 KiB each):
+ * loops), seven arrays of NY x NX int64 (256 KiB each):
  * - `state`: carried from step to step (read, then rewritten, every step);
  * - `work1`: completely overwritten each step by a combined
  *   `parallel for schedule(static)` nest in main, then read (dead at the top
@@ -12,6 +12,10 @@
  *   `omp for schedule(static)` nest in fill_work2, three calls deep
  *   (main -> phase_a, which opens the region -> phase_b -> fill_work2),
  *   then read by another orphaned loop (dead at the top of the step loop);
+ * - `work3`: rewritten row by row by a `parallel for` in fill_work3 whose
+ *   iteration j first fills row j and then reads it back (a running sum
+ *   along the row: reads after writes in one iteration, the shape of NPB
+ *   BT's compute_rhs), then read (dead at the top of the step loop);
  * - `part`: only the interior (rows and columns 1..N-2) overwritten each
  *   step; the halo ring keeps its distinct starting values and is read every
  *   step (into the state update and the checksum): must be saved;
@@ -22,7 +26,7 @@
  *   threads of a team never makes an array dead in the first version of the
  *   analysis, although here thread 0 always exists).
  * Markers: at the top of the step loop in main (between regions: there
- * work1 and work2 are dead, the other four live) and in phase_b after
+ * work1, work2 and work3 are dead, the other four live) and in phase_b after
  * fill_work2's loop (inside the region, after the implicit barrier).
  *
  * Invariant: `state`, the halo of `part`, `cond`, `subset` and every
@@ -48,6 +52,7 @@
 static int64_t state[NY][NX];
 static int64_t work1[NY][NX];
 static int64_t work2[NY][NX];
+static int64_t work3[NY][NX];
 static int64_t part[NY][NX];
 static int64_t cond[NY][NX];
 static int64_t subset[NY][NX];
@@ -83,6 +88,17 @@ __attribute__((noinline)) static void phase_b(int step) {
 __attribute__((noinline)) static void phase_a(int step) {
 #pragma omp parallel
     phase_b(step);
+}
+
+/* Rewrites work3 row by row: iteration j fills row j, then reads it back. */
+__attribute__((noinline)) static void fill_work3(int step) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < NY; j++) {
+        for (int i = 0; i < NX; i++)
+            work3[j][i] = (state[j][i] * 7 + step + i) % P;
+        for (int i = 1; i < NX; i++)
+            work3[j][i] = (work3[j][i] + work3[j][i - 1] * 3) % P;
+    }
 }
 
 /* Overwrites the interior of part only; the halo ring is never written. */
@@ -127,12 +143,13 @@ int main(int argc, char **argv) {
             subset[j][i] = (x * 61 + 5) % P;
         }
     for (int step = 1; step <= steps; step++) {
-        dao_potential_checkpoint(); /* top of the step loop: work1, work2 dead */
+        dao_potential_checkpoint(); /* top of the step loop: work1, work2 dead (and work3) */
 #pragma omp parallel for schedule(static)
         for (int j = 0; j < NY; j++)
             for (int i = 0; i < NX; i++)
                 work1[j][i] = (state[j][i] * 3 + state[(j + 1) % NY][i] + step) % P;
         phase_a(step);
+        fill_work3(step);
         update_part(step);
         if (step % every_k == 0)
             update_cond(step);
@@ -143,7 +160,7 @@ int main(int argc, char **argv) {
                 /* part read around (j, i), clamped: the halo reaches the boundary rows/columns */
                 int jn = j + 1 < NY ? j + 1 : j, in = i + 1 < NX ? i + 1 : i;
                 state[j][i] = (state[j][i] + work1[j][i] + work2[j][i] * 2 + part[j][i] + part[jn][in] +
-                               cond[j][i] * 5 + subset[j][i] + w2rows[j]) %
+                               cond[j][i] * 5 + subset[j][i] + w2rows[j] + work3[j][i] * 4) %
                               P;
             }
         int64_t cs = 0, halo = 0;

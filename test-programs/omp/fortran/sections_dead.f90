@@ -3,7 +3,7 @@
 !
 ! Exercises (NPB 3.0 shape: big module arrays with `parameter` extents, the
 ! work of a time step split over subroutines and static worksharing loops),
-! six integer(8) arrays of nx x ny (256 KiB each):
+! seven integer(8) arrays of nx x ny (256 KiB each):
 ! - `state`: carried from step to step (read, then rewritten, every step);
 ! - `work1`: completely overwritten each step by an
 !   `!$omp parallel do schedule(static)` nest in the main program, then read
@@ -12,6 +12,10 @@
 !   `!$omp do schedule(static)` nest in fill_work2, three calls deep (main
 !   -> phase_a, which opens the region -> phase_b -> fill_work2), then read
 !   by another orphaned loop (dead at the top of the step loop);
+! - `work3`: rewritten column by column by a `parallel do` in fill_work3
+!   whose iteration j first fills column j and then reads it back (a running
+!   sum along it: reads after writes in one iteration, the shape of NPB BT's
+!   compute_rhs), then read (dead at the top of the step loop);
 ! - `part`: only the interior (1..n-2 in both dimensions) overwritten each
 !   step; the halo ring keeps its distinct starting values and is read every
 !   step (into the state update and the checksum): must be saved;
@@ -22,7 +26,7 @@
 !   of a team never makes an array dead in the first version of the
 !   analysis, although here thread 0 always exists).
 ! Markers: at the top of the step loop in the main program (between regions:
-! there work1 and work2 are dead, the other four live) and in phase_b after
+! there work1, work2 and work3 are dead, the other four live) and in phase_b after
 ! fill_work2's `!$omp end do` (inside the region, after the barrier).
 !
 ! Invariant: `state`, the halo of `part`, `cond`, `subset` and every thread's
@@ -40,6 +44,7 @@ module sections
   integer, parameter :: nx = 512, ny = 64
   integer(8), parameter :: p = 1000003_8
   integer(8) :: state(0:nx-1, 0:ny-1), work1(0:nx-1, 0:ny-1), work2(0:nx-1, 0:ny-1)
+  integer(8) :: work3(0:nx-1, 0:ny-1)
   integer(8) :: part(0:nx-1, 0:ny-1), cond(0:nx-1, 0:ny-1), subset(0:nx-1, 0:ny-1)
   ! per-step column sums of work2 (written by read_work2, read by the main program)
   integer(8) :: w2rows(0:ny-1)
@@ -86,6 +91,23 @@ contains
     call phase_b(step)
     !$omp end parallel
   end subroutine phase_a
+
+  ! Rewrites work3 column by column: iteration j fills column j, then reads
+  ! it back.
+  subroutine fill_work3(step)
+    integer, intent(in) :: step
+    integer :: i, j
+    !$omp parallel do schedule(static) private(i)
+    do j = 0, ny - 1
+      do i = 0, nx - 1
+        work3(i, j) = mod(state(i, j) * 7 + int(step + i, 8), p)
+      end do
+      do i = 1, nx - 1
+        work3(i, j) = mod(work3(i, j) + work3(i - 1, j) * 3, p)
+      end do
+    end do
+    !$omp end parallel do
+  end subroutine fill_work3
 
   ! Overwrites the interior of part only; the halo ring is never written.
   subroutine update_part(step)
@@ -157,7 +179,7 @@ program sections_dead
     end do
   end do
   do step = 1, steps
-    call dao_potential_checkpoint()   ! top of the step loop: work1, work2 dead
+    call dao_potential_checkpoint()   ! top of the step loop: work1, work2 dead (and work3)
     !$omp parallel do schedule(static) private(i)
     do j = 0, ny - 1
       do i = 0, nx - 1
@@ -166,6 +188,7 @@ program sections_dead
     end do
     !$omp end parallel do
     call phase_a(step)
+    call fill_work3(step)
     call update_part(step)
     if (mod(step, every_k) == 0) call update_cond(step)
     call update_subset(step)
@@ -176,7 +199,7 @@ program sections_dead
         jn = min(j + 1, ny - 1)
         in = min(i + 1, nx - 1)
         state(i, j) = mod(state(i, j) + work1(i, j) + work2(i, j) * 2 + part(i, j) + part(in, jn) &
-            + cond(i, j) * 5 + subset(i, j) + w2rows(j), p)
+            + cond(i, j) * 5 + subset(i, j) + w2rows(j) + work3(i, j) * 4, p)
       end do
     end do
     !$omp end parallel do
