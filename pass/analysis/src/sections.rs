@@ -241,6 +241,39 @@ pub fn add_kill(body: &mut Body, b: BlockId, vars: Vec<VarId>) {
     }
 }
 
+/// Why variable `v` is dead after statement `at` (block, index): the
+/// statements that kill it first on the paths from there (`defs` naming
+/// it, in the order found), and whether some path reaches an exit of the
+/// body without one (then nothing here reads it again, and nothing here
+/// rewrites it either). For `-Rdao`: which must-write proved a dead
+/// object dead. Assumes `v` is dead there (a read on the way is ignored).
+pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId, usize)>, bool) {
+    let mut kills = Vec::new();
+    let mut exit = false;
+    let mut seen = vec![false; body.blocks.len()];
+    // (block, first statement to look at)
+    let mut work = vec![(at.0, at.1 + 1)];
+    while let Some((b, from)) = work.pop() {
+        let blk = &body.blocks[b];
+        match blk.stmts.iter().enumerate().skip(from).find(|(_, st)| st.defs.contains(&v)) {
+            Some((i, _)) => {
+                if !kills.contains(&(b, i)) {
+                    kills.push((b, i));
+                }
+            }
+            None if blk.succs.is_empty() => exit = true,
+            None => {
+                for &s in &blk.succs {
+                    if !std::mem::replace(&mut seen[s], true) {
+                        work.push((s, 0));
+                    }
+                }
+            }
+        }
+    }
+    (kills, exit)
+}
+
 /// Liveness with a given fact at every exit.
 struct LivenessFrom<'a>(&'a BitSet);
 
@@ -394,6 +427,33 @@ mod tests {
         assert!(!read_covered_in_iteration(&[], &sec(0, 8, &[])));
         // two halves of a row written by two stores, one element read
         assert!(read_covered_in_iteration(&[sec(0, 8, &[(8, 4)]), sec(32, 8, &[(8, 4)])], &sec(40, 8, &[])));
+    }
+
+    #[test]
+    fn first_kills_on_every_path() {
+        use crate::body::Stmt;
+        // bb0 (site at stmt 0) -> bb1 (kill v) | bb2 -> bb3 (kill v, exit) ; bb1 -> exit
+        let mut b = Body::new(2);
+        for _ in 0..4 {
+            b.add_block();
+        }
+        b.blocks[0].stmts = vec![Stmt::default(), Stmt::default()];
+        b.blocks[0].succs = vec![1, 2];
+        b.blocks[1].stmts = vec![Stmt { uses: vec![], defs: vec![1] }];
+        b.blocks[2].succs = vec![3];
+        b.blocks[3].stmts = vec![Stmt::default(), Stmt { uses: vec![], defs: vec![1] }];
+        let (k, exit) = first_kills(&b, (0, 0), 1);
+        assert_eq!(k.len(), 2);
+        assert!(k.contains(&(1, 0)) && k.contains(&(3, 1)));
+        assert!(!exit);
+        // without the kill in bb3 a path reaches the exit
+        b.blocks[3].stmts.pop();
+        assert_eq!(first_kills(&b, (0, 0), 1), (vec![(1, 0)], true));
+        // a kill in the site's own block after it
+        b.blocks[0].stmts[1].defs = vec![1];
+        assert_eq!(first_kills(&b, (0, 0), 1), (vec![(0, 1)], false));
+        // a kill before the site does not count
+        assert_eq!(first_kills(&b, (0, 1), 1), (vec![(1, 0)], true));
     }
 
     #[test]

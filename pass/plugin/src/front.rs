@@ -650,6 +650,8 @@ pub struct Translated {
 pub struct LoopKill {
     pub header: crate::ir::Block,
     pub objects: Vec<Obj>,
+    /// The kill statement in the body (appended to the loop's anchor).
+    pub at: StmtPos,
 }
 
 /// Memory reads of one access through pointer `p`, as variables.
@@ -959,7 +961,7 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
             .map(|&v| if v >= vars.global_var(0) { Obj::Global(v - vars.global_var(0)) } else { Obj::Alloca(v - vars.alloca_var(0)) })
             .collect();
         add_kill(body, pre, kills);
-        out.push(LoopKill { header: lp.header, objects });
+        out.push(LoopKill { header: lp.header, objects, at: (pre, body.blocks[pre].stmts.len() - 1) });
     }
     (out, without, unrecognised)
 }

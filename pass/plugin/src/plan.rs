@@ -39,6 +39,13 @@ pub struct SitePlan {
     pub anchor: Value,
     /// A sync site at `__kmpc_end_reduce`: on restart only its barrier is redone.
     pub end_reduce: bool,
+    /// Candidates (markers, forced checkpoints): the defined globals this
+    /// function does not need after the site although it may read them
+    /// later, each with the must-writes that rewrite it first on the
+    /// paths from the site (for `-Rdao`); and the bytes of the others it
+    /// neither reads nor rewrites again.
+    pub dead: Vec<(usize, Vec<String>)>,
+    pub unread: (usize, u64),
 }
 
 #[derive(Debug)]
@@ -634,7 +641,14 @@ impl Planner<'_> {
             SiteKind::Fork => Some(i.operand(fork_operand(i)).name()),
             _ => None,
         };
+        let (dead, unread) = if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
+            self.why_dead(f, t, &set, (bi, si), unknown_reads)
+        } else {
+            (Vec::new(), (0, 0))
+        };
         SitePlan {
+            dead,
+            unread,
             inst: i,
             kind,
             callee,
@@ -650,10 +664,67 @@ impl Planner<'_> {
     }
 }
 
+impl Planner<'_> {
+    /// For `-Rdao`: the defined globals not in `live` after the site at
+    /// `at` (those saved anyway, escaped ones under unknown reads, left
+    /// out), with the statements that rewrite each first on the paths from
+    /// the site (`sections::first_kills`), described by kind and file:line;
+    /// and the number and bytes of those no path rewrites.
+    fn why_dead(&self, f: Value, t: &Translated, live: &dao_analysis::BitSet, at: (usize, usize), unknown_reads: bool) -> (Vec<(usize, Vec<String>)>, (usize, u64)) {
+        let blocks = f.blocks();
+        let mut dead = Vec::new();
+        let mut unread = (0, 0);
+        for g in 0..self.facts.globals.len() {
+            let v = t.vars.global_var(g);
+            if live.contains(v) || self.facts.global_declared[g] || (unknown_reads && self.facts.global_escaped[g]) {
+                continue;
+            }
+            let (kills, _) = dao_analysis::sections::first_kills(&t.body, at, v);
+            if kills.is_empty() {
+                unread.0 += 1;
+                unread.1 += self.facts.global_size[g];
+                continue;
+            }
+            let why = kills
+                .iter()
+                .map(|&(b, s)| {
+                    let at_loc = |i: Value| i.debug_loc().map(|l| format!(" at {l}")).unwrap_or_default();
+                    if let Some(k) = t.loop_kills.iter().find(|k| k.at == (b, s)) {
+                        let loc = k.header.instructions().into_iter().find_map(|i| i.debug_loc());
+                        return format!("the loop{}", loc.map(|l| format!(" at {l}")).unwrap_or_default());
+                    }
+                    let Some(i) = blocks.get(b).and_then(|blk| blk.instructions().get(s).copied()) else {
+                        return "a write".to_string();
+                    };
+                    if i.is_call() {
+                        if let Some(Role::Fork { microtask }) = known::call_role(i) {
+                            // the region's own first line (flang gives the
+                            // fork call the line of a declaration)
+                            let task = i.operand(microtask);
+                            let loc = (task.is_function()).then(|| first_loc(task)).flatten().or_else(|| i.debug_loc());
+                            return format!("the parallel region '{}'{}", task.name(), loc.map(|l| format!(" at {l}")).unwrap_or_default());
+                        }
+                        return match known::call_intrinsic(i) {
+                            Some(crate::known::Intr::Set { .. }) => format!("a memset{}", at_loc(i)),
+                            Some(crate::known::Intr::Copy { .. }) => format!("a memcpy{}", at_loc(i)),
+                            _ => format!("the call of '{}'{}", i.called_function().map(|c| c.name()).unwrap_or_else(|| "?".into()), at_loc(i)),
+                        };
+                    }
+                    format!("a store{}", at_loc(i))
+                })
+                .collect();
+            dead.push((g, why));
+        }
+        (dead, unread)
+    }
+}
+
 /// The end of an outlined region, for threads that have finished their part.
 fn exit_site(f: Value) -> Option<SitePlan> {
     let ret = f.blocks().into_iter().find_map(|b| b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet))?;
     Some(SitePlan {
+        dead: Vec::new(),
+        unread: (0, 0),
         inst: ret,
         kind: SiteKind::Exit,
         callee: None,

@@ -71,8 +71,28 @@ pub fn print(m: Module, plan: &ModulePlan) {
             } else {
                 (": ", ", ")
             };
+            // candidates: what this function does not need after the site,
+            // and which must-write proved it (issue #15)
+            let dead = if matches!(s.kind, SiteKind::Marker | SiteKind::Forced) {
+                let dbytes: u64 = s.dead.iter().map(|(g, _)| plan.facts.global_size[*g]).sum();
+                let list: Vec<String> = s
+                    .dead
+                    .iter()
+                    .map(|(g, why)| format!("{} ({} B, rewritten first by {})", plan.facts.globals[*g].name(), plan.facts.global_size[*g], why.join(" or ")))
+                    .collect();
+                format!(
+                    "; dead in '{}' after this point: {} globals ({dbytes} B) [{}], and {} globals ({} B) it neither reads nor rewrites again",
+                    fp.name,
+                    s.dead.len(),
+                    list.join(", "),
+                    s.unread.0,
+                    s.unread.1
+                )
+            } else {
+                String::new()
+            };
             eprintln!(
-                "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{}",
+                "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{dead}{}",
                 s.loc.clone().unwrap_or_else(|| source.clone()),
                 s.slots.len(),
                 vnames.join(", "),

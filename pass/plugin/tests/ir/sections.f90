@@ -57,6 +57,6 @@ subroutine step_all(steps, s)
     s = s + state(1, 1)
   end do
 end subroutine
-! CHECK: sections.f90:38: candidate 1 in 'step_all_': live: {{.*}} 2 globals (65536 B) [_QMsecmodEhalo, _QMsecmodEstate]
+! CHECK: sections.f90:38: candidate 1 in 'step_all_': live: {{.*}} 2 globals (65536 B) [_QMsecmodEhalo, _QMsecmodEstate]; dead in 'step_all_' after this point: 2 globals (65536 B) [_QMsecmodEdeep (32768 B, rewritten first by {{the call of '_QMsecmodPouter'|the loop}} at sections.f90:{{[0-9]+}}), _QMsecmodEwork (32768 B, rewritten first by the parallel region 'step_all_..omp_par' at sections.f90:{{[0-9]+}})]
 ! CHECK-DAG: every call of 'step_all_..omp_par' writes all of _QMsecmodEwork (32768 B) before reading it: dead before the call
 ! CHECK-DAG: every call of '_QMsecmodPouter' writes all of _QMsecmodEdeep (32768 B) before reading it: dead before the call

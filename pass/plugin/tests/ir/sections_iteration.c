@@ -99,7 +99,9 @@ int main(void)
     }
     return out > 0;
 }
-// CHECK: sections_iteration.c:88: candidate 1 in 'main': live: {{.*}} 6 globals (163848 B) [out, next, before, inside, half, src]
+// The candidate's remark lists what is dead after it and the must-write that
+// rewrites it first (here the calls; the loop remarks name the loops).
+// CHECK: sections_iteration.c:88: candidate 1 in 'main': live: {{.*}} 6 globals (163848 B) [out, next, before, inside, half, src]; dead in 'main' after this point: 3 globals (66048 B) [plane (32768 B, rewritten first by the call of 'f_plane' at {{.*}}sections_iteration.c:89), team (32768 B, rewritten first by the call of 'f_team' at {{.*}}sections_iteration.c:90), stmt (512 B, rewritten first by the call of 'f_stmt' at {{.*}}sections_iteration.c:91)]
 // CHECK-DAG: every call of 'f_plane' writes all of plane (32768 B) before reading it
 // CHECK-DAG: every call of 'f_team.omp_outlined' writes all of team (32768 B) before reading it
 // CHECK-DAG: every call of 'f_stmt' writes all of stmt (512 B) before reading it
