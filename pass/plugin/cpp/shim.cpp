@@ -303,6 +303,29 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     BasicBlock *E = L->getExitingBlock();
     return E && E != X && DT.dominates(E, X) ? max : max + 1;
   };
+  // The object an address points into and its byte offset from the
+  // object's start as a SCEV: a global, or an alloca (with `argOrCall`, also
+  // an argument or a call's result) of the original function, mapped back
+  // through the clone's value map; nothing when ScalarEvolution cannot say.
+  auto objectOffset = [&](Value *Ptr, bool argOrCall) -> std::optional<std::pair<Value *, const SCEV *>> {
+    if (!SE.isSCEVable(Ptr->getType()))
+      return std::nullopt;
+    const SCEV *P = SE.getSCEV(Ptr);
+    auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(P));
+    if (!BaseU)
+      return std::nullopt;
+    Value *Base = BaseU->getValue();
+    if (!isa<GlobalVariable>(Base) && !isa<AllocaInst>(Base) && !(argOrCall && (isa<Argument>(Base) || isa<CallInst>(Base))))
+      return std::nullopt;
+    auto BI = Back.find(Base);
+    Value *OrigBase = isa<GlobalVariable>(Base) ? Base : (BI == Back.end() ? nullptr : BI->second);
+    if (!OrigBase || OrigBase->getValueID() != Base->getValueID())
+      return std::nullopt;
+    const SCEV *Off = SE.getMinusSCEV(P, BaseU);
+    if (isa<SCEVCouldNotCompute>(Off))
+      return std::nullopt;
+    return std::make_pair(OrigBase, Off);
+  };
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
     if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
@@ -336,22 +359,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       for (Loop *L = L0; L; L = L->getParentLoop())
         Out->loops[LoopIx[L]].stores++;
-      if (!SE.isSCEVable(Ptr->getType()))
+      auto OO = objectOffset(Ptr, true);
+      if (!OO)
         continue;
-      const SCEV *P = SE.getSCEV(Ptr);
-      auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(P));
-      if (!BaseU)
-        continue;
-      Value *Base = BaseU->getValue();
-      if (!isa<GlobalVariable>(Base) && !isa<AllocaInst>(Base) && !isa<Argument>(Base) && !isa<CallInst>(Base))
-        continue;
-      auto BI = Back.find(Base);
-      Value *OrigBase = isa<GlobalVariable>(Base) ? Base : (BI == Back.end() ? nullptr : BI->second);
-      if (!OrigBase || OrigBase->getValueID() != Base->getValueID())
-        continue;
-      const SCEV *Off = SE.getMinusSCEV(P, BaseU);
-      if (isa<SCEVCouldNotCompute>(Off))
-        continue;
+      Value *OrigBase = OO->first;
+      const SCEV *Off = OO->second;
       DaoSection S{};
       S.base = OrigBase;
       S.size = Size;
@@ -491,22 +503,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         } else {
           continue;
         }
-        if (!SE.isSCEVable(Ptr->getType()) || Size >= (1ull << 40))
+        if (Size >= (1ull << 40))
           continue;
-        const SCEV *P = SE.getSCEV(Ptr);
-        auto *BaseU = dyn_cast<SCEVUnknown>(SE.getPointerBase(P));
-        if (!BaseU)
+        auto OO = objectOffset(Ptr, false);
+        if (!OO)
           continue;
-        Value *Base = BaseU->getValue();
-        if (!isa<GlobalVariable>(Base) && !isa<AllocaInst>(Base))
-          continue;
-        auto BI = Back.find(Base);
-        Value *OrigBase = isa<GlobalVariable>(Base) ? Base : (BI == Back.end() ? nullptr : BI->second);
-        if (!OrigBase || OrigBase->getValueID() != Base->getValueID())
-          continue;
-        const SCEV *O = SE.getMinusSCEV(P, BaseU);
-        if (isa<SCEVCouldNotCompute>(O))
-          continue;
+        Value *OrigBase = OO->first;
+        const SCEV *O = OO->second;
         auto BackI = Back.find(&I);
         if (BackI == Back.end())
           continue;
