@@ -326,6 +326,35 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       return std::nullopt;
     return std::make_pair(OrigBase, Off);
   };
+  // A read: a load's address and size, or a memory transfer's source and
+  // length (UINT64_MAX when not constant).
+  auto readAccess = [&](Instruction &I) -> std::optional<std::pair<Value *, uint64_t>> {
+    if (auto *LI2 = dyn_cast<LoadInst>(&I))
+      return std::make_pair(LI2->getPointerOperand(), (uint64_t)DL.getTypeStoreSize(LI2->getType()).getFixedValue());
+    if (auto *MT = dyn_cast<MemTransferInst>(&I)) {
+      auto *Len = dyn_cast<ConstantInt>(MT->getLength());
+      return std::make_pair(MT->getSource(), Len ? Len->getZExtValue() : UINT64_MAX);
+    }
+    return std::nullopt;
+  };
+  // Peel loop L off a read's offset O (block X of L, or the header of the
+  // loop inside L that holds the read), adding L's dimension with its
+  // may-count to box R when O is an affine recurrence of L; false when O
+  // varies with L in any other way, or the box is full.
+  auto peelMay = [&](const SCEV *&O, Loop *L, BasicBlock *X, auto &R) -> bool {
+    if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
+      auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+      auto *Max = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+      if (!AR->isAffine() || !St || !Max || St->getAPInt().getSignificantBits() > 48 || Max->getAPInt().getActiveBits() > 40 || R.ndims == 8)
+        return false;
+      R.stride[R.ndims] = St->getAPInt().getSExtValue();
+      R.count[R.ndims] = mayCount(L, X, Max->getAPInt().getZExtValue());
+      R.ndims++;
+      O = AR->getStart();
+      return true;
+    }
+    return SE.isLoopInvariant(O, L);
+  };
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
     if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
@@ -413,18 +442,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // space covers every thread's chunk.
   for (auto &BB : *C)
     for (auto &I : BB) {
-      Value *Ptr = nullptr;
-      uint64_t Size = 0;
-      if (auto *LI2 = dyn_cast<LoadInst>(&I)) {
-        Ptr = LI2->getPointerOperand();
-        Size = DL.getTypeStoreSize(LI2->getType()).getFixedValue();
-      } else if (auto *MT = dyn_cast<MemTransferInst>(&I)) {
-        Ptr = MT->getSource();
-        auto *Len = dyn_cast<ConstantInt>(MT->getLength());
-        Size = Len ? Len->getZExtValue() : UINT64_MAX;
-      } else {
+      auto Acc = readAccess(I);
+      if (!Acc)
         continue;
-      }
+      Value *Ptr = Acc->first;
+      uint64_t Size = Acc->second;
       auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0));
       if (!GV)
         continue;
@@ -445,19 +467,9 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         bool ok = true;
         BasicBlock *X = &BB;
         for (Loop *L = LI.getLoopFor(&BB); L && ok; L = L->getParentLoop()) {
-          if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
-            auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-            auto *Max = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
-            if (!AR->isAffine() || !St || !Max || St->getAPInt().getSignificantBits() > 48 || Max->getAPInt().getActiveBits() > 40 || R.ndims == 8) {
-              ok = false;
-              break;
-            }
-            R.stride[R.ndims] = St->getAPInt().getSExtValue();
-            R.count[R.ndims] = mayCount(L, X, Max->getAPInt().getZExtValue());
-            R.ndims++;
-            O = AR->getStart();
-          } else if (!SE.isLoopInvariant(O, L)) {
+          if (!peelMay(O, L, X, R)) {
             ok = false;
+            break;
           }
           X = L->getHeader();
         }
@@ -489,22 +501,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       if (!L0)
         continue;
       for (auto &I : BB) {
-        Value *Ptr = nullptr;
-        uint64_t Size = 0;
-        if (auto *LI2 = dyn_cast<LoadInst>(&I)) {
-          Ptr = LI2->getPointerOperand();
-          Size = DL.getTypeStoreSize(LI2->getType()).getFixedValue();
-        } else if (auto *MT = dyn_cast<MemTransferInst>(&I)) {
-          auto *Len = dyn_cast<ConstantInt>(MT->getLength());
-          if (!Len)
-            continue;
-          Ptr = MT->getSource();
-          Size = Len->getZExtValue();
-        } else {
+        auto Acc = readAccess(I);
+        if (!Acc || Acc->second >= (1ull << 40))
           continue;
-        }
-        if (Size >= (1ull << 40))
-          continue;
+        Value *Ptr = Acc->first;
+        uint64_t Size = Acc->second;
         auto OO = objectOffset(Ptr, false);
         if (!OO)
           continue;
@@ -537,18 +538,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
               }
             }
           // peel L for the loop around it: may-counts
-          if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
-            auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-            auto *Max = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
-            if (!AR->isAffine() || !St || !Max || St->getAPInt().getSignificantBits() > 48 || Max->getAPInt().getActiveBits() > 40 || R.ndims == 8)
-              break;
-            R.stride[R.ndims] = St->getAPInt().getSExtValue();
-            R.count[R.ndims] = mayCount(L, X, Max->getAPInt().getZExtValue());
-            R.ndims++;
-            O = AR->getStart();
-          } else if (!SE.isLoopInvariant(O, L)) {
+          if (!peelMay(O, L, X, R))
             break;
-          }
           X = L->getHeader();
         }
       }
