@@ -5,13 +5,16 @@ For every NPB port (C: bt, cg, ft, mg; Fortran: cg, mg) and class (W, A by
 default), and for the NPB 3.0-style test program sections_dead (C and
 Fortran):
 
-1. Two instrumented builds of the same sources with the same `dao cc|fc -O3
-   -fopenmp`: before (`DAO_SECTIONS=0` at compile time: whole-object kills
-   only, calls read every global their callees may read) and after (the
-   default). Compile time of each build (wall, median of --reps).
-2. Three profiling runs (`DAO_PROFILE`, OMP_NUM_THREADS=--threads; nothing
-   is written): the before build, the after build, and the after build with
-   `DAO_SAVE=all` (save everything: the C3 column). The profile gives, for
+1. Three instrumented builds of the same sources with the same `dao cc|fc
+   -O3 -fopenmp`: before (`DAO_SECTIONS=0` at compile time: whole-object
+   kills by single stores only, calls read every global their callees may
+   read), whole (`DAO_SECTIONS=whole`: section kills of whole objects, no
+   byte-level liveness: a partly rewritten global saved whole) and after
+   (the default). Compile time of the before and after builds (wall,
+   median of --reps).
+2. Four profiling runs (`DAO_PROFILE`, OMP_NUM_THREADS=--threads; nothing
+   is written): the before, whole and after builds, and the after build
+   with `DAO_SAVE=all` (save everything: the C3 column). The profile gives, for
    every candidate instance, the bytes a checkpoint there would save
    (shared globals + heap + every thread's slots, stack and thread-local
    values). Per candidate site, the first instance is reported.
@@ -58,8 +61,9 @@ TIMING = re.compile(r"^ (Time|Mop/s|Time initialisation)")
 
 def build(lang, sources, flags, out, sections, workdir):
     env = dict(os.environ)
-    if not sections:
-        env["DAO_SECTIONS"] = "0"
+    env.pop("DAO_SECTIONS", None)
+    if sections is not True:
+        env["DAO_SECTIONS"] = "0" if sections is False else sections
     cmd = [str(DAO), "cc" if lang == "c" else "fc", "-O3", "-fopenmp", *flags, *map(str, sources), "-o", str(out)]
     if lang == "c":
         cmd.append("-lm")
@@ -142,22 +146,25 @@ def main():
                 exe = wd / f"{tag}.{'after' if sections else 'before'}"
                 times[sections].append(build(lang, srcs, flags, exe, sections, wd))
                 exes[sections] = exe
+        exes["whole"] = wd / f"{tag}.whole"
+        build(lang, srcs, flags, exes["whole"], "whole", wd)
         out_b, before, _ = profile(exes[False], args, a.threads, False, wd)
+        out_w, whole, _ = profile(exes["whole"], args, a.threads, False, wd)
         out_a, after, rss = profile(exes[True], args, a.threads, False, wd)
         out_all, allm, _ = profile(exes[True], args, a.threads, True, wd)
-        if not (out_b == out_a == out_all):
-            sys.exit(f"{tag}: outputs differ between the before, after and save-all runs")
+        if not (out_b == out_w == out_a == out_all):
+            sys.exit(f"{tag}: outputs differ between the before, whole, after and save-all runs")
         tb, ta = statistics.median(times[False]), statistics.median(times[True])
         for site in after:
-            rows.append(dict(bench=tag, site=site_key(site), before=before.get(site), after=after[site], all=allm.get(site), rss=rss, compile_before_s=tb, compile_after_s=ta))
+            rows.append(dict(bench=tag, site=site_key(site), before=before.get(site), whole=whole.get(site), after=after[site], all=allm.get(site), rss=rss, compile_before_s=tb, compile_after_s=ta))
         print(f"{tag}: compile {tb:.2f} s -> {ta:.2f} s ({100 * (ta / tb - 1):+.1f}%)", file=sys.stderr)
-    print(f"| bench | candidate | before | after | save-all | after / save-all | before / save-all | RSS |")
-    print(f"|---|---|---:|---:|---:|---:|---:|---:|")
+    print(f"| bench | candidate | before | whole | after | save-all | after / save-all | whole / save-all | before / save-all | RSS |")
+    print(f"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        b, x, al = r["before"], r["after"], r["all"]
-        print(f"| {r['bench']} | {r['site']} | {mb(b) if b is not None else '-'} | {mb(x)} | {mb(al) if al else '-'} | "
-              f"{100 * x / al:.1f}% | {100 * b / al:.1f}% | {mb(r['rss']) if r['rss'] else '-'} |" if al and b is not None else
-              f"| {r['bench']} | {r['site']} | - | {mb(x)} | - | - | - | - |")
+        b, w, x, al = r["before"], r["whole"], r["after"], r["all"]
+        print(f"| {r['bench']} | {r['site']} | {mb(b)} | {mb(w)} | {mb(x)} | {mb(al)} | "
+              f"{100 * x / al:.1f}% | {100 * w / al:.1f}% | {100 * b / al:.1f}% | {mb(r['rss']) if r['rss'] else '-'} |" if al and b is not None and w is not None else
+              f"| {r['bench']} | {r['site']} | - | - | {mb(x)} | - | - | - | - | - |")
     print()
     print("| bench | compile before (s) | compile after (s) | added |")
     print("|---|---:|---:|---:|")

@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 4;
+pub const DAO_ABI_VERSION: u32 = 5;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -187,6 +187,8 @@ pub const SITE_DESC: Layout = Layout {
         f("allocas", Ptr),
         f("n_globals", I32),
         f("globals", Ptr),
+        f("n_parts", I32),
+        f("parts", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -364,7 +366,16 @@ mod tests {
     #[test]
     fn known_sizes() {
         // the numbers the runtime asserted before this crate existed
-        assert_eq!([VAR_DESC.size(), SITE_DESC.size(), FUNC_DESC.size(), MODULE_DESC.size(), FRAME.size()], [40, 72, 72, 112, 40]);
+        assert_eq!(
+            [
+                VAR_DESC.size(),
+                SITE_DESC.size(),
+                FUNC_DESC.size(),
+                MODULE_DESC.size(),
+                FRAME.size()
+            ],
+            [40, 88, 72, 112, 40]
+        );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }
 

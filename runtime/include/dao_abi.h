@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 4
+#define DAO_ABI_VERSION 5
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -82,6 +82,9 @@ typedef struct dao_site_desc {
     const uint32_t *allocas;   /* ... as indices into func->allocas */
     uint32_t n_globals;   /* globals live in this function's continuation ... */
     const uint32_t *globals;   /* ... as indices into func->module->globals */
+    uint32_t n_parts;     /* byte ranges of the globals above live only in part ... */
+    const uint64_t *parts;     /* ... n_parts triples (global index, first byte, end byte),
+                                  by index then offset; a global with none is live whole */
 } dao_site_desc;
 
 typedef struct dao_module_desc dao_module_desc;

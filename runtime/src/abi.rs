@@ -37,6 +37,8 @@ pub struct DaoSiteDesc {
     pub allocas: *const u32,
     pub n_globals: u32,
     pub globals: *const u32,
+    pub n_parts: u32,
+    pub parts: *const u64,
 }
 
 #[repr(C)]
@@ -97,8 +99,35 @@ mod tests {
     #[test]
     fn mirrors_match_the_contract() {
         check_layout!(DaoVarDesc, VAR_DESC, name, loc, size, offset, addr);
-        check_layout!(DaoSiteDesc, SITE_DESC, kind, flags, loc, callee, n_slots, slots, n_allocas, allocas, n_globals, globals);
-        check_layout!(DaoFuncDesc, FUNC_DESC, name, module, n_sites, sites, n_slots, slots, n_allocas, allocas, slot_area_size);
+        check_layout!(
+            DaoSiteDesc,
+            SITE_DESC,
+            kind,
+            flags,
+            loc,
+            callee,
+            n_slots,
+            slots,
+            n_allocas,
+            allocas,
+            n_globals,
+            globals,
+            n_parts,
+            parts
+        );
+        check_layout!(
+            DaoFuncDesc,
+            FUNC_DESC,
+            name,
+            module,
+            n_sites,
+            sites,
+            n_slots,
+            slots,
+            n_allocas,
+            allocas,
+            slot_area_size
+        );
         check_layout!(
             DaoModuleDesc,
             MODULE_DESC,

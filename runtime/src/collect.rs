@@ -4,7 +4,9 @@
 //! takes the slots and stack objects its current site lists (all of them
 //! under DAO_SAVE=all), the union of the globals the sites list (every
 //! escaped global when a site has DAO_SITE_UNKNOWN_READS; every global under
-//! DAO_SAVE=all), and the heap blocks to save: with DAO_HEAP=reachable the
+//! DAO_SAVE=all; a global that every site naming it lists as live only in
+//! part, as byte ranges (`dao_site_desc.parts`), is saved as those ranges
+//! only, one record each at its address), and the heap blocks to save: with DAO_HEAP=reachable the
 //! blocks reachable from the saved bytes by a conservative scan (every
 //! 8-byte-aligned word whose value lies in [payload start, payload end] of
 //! an allocated block marks it; transitively), otherwise every block.
@@ -74,12 +76,53 @@ pub fn collect(top: *mut DaoFrame, save_all: bool, heap_all: bool) -> Collected 
     collect_team(top, &[], save_all, heap_all)
 }
 
+/// The globals the walked sites name, by (module hash, index): the
+/// module, and the byte ranges live (None: all of it).
+type Wanted = BTreeMap<(u64, u32), (&'static DaoModuleDesc, Option<Vec<(u64, u64)>>)>;
+
+/// Adds what one site (or a snapshot) wants of a global: the union with
+/// what others want, whole if any wants it whole.
+fn want(
+    wanted: &mut Wanted,
+    key: (u64, u32),
+    m: &'static DaoModuleDesc,
+    ranges: Option<Vec<(u64, u64)>>,
+) {
+    match wanted.get_mut(&key) {
+        None => {
+            wanted.insert(key, (m, ranges));
+        }
+        Some((_, have)) => match (have.as_mut(), ranges) {
+            (Some(h), Some(r)) => h.extend(r),
+            (Some(_), None) => *have = None,
+            (None, _) => {}
+        },
+    }
+}
+
+/// Sorted, merged ranges within `[0, size)`.
+fn merge_ranges(mut r: Vec<(u64, u64)>, size: u64) -> Vec<(u64, u64)> {
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
+    for (a, b) in r {
+        let (a, b) = (a.min(size), b.min(size));
+        if a >= b {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 /// What the chains of all threads contribute: frames, roots of the heap
 /// scan, globals their sites name.
 struct Walk {
     bytes: Bytes,
     roots: Vec<(usize, &'static [u8])>,
-    wanted: BTreeMap<(u64, u32), &'static DaoModuleDesc>,
+    wanted: Wanted,
     unknown_reads: bool,
 }
 
@@ -122,13 +165,23 @@ impl Walk {
             self.unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
             if let Some(m) = module {
                 for &g in site.globals() {
-                    let Some(d) = m.globals().get(g as usize) else { continue };
+                    let Some(d) = m.globals().get(g as usize) else {
+                        continue;
+                    };
+                    // live in part: the ranges (object-relative, so the same
+                    // in the module that defines it)
+                    let r: Vec<(u64, u64)> = site
+                        .parts()
+                        .filter(|p| p.0 == g)
+                        .map(|p| (p.1, p.2))
+                        .collect();
+                    let r = (!r.is_empty()).then_some(r);
                     if d.offset == crate::abi::DAO_GLOBAL_DECLARED {
                         if let Some((dm, di)) = crate::modules::defining(d.addr as usize) {
-                            self.wanted.insert((dm.module_hash, di), dm);
+                            want(&mut self.wanted, (dm.module_hash, di), dm, r);
                         }
                     } else {
-                        self.wanted.insert((m.module_hash, g), m);
+                        want(&mut self.wanted, (m.module_hash, g), m, r);
                     }
                 }
             }
@@ -180,7 +233,10 @@ pub struct Snapshot {
     /// Its copies of flang's threadprivate variables (bytes of the live ones).
     pub tp: Vec<dao_format::TpCopy<'static>>,
     pub singles: u64,
-    wanted: Vec<((u64, u32), &'static DaoModuleDesc)>,
+    wanted: Vec<(
+        (u64, u32),
+        (&'static DaoModuleDesc, Option<Vec<(u64, u64)>>),
+    )>,
     unknown_reads: bool,
     bytes: Bytes,
 }
@@ -190,9 +246,22 @@ unsafe impl Send for Snapshot {}
 
 /// On a worker at a candidate: copies its private state (see [`Snapshot`]).
 pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
-    let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
-    let frames = w.chain(top, save_all).into_iter().map(Frame::into_owned).collect();
-    let tls = w.tls(&crate::omp::tls_here()).into_iter().map(dao_format::TlsValue::into_owned).collect();
+    let mut w = Walk {
+        bytes: Bytes::default(),
+        roots: Vec::new(),
+        wanted: Wanted::new(),
+        unknown_reads: false,
+    };
+    let frames = w
+        .chain(top, save_all)
+        .into_iter()
+        .map(Frame::into_owned)
+        .collect();
+    let tls = w
+        .tls(&crate::omp::tls_here())
+        .into_iter()
+        .map(dao_format::TlsValue::into_owned)
+        .collect();
     let live = wanted_addrs(&w.wanted);
     let tp = tp_copies(thread, &live, save_all, &mut w.bytes).into_iter().map(dao_format::TpCopy::into_owned).collect();
     Snapshot {
@@ -210,8 +279,18 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
 /// stopped workers of its team (each its own chain; a worker that has
 /// finished its part of the region is one frame at the Exit site; a worker
 /// of a non-blocking round by its [`Snapshot`]).
-pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, heap_all: bool) -> Collected {
-    let mut w = Walk { bytes: Bytes::default(), roots: Vec::new(), wanted: BTreeMap::new(), unknown_reads: false };
+pub fn collect_team(
+    top: *mut DaoFrame,
+    workers: &[Stopped],
+    save_all: bool,
+    heap_all: bool,
+) -> Collected {
+    let mut w = Walk {
+        bytes: Bytes::default(),
+        roots: Vec::new(),
+        wanted: Wanted::new(),
+        unknown_reads: false,
+    };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
     // snapshots' bytes are roots of the heap scan; they live in `workers`
@@ -222,7 +301,9 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
             w.bytes.stack += sn.bytes.stack;
             w.bytes.globals += sn.bytes.globals;
             w.unknown_reads |= sn.unknown_reads;
-            w.wanted.extend(sn.wanted.iter().copied());
+            for (k, (m, r)) in &sn.wanted {
+                want(&mut w.wanted, *k, m, r.clone());
+            }
             for f in &sn.frames {
                 snap_roots.extend(f.slots.iter().map(|s| (0usize, &*s.bytes)));
                 snap_roots.extend(f.stack_objects.iter().map(|o| (o.addr as usize, &*o.bytes)));
@@ -287,25 +368,33 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
             Vec::new()
         };
         for g in extra {
-            wanted.insert((m.module_hash, g), m);
+            want(&mut wanted, (m.module_hash, g), m, None);
         }
     }
     let mut globals = Vec::new();
-    for ((hash, i), m) in wanted {
+    for ((hash, i), (m, ranges)) in wanted {
         let Some(d) = m.globals().get(i as usize) else {
             fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
         };
-        let b = memory(d.addr as usize, d.size as usize);
-        bytes.globals += d.size;
-        roots.push((d.addr as usize, b));
-        globals.push(Global {
-            module_hash: hash,
-            index: i,
-            name: desc::name(d.name),
-            loc: desc::opt_name(d.loc),
-            addr: d.addr as u64,
-            bytes: Cow::Borrowed(b),
-        });
+        // whole, or one record per live range, at its own address
+        let ranges = match ranges {
+            None => vec![(0, d.size)],
+            Some(r) => merge_ranges(r, d.size),
+        };
+        for (lo, hi) in ranges {
+            let addr = d.addr as usize + lo as usize;
+            let b = memory(addr, (hi - lo) as usize);
+            bytes.globals += hi - lo;
+            roots.push((addr, b));
+            globals.push(Global {
+                module_hash: hash,
+                index: i,
+                name: desc::name(d.name),
+                loc: desc::opt_name(d.loc),
+                addr: addr as u64,
+                bytes: Cow::Borrowed(b),
+            });
+        }
     }
 
     let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
@@ -340,8 +429,12 @@ pub fn collect_team(top: *mut DaoFrame, workers: &[Stopped], save_all: bool, hea
 }
 
 /// Addresses of the globals the walked sites name.
-fn wanted_addrs(wanted: &BTreeMap<(u64, u32), &'static DaoModuleDesc>) -> std::collections::HashSet<usize> {
-    wanted.iter().filter_map(|((_, i), m)| m.globals().get(*i as usize)).map(|d| d.addr as usize).collect()
+fn wanted_addrs(wanted: &Wanted) -> std::collections::HashSet<usize> {
+    wanted
+        .iter()
+        .filter_map(|((_, i), (m, _))| m.globals().get(*i as usize))
+        .map(|d| d.addr as usize)
+        .collect()
 }
 
 /// Team thread `thread`'s copies of flang's threadprivate variables, with

@@ -85,6 +85,13 @@ impl DaoSiteDesc {
     pub fn globals(&self) -> &'static [u32] {
         table(self.globals, self.n_globals)
     }
+    /// The live byte ranges of the globals live only in part here:
+    /// (index into the module's globals, first byte, end byte).
+    pub fn parts(&self) -> impl Iterator<Item = (u32, u64, u64)> {
+        table(self.parts, self.n_parts.saturating_mul(3))
+            .chunks_exact(3)
+            .map(|c| (c[0] as u32, c[1], c[2]))
+    }
 }
 
 /// A copy of the fields of a live `dao_frame` the runtime reads.

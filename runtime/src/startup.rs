@@ -197,17 +197,24 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
 /// before writing them), so a correct liveness analysis makes this
 /// invisible; a global wrongly found dead no longer keeps the start-up
 /// value that may hide the error (NaN for doubles, -1 for integers, an
-/// invalid pointer). Returns the bytes poisoned.
+/// invalid pointer). A global saved only in part (byte ranges live at
+/// every saved position) is poisoned whole, and its saved ranges written
+/// back over it like the other saved globals. Returns the bytes poisoned
+/// that stay poisoned.
 fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
-    let saved: std::collections::HashSet<(u64, u32)> = saved.iter().map(|g| (g.module_hash, g.index)).collect();
+    let mut held: std::collections::HashMap<(u64, u32), u64> = std::collections::HashMap::new();
+    for g in saved {
+        *held.entry((g.module_hash, g.index)).or_default() += g.bytes.len() as u64;
+    }
     let mut n = 0;
     for m in crate::modules::all() {
         for (i, d) in m.globals().iter().enumerate() {
-            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 || saved.contains(&(m.module_hash, i as u32)) {
+            let have = held.get(&(m.module_hash, i as u32)).copied().unwrap_or(0);
+            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 || have >= d.size {
                 continue;
             }
             desc::fill_memory(d.addr as usize, d.size as usize, 0xff);
-            n += d.size;
+            n += d.size - have;
         }
     }
     n
@@ -253,9 +260,17 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         let Some(m) = crate::modules::by_hash(g.module_hash) else {
             fatal(format_args!("{file}: global {} belongs to module {:016x}, which is not in this executable", g.name, g.module_hash))
         };
+        // the whole global, or one live range of it (saved in part)
         let d = m.globals().get(g.index as usize);
-        if !d.is_some_and(|d| d.addr as u64 == g.addr && d.size == g.bytes.len() as u64) {
-            fatal(format_args!("{file}: global {} does not match this executable's global {} of module {}", g.name, g.index, desc::name(m.source_name)));
+        if !d.is_some_and(|d| {
+            d.addr as u64 <= g.addr && g.addr + g.bytes.len() as u64 <= d.addr as u64 + d.size
+        }) {
+            fatal(format_args!(
+                "{file}: global {} does not match this executable's global {} of module {}",
+                g.name,
+                g.index,
+                desc::name(m.source_name)
+            ));
         }
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;

@@ -4,9 +4,12 @@
 //! A variable is anything whose value a checkpoint may have to keep: an SSA
 //! value, a stack object, a global, or the pseudo-variable "unknown memory".
 //! The front decides what each instruction reads (`uses`) and what it
-//! certainly overwrites in full (`defs`, the kills of liveness). Partial or
-//! uncertain writes are neither: keeping a variable that is dead is only a
-//! cost, dropping one that is live is a wrong restart.
+//! certainly overwrites in full (`defs`, the kills of liveness). A write
+//! that certainly overwrites known bytes of a variable but not all of them
+//! is a partial kill (`pdefs`): the variable-level liveness ignores it, the
+//! byte-level one ([`crate::bytelive`]) removes those bytes. Uncertain
+//! writes are neither: keeping a variable that is dead is only a cost,
+//! dropping one that is live is a wrong restart.
 //!
 //! Phi operands are uses on the incoming edge; the front appends them as a
 //! statement at the end of the predecessor (after its terminator), which is
@@ -19,6 +22,14 @@ pub type BlockId = usize;
 pub struct Stmt {
     pub uses: Vec<VarId>,
     pub defs: Vec<VarId>,
+    /// Partial kills: (variable, the bytes of it certainly overwritten, as
+    /// offsets from its first byte). Applied with `defs`, before `uses`.
+    pub pdefs: Vec<(VarId, crate::sections::Intervals)>,
+    /// Partial uses: (variable of `uses`, the only bytes of it read). For
+    /// the byte-level liveness a variable of `uses` listed here reads these
+    /// bytes, not all of it (a call whose callee reads a grid's halo first
+    /// and rewrites the interior before reading it).
+    pub puses: Vec<(VarId, crate::sections::Intervals)>,
 }
 
 #[derive(Clone, Debug, Default)]

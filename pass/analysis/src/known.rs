@@ -332,6 +332,14 @@ pub fn is_omp_runtime_state(global: &str) -> bool {
     global.starts_with(".gomp_critical_user_") || global.starts_with("_gomp_critical_user_")
 }
 
+/// libc's standard stream globals (declared, defined by libc): their
+/// value points to libc's own `FILE` objects, never to program memory, so
+/// a function reading through that pointer (`fflush(stdout)`, `fprintf`'s
+/// stream argument) reads nothing a checkpoint saves.
+pub fn is_libc_stream(global: &str) -> bool {
+    matches!(global, "stdin" | "stdout" | "stderr")
+}
+
 use names::rt;
 use names::*;
 use Effect::*;
@@ -745,12 +753,15 @@ pub static TABLE: &[Row] = &[
     llvm("llvm.assume", Intr::NoMem, Pure),
     llvm("llvm.stack", Intr::NoMem, Pure),
     llvm("llvm.experimental.noalias", Intr::NoMem, Pure),
-    // NB: the exact name, as the pass has always matched it; LLVM 19 spells
-    // the intrinsic with its pointer type (`llvm.threadlocal.address.p0`,
-    // see names::THREADLOCAL_ADDRESS), which this row does not match, so
-    // such calls fall to the catch-all (conservative: the result is an
-    // unknown pointer, a store through it is guarded).
+    // clang's access to a thread-local global (threadprivate): LLVM 19
+    // spells the intrinsic with its pointer type (names::THREADLOCAL_ADDRESS);
+    // the result is the calling thread's copy of operand 0 (saved whole by
+    // the runtime with the thread's TLS, private to the thread: a store
+    // through it needs no shared-write guard). Until issue #15 only the
+    // bare name matched, and `.p0` calls were unknown pointers, which made
+    // every function reading a threadprivate array read unknown memory.
     row(Exact("llvm.threadlocal.address"), ANY, Some(Intrinsic), Some(Role::Intrinsic(Intr::ThreadlocalAddress { global: 0 })), Pure),
+    row(Exact(THREADLOCAL_ADDRESS), ANY, Some(Intrinsic), Some(Role::Intrinsic(Intr::ThreadlocalAddress { global: 0 })), Pure),
     llvm("llvm.", Intr::Other, Pure),
     row(Prefix("__kmpc_dispatch_next_"), &[both("i32 (ptr, i32, ptr, ptr, ptr, ptr)")], Some(ReadsArgs), Some(Role::DispatchNext), Pure),
     row(

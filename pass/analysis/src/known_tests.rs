@@ -325,10 +325,21 @@ fn intrinsics() {
     for n in ["llvm.dbg.declare", "llvm.dbg.value", "llvm.assume", "llvm.stacksave.p0", "llvm.stackrestore.p0", "llvm.experimental.noalias.scope.decl"] {
         assert_eq!(intr(n), (Intr::NoMem, Pure), "{n}");
     }
-    for n in ["llvm.fmuladd.f64", "llvm.masked.load.v4f64.p0", "llvm.prefetch.p0", names::THREADLOCAL_ADDRESS] {
+    for n in [
+        "llvm.fmuladd.f64",
+        "llvm.masked.load.v4f64.p0",
+        "llvm.prefetch.p0",
+    ] {
         assert_eq!(intr(n), (Intr::Other, Pure), "{n}");
     }
-    assert_eq!(intr("llvm.threadlocal.address"), (Intr::ThreadlocalAddress { global: 0 }, Pure));
+    assert_eq!(
+        intr("llvm.threadlocal.address"),
+        (Intr::ThreadlocalAddress { global: 0 }, Pure)
+    );
+    assert_eq!(
+        intr(names::THREADLOCAL_ADDRESS),
+        (Intr::ThreadlocalAddress { global: 0 }, Pure)
+    );
     // not intrinsics
     assert!(lookup_name("llvm_foo").is_none_or(|m| !matches!(m.row.role, Some(Role::Intrinsic(_)))));
 }

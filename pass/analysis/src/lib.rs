@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bitset;
+pub mod bytelive;
 pub mod body;
 pub mod callgraph;
 pub mod dataflow;

@@ -83,6 +83,54 @@ impl Intervals {
     pub fn bytes_within(&self, lo: i64, hi: i64) -> u64 {
         self.0.iter().map(|&(a, b)| (b.min(hi) - a.max(lo)).max(0) as u64).sum()
     }
+    /// `[0, size)`: every byte of an object of `size` bytes.
+    pub fn whole(size: u64) -> Self {
+        Intervals::from_unsorted(vec![(0, size as i64)])
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The number of bytes in the union.
+    pub fn bytes(&self) -> u64 {
+        self.0.iter().map(|&(a, b)| (b - a) as u64).sum()
+    }
+    /// `self ∪ other`.
+    pub fn union(&self, other: &Intervals) -> Intervals {
+        Intervals::from_unsorted(self.0.iter().chain(&other.0).copied().collect())
+    }
+    /// `self ∩ [lo, hi)`.
+    pub fn clip(&self, lo: i64, hi: i64) -> Intervals {
+        Intervals::from_unsorted(
+            self.0
+                .iter()
+                .map(|&(a, b)| (a.max(lo), b.min(hi)))
+                .collect(),
+        )
+    }
+    /// `self − other`.
+    pub fn minus(&self, other: &Intervals) -> Intervals {
+        let mut out = Vec::new();
+        for &(mut a, b) in &self.0 {
+            // the intervals of `other` that may overlap [a, b), in order
+            let from = other.0.partition_point(|&(_, hi)| hi <= a);
+            for &(lo, hi) in &other.0[from..] {
+                if lo >= b {
+                    break;
+                }
+                if lo > a {
+                    out.push((a, lo));
+                }
+                a = a.max(hi);
+                if a >= b {
+                    break;
+                }
+            }
+            if a < b {
+                out.push((a, b));
+            }
+        }
+        Intervals(out)
+    }
 }
 
 /// At most this many pieces are enumerated for a box that does not collapse
@@ -236,14 +284,25 @@ pub fn read_covered_in_iteration(writes: &[Section], read: &Section) -> bool {
 /// Append the kill of `vars` to block `b` (after its terminator: `b` must
 /// have one successor, the loop's header, which the front checks).
 pub fn add_kill(body: &mut Body, b: BlockId, vars: Vec<VarId>) {
-    if !vars.is_empty() {
-        body.blocks[b].stmts.push(Stmt { uses: vec![], defs: vars });
+    add_kills(body, b, vars, Vec::new());
+}
+
+/// [`add_kill`] with partial kills: `pdefs` (variable, bytes certainly
+/// overwritten) besides the whole kills `vars`, in one statement.
+pub fn add_kills(body: &mut Body, b: BlockId, vars: Vec<VarId>, pdefs: Vec<(VarId, Intervals)>) {
+    if !vars.is_empty() || !pdefs.is_empty() {
+        body.blocks[b].stmts.push(Stmt {
+            uses: vec![],
+            defs: vars,
+            pdefs,
+            puses: vec![],
+        });
     }
 }
 
 /// Why variable `v` is dead after statement `at` (block, index): the
-/// statements that kill it first on the paths from there (`defs` naming
-/// it, in the order found), and whether some path reaches an exit of the
+/// statements that kill it first on the paths from there (`defs` or
+/// `pdefs` naming it, in the order found), and whether some path reaches an exit of the
 /// body without one (then nothing here reads it again, and nothing here
 /// rewrites it either). For `-Rdao`: which must-write proved a dead
 /// object dead. Assumes `v` is dead there (a read on the way is ignored).
@@ -255,7 +314,13 @@ pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId
     let mut work = vec![(at.0, at.1 + 1)];
     while let Some((b, from)) = work.pop() {
         let blk = &body.blocks[b];
-        match blk.stmts.iter().enumerate().skip(from).find(|(_, st)| st.defs.contains(&v)) {
+        match blk
+            .stmts
+            .iter()
+            .enumerate()
+            .skip(from)
+            .find(|(_, st)| st.defs.contains(&v) || st.pdefs.iter().any(|(p, _)| *p == v))
+        {
             Some((i, _)) => {
                 if !kills.contains(&(b, i)) {
                     kills.push((b, i));
@@ -439,9 +504,20 @@ mod tests {
         }
         b.blocks[0].stmts = vec![Stmt::default(), Stmt::default()];
         b.blocks[0].succs = vec![1, 2];
-        b.blocks[1].stmts = vec![Stmt { uses: vec![], defs: vec![1] }];
+        b.blocks[1].stmts = vec![Stmt {
+            uses: vec![],
+            defs: vec![1],
+            ..Default::default()
+        }];
         b.blocks[2].succs = vec![3];
-        b.blocks[3].stmts = vec![Stmt::default(), Stmt { uses: vec![], defs: vec![1] }];
+        b.blocks[3].stmts = vec![
+            Stmt::default(),
+            Stmt {
+                uses: vec![],
+                defs: vec![1],
+                ..Default::default()
+            },
+        ];
         let (k, exit) = first_kills(&b, (0, 0), 1);
         assert_eq!(k.len(), 2);
         assert!(k.contains(&(1, 0)) && k.contains(&(3, 1)));

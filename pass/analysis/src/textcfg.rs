@@ -16,7 +16,9 @@
 //! bb3:
 //!   use s
 //! ```
-//! Variables are declared by first mention. `def x` defines without use.
+//! Variables are declared by first mention. `def x` defines without use;
+//! `pdef x 0..8 16..24` overwrites bytes [0, 8) and [16, 24) of x only (a
+//! partial kill: the variable-level checks ignore it).
 //! A block with no `->` line is an exit.
 use crate::bitset::BitSet;
 use crate::body::{BlockId, Body, Stmt};
@@ -68,15 +70,60 @@ pub fn parse(src: &str) -> Parsed {
             let vars: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
             checks_raw.push((blocks.len() - 1, blocks.last().unwrap().1.len(), vars, lineno + 1));
         } else if let Some(rest) = line.strip_prefix("use ") {
-            let uses = rest.split_whitespace().map(|n| intern(n, &mut names)).collect();
-            stmts.push(Stmt { uses, defs: vec![] });
+            let uses = rest
+                .split_whitespace()
+                .map(|n| intern(n, &mut names))
+                .collect();
+            stmts.push(Stmt {
+                uses,
+                defs: vec![],
+                ..Default::default()
+            });
+        } else if let Some(rest) = line.strip_prefix("pdef ") {
+            // `pdef x 0..8 16..24`: bytes [0, 8) and [16, 24) of x overwritten
+            let mut words = rest.split_whitespace();
+            let v = intern(
+                words
+                    .next()
+                    .unwrap_or_else(|| panic!("line {}: pdef without a variable", lineno + 1)),
+                &mut names,
+            );
+            let ranges = words
+                .map(|w| {
+                    let (a, b) = w
+                        .split_once("..")
+                        .unwrap_or_else(|| panic!("line {}: `{w}` is not lo..hi", lineno + 1));
+                    (a.parse().unwrap(), b.parse().unwrap())
+                })
+                .collect();
+            stmts.push(Stmt {
+                pdefs: vec![(v, crate::sections::Intervals::from_unsorted(ranges))],
+                ..Default::default()
+            });
         } else if let Some(rest) = line.strip_prefix("def ") {
-            let defs = rest.split_whitespace().map(|n| intern(n, &mut names)).collect();
-            stmts.push(Stmt { uses: vec![], defs });
+            let defs = rest
+                .split_whitespace()
+                .map(|n| intern(n, &mut names))
+                .collect();
+            stmts.push(Stmt {
+                uses: vec![],
+                defs,
+                ..Default::default()
+            });
         } else if let Some((lhs, rhs)) = line.split_once('=') {
-            let defs = lhs.split_whitespace().map(|n| intern(n, &mut names)).collect();
-            let uses = rhs.split_whitespace().map(|n| intern(n, &mut names)).collect();
-            stmts.push(Stmt { uses, defs });
+            let defs = lhs
+                .split_whitespace()
+                .map(|n| intern(n, &mut names))
+                .collect();
+            let uses = rhs
+                .split_whitespace()
+                .map(|n| intern(n, &mut names))
+                .collect();
+            stmts.push(Stmt {
+                uses,
+                defs,
+                ..Default::default()
+            });
         } else {
             panic!("line {}: cannot parse `{line}`", lineno + 1);
         }

@@ -257,7 +257,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
 
   std::map<Loop *, unsigned> LoopIx;
   for (Loop *L : LI.getLoopsInPreorder()) {
-    BasicBlock *PH = L->getLoopPreheader();
+    // the one block outside the loop that enters it (a preheader, or the
+    // exit block of the loop nest before it at -O2, which branches
+    // elsewhere too: the front then splits the edge in its body)
+    BasicBlock *PH = L->getLoopPredecessor();
     DaoLoopRec R;
     R.preheader = PH ? cast<BasicBlock>(Back[PH]) : nullptr;
     R.header = cast<BasicBlock>(Back[L->getHeader()]);

@@ -16,7 +16,9 @@
 //!   before it, with whole-object kills by single stores, memset and memcpy
 //!   only, and calls reading every global their callees may read. For
 //!   side-by-side measurements, and as a way out if a user suspects the
-//!   analysis.
+//!   analysis. `DAO_SECTIONS=whole`: section kills of whole objects only,
+//!   no partial ones (every partly rewritten global saved whole, as before
+//!   the byte-level liveness), for the same measurements.
 
 fn var(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
@@ -40,4 +42,10 @@ pub fn exit_on_error() -> bool {
 /// `DAO_SECTIONS`: array-section kills unless it is `0`.
 pub fn sections() -> bool {
     var("DAO_SECTIONS").is_none_or(|v| v != "0")
+}
+
+/// `DAO_SECTIONS`: partial kills (bytes of a global a loop or call
+/// rewrites, the rest saved alone) unless it is `0` or `whole`.
+pub fn partial() -> bool {
+    sections() && var("DAO_SECTIONS").is_none_or(|v| v != "whole")
 }

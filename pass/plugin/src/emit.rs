@@ -306,7 +306,31 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 let allocas: Vec<u32> = s.allocas.iter().map(|a| *a as u32).collect();
                 let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
                 let base = format!("dao.site.{fi}.{k}");
-                let flags = if s.unknown_reads { dao_abi::DAO_SITE_UNKNOWN_READS } else { 0 };
+                // (global, first byte, end byte) of the globals live in part
+                let parts: Vec<Value> = s
+                    .partial
+                    .iter()
+                    .flat_map(|(g, w)| {
+                        w.0.iter()
+                            .flat_map(move |&(lo, hi)| [*g as u64, lo as u64, hi as u64])
+                    })
+                    .map(|x| m.const_i64(x))
+                    .collect();
+                let n_parts = parts.len() as u32 / 3;
+                let parts = if parts.is_empty() {
+                    m.const_null()
+                } else {
+                    m.add_const_global(
+                        m.array(m.i64(), parts.len() as u64),
+                        &format!("{base}.parts"),
+                        m.const_array(m.i64(), &parts),
+                    )
+                };
+                let flags = if s.unknown_reads {
+                    dao_abi::DAO_SITE_UNKNOWN_READS
+                } else {
+                    0
+                };
                 t.site.constant(
                     m,
                     &[
@@ -320,6 +344,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("allocas", idx_arr(&format!("{base}.allocas"), &allocas)),
                         ("n_globals", m.const_i32(globals.len() as u32)),
                         ("globals", idx_arr(&format!("{base}.globals"), &globals)),
+                        ("n_parts", m.const_i32(n_parts)),
+                        ("parts", parts),
                     ],
                 )
             })

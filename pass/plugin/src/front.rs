@@ -87,12 +87,19 @@ pub struct ModuleFacts {
 /// read before writing them whole (at first every global it may read at
 /// all, `plan::refine_summaries` narrows it), whether it reads unknown
 /// memory, and the globals every path through it writes whole before any
-/// read (`kills`, which the call then kills: empty until refined).
+/// read (`kills`, which the call then kills: empty until refined), and
+/// the bytes of other globals every path through it writes before any
+/// read (`partial`, the call's partial kills: `dao_analysis::bytelive`).
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub globals: BitSet,
     pub reads_unknown: bool,
     pub kills: BitSet,
+    /// (global, bytes of it certainly rewritten before any read).
+    pub partial: Vec<(usize, dao_analysis::sections::Intervals)>,
+    /// (global of `globals`, the only bytes of it a call may read before
+    /// rewriting them), for globals the function rewrites in part.
+    pub exposed: Vec<(usize, dao_analysis::sections::Intervals)>,
 }
 
 impl Summary {
@@ -494,7 +501,11 @@ impl<'a> FuncFacts<'a> {
                 }
                 b
             }
-            Opcode::LLVMLoad => self.forwarded_bases(v.operand(0)).unwrap_or_else(Bases::unknown),
+            // libc's `stdout` and friends point to libc's FILE objects
+            Opcode::LLVMLoad if is_libc_stream(v.operand(0)) => Bases::default(),
+            Opcode::LLVMLoad => self
+                .forwarded_bases(v.operand(0))
+                .unwrap_or_else(Bases::unknown),
             Opcode::LLVMCall => {
                 let callee = v.called_function();
                 if let Some(Intr::ThreadlocalAddress { global }) = callee.and_then(known::intrinsic) {
@@ -646,10 +657,13 @@ pub struct Translated {
     pub loops_unrecognised: usize,
 }
 
-/// Objects a loop overwrites whole before any read (dead on its entry edge).
+/// Objects a loop overwrites whole before any read (dead on its entry
+/// edge), and globals it overwrites in part (those bytes dead there).
 pub struct LoopKill {
     pub header: crate::ir::Block,
     pub objects: Vec<Obj>,
+    /// (global, bytes of it the loop certainly rewrites).
+    pub partial: Vec<(usize, u64)>,
     /// The kill statement in the body (appended to the loop's anchor).
     pub at: StmtPos,
 }
@@ -728,9 +742,20 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
     }
 }
 
-/// What a call certainly overwrites whole before reading it: the kills of
-/// a defined callee's (or a fork's outlined function's) refined summary.
-fn call_kills(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]>, out: &mut Vec<usize>) {
+/// What a call certainly overwrites before reading it: the kills of a
+/// defined callee's (or a fork's outlined function's) refined summary,
+/// whole (`out`) and partial (`pout`); and the bytes the callee may read
+/// first of the globals it rewrites in part (`puses`), for the globals no
+/// pointer argument of the call may reach (those count whole).
+fn call_kills(
+    ff: &FuncFacts,
+    vars: &VarMap,
+    call: Value,
+    sums: Option<&[Summary]>,
+    out: &mut Vec<usize>,
+    pout: &mut Vec<(usize, dao_analysis::sections::Intervals)>,
+    puses: &mut Vec<(usize, dao_analysis::sections::Intervals)>,
+) {
     let Some(sums) = sums else { return };
     let mf = ff.mf;
     let callee = match call_kind(mf, call) {
@@ -743,6 +768,23 @@ fn call_kills(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary
     };
     if let Some(g) = callee {
         out.extend(sums[g].kills.iter().map(|k| vars.global_var(k)));
+        pout.extend(
+            sums[g]
+                .partial
+                .iter()
+                .map(|(k, w)| (vars.global_var(*k), w.clone())),
+        );
+        let mut by_args = Vec::new();
+        for a in call.args().into_iter().filter(|a| a.ty().is_pointer()) {
+            mem_uses(ff, vars, a, &mut by_args);
+        }
+        puses.extend(
+            sums[g]
+                .exposed
+                .iter()
+                .map(|(k, e)| (vars.global_var(*k), e.clone()))
+                .filter(|(v, _)| !by_args.contains(v)),
+        );
     }
 }
 
@@ -819,8 +861,18 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 Opcode::LLVMVAArg => unknown_uses(ff, &vars, &mut st.uses),
                 Opcode::LLVMCall => {
                     call_uses(ff, &vars, inst, sums, &mut st.uses);
-                    call_kills(ff, &vars, inst, sums, &mut st.defs);
-                    if let Some(Intr::Copy { dest, len, .. } | Intr::Set { dest, len }) = known::call_intrinsic(inst) {
+                    call_kills(
+                        ff,
+                        &vars,
+                        inst,
+                        sums,
+                        &mut st.defs,
+                        &mut st.pdefs,
+                        &mut st.puses,
+                    );
+                    if let Some(Intr::Copy { dest, len, .. } | Intr::Set { dest, len }) =
+                        known::call_intrinsic(inst)
+                    {
                         let len = inst.operand(len).const_int_value();
                         write_kill(ff, &vars, inst.operand(dest), len, &mut st.defs);
                     }
@@ -834,7 +886,11 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
     }
     for (bi, uses) in phi_uses.into_iter().enumerate() {
         if !uses.is_empty() {
-            body.blocks[bi].stmts.push(Stmt { uses, defs: vec![] });
+            body.blocks[bi].stmts.push(Stmt {
+                uses,
+                defs: vec![],
+                ..Default::default()
+            });
         }
     }
     let (loop_kills, loops_without_kill, loops_unrecognised) = add_loop_kills(ff, &vars, &block_ix, &pos, &mut body);
@@ -863,13 +919,38 @@ fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
     out
 }
 
+/// The block for a kill on the edge from `pred`, the one block outside a
+/// loop that enters it, to its header `header`: `pred` itself when the
+/// loop is its only successor (a preheader), else a new block of the body
+/// on that edge (no instruction maps to it). At -O2 the exit block of one
+/// loop nest often branches straight into the next one's header.
+fn entry_edge(body: &mut Body, pred: usize, header: usize) -> usize {
+    if body.blocks[pred].succs.iter().all(|&s| s == header) {
+        return pred;
+    }
+    let e = body.add_block();
+    body.blocks[e].succs = vec![header];
+    for s in body.blocks[pred].succs.iter_mut().filter(|s| **s == header) {
+        *s = e;
+    }
+    e
+}
+
 /// The kills of loops whose must-write sections cover whole objects
 /// (`dao_analysis::sections`), appended to their preheaders. In the team
 /// view (a function with static worksharing loops, whose bounds the facts
 /// took as the whole iteration space) only shared globals count: a
 /// thread's private memory gets only its chunk.
-fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, pos: &HashMap<Value, StmtPos>, body: &mut Body) -> (Vec<LoopKill>, usize, usize) {
-    use dao_analysis::sections::{add_kill, covered, loop_kills_excusing, read_covered_in_iteration, Section};
+fn add_loop_kills(
+    ff: &FuncFacts,
+    vars: &VarMap,
+    block_ix: &HashMap<crate::ir::Block, usize>,
+    pos: &HashMap<Value, StmtPos>,
+    body: &mut Body,
+) -> (Vec<LoopKill>, usize, usize) {
+    use dao_analysis::sections::{
+        add_kills, covered, loop_kills_excusing, read_covered_in_iteration, Intervals, Section,
+    };
     if !crate::config::sections() {
         return (Vec::new(), 0, 0);
     }
@@ -905,30 +986,47 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
                 (ib, ib.map(|ib| reach_until(body, ib, &fini)).unwrap_or_default())
             }
             None => (
-                lp.preheader.and_then(|p| block_ix.get(&p).copied()).filter(|&p| body.blocks[p].succs.len() == 1),
-                lp.blocks.iter().filter_map(|b| block_ix.get(b).copied()).collect(),
+                lp.preheader
+                    .and_then(|p| block_ix.get(&p).copied())
+                    .zip(block_ix.get(&lp.header).copied())
+                    .map(|(p, h)| entry_edge(body, p, h)),
+                lp.blocks
+                    .iter()
+                    .filter_map(|b| block_ix.get(b).copied())
+                    .collect(),
             ),
         };
         let pre = anchor;
-        let cands: Vec<(usize, bool)> = per_obj
-            .iter()
-            .filter(|(o, secs)| {
-                let c = covered(secs);
-                match o {
-                    // every byte any code may read is rewritten (padding
-                    // that nothing reads need not be)
-                    Obj::Global(g) => match ff.mf.readable(*g) {
-                        Some(r) => r.0.iter().all(|&(lo, hi)| c.covers(lo, hi)),
-                        None => c.covers(0, ff.obj_size(*o) as i64),
-                    },
-                    Obj::Alloca(_) => c.covers(0, ff.obj_size(*o) as i64),
+        // whole kills, and the bytes of globals rewritten in part (a grid's
+        // interior: the halo stays live, `bytelive`)
+        let mut cands: Vec<(usize, bool)> = Vec::new();
+        let mut part: Vec<(usize, Intervals)> = Vec::new();
+        for (o, secs) in &per_obj {
+            let c = covered(secs);
+            let whole = match o {
+                // every byte any code may read is rewritten (padding
+                // that nothing reads need not be)
+                Obj::Global(g) => match ff.mf.readable(*g) {
+                    Some(r) => r.0.iter().all(|&(lo, hi)| c.covers(lo, hi)),
+                    None => c.covers(0, ff.obj_size(*o) as i64),
+                },
+                Obj::Alloca(_) => c.covers(0, ff.obj_size(*o) as i64),
+            };
+            match *o {
+                Obj::Alloca(i) if whole => cands.push((vars.alloca_var(i), ff.alloca_escaped[i])),
+                Obj::Global(g) if whole => {
+                    cands.push((vars.global_var(g), ff.mf.global_escaped[g]))
                 }
-            })
-            .map(|(o, _)| match *o {
-                Obj::Alloca(i) => (vars.alloca_var(i), ff.alloca_escaped[i]),
-                Obj::Global(g) => (vars.global_var(g), ff.mf.global_escaped[g]),
-            })
-            .collect();
+                Obj::Global(g) if crate::config::partial() => {
+                    let w = c.clip(0, ff.obj_size(*o) as i64);
+                    if !w.is_empty() {
+                        cands.push((vars.global_var(g), ff.mf.global_escaped[g]));
+                        part.push((vars.global_var(g), w));
+                    }
+                }
+                _ => {}
+            }
+        }
         let Some(pre) = pre.filter(|_| !cands.is_empty()) else {
             if lp.stores > 0 {
                 without += 1;
@@ -951,8 +1049,15 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
                 read_covered_in_iteration(&r.writes, &r.read).then_some((b, i, var))
             })
             .collect();
-        let kills = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
-        if kills.is_empty() {
+        let unread = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
+        let (pdefs, kills): (Vec<usize>, Vec<usize>) = unread
+            .into_iter()
+            .partition(|v| part.iter().any(|(p, _)| p == v));
+        let pdefs: Vec<(usize, Intervals)> = part
+            .into_iter()
+            .filter(|(v, _)| pdefs.contains(v))
+            .collect();
+        if kills.is_empty() && pdefs.is_empty() {
             without += 1;
             continue;
         }
@@ -960,8 +1065,17 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
             .iter()
             .map(|&v| if v >= vars.global_var(0) { Obj::Global(v - vars.global_var(0)) } else { Obj::Alloca(v - vars.alloca_var(0)) })
             .collect();
-        add_kill(body, pre, kills);
-        out.push(LoopKill { header: lp.header, objects, at: (pre, body.blocks[pre].stmts.len() - 1) });
+        let partial = pdefs
+            .iter()
+            .map(|(v, w)| (v - vars.global_var(0), w.bytes()))
+            .collect();
+        add_kills(body, pre, kills, pdefs);
+        out.push(LoopKill {
+            header: lp.header,
+            objects,
+            partial,
+            at: (pre, body.blocks[pre].stmts.len() - 1),
+        });
     }
     (out, without, unrecognised)
 }
@@ -969,7 +1083,13 @@ fn add_loop_kills(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::B
 /// The local read summary of a function (callees not included yet).
 pub fn local_summary(ff: &FuncFacts) -> Summary {
     let t = translate(ff, None);
-    let mut s = Summary { globals: BitSet::new_empty(ff.mf.globals.len()), reads_unknown: false, kills: BitSet::new_empty(ff.mf.globals.len()) };
+    let mut s = Summary {
+        globals: BitSet::new_empty(ff.mf.globals.len()),
+        reads_unknown: false,
+        kills: BitSet::new_empty(ff.mf.globals.len()),
+        partial: Vec::new(),
+        exposed: Vec::new(),
+    };
     for blk in &t.body.blocks {
         for st in &blk.stmts {
             for &u in &st.uses {
@@ -982,4 +1102,9 @@ pub fn local_summary(ff: &FuncFacts) -> Summary {
         }
     }
     s
+}
+
+/// A declared (not defined here) libc stream global: `stdout`, ...
+fn is_libc_stream(p: Value) -> bool {
+    p.is_global_var() && p.initializer().is_none() && dao_analysis::known::is_libc_stream(&p.name())
 }

@@ -31,6 +31,10 @@ pub struct SitePlan {
     pub allocas: Vec<usize>,
     /// Live globals, as indices into `ModulePlan::globals`.
     pub globals: Vec<usize>,
+    /// Globals of `globals` only some of whose bytes are live (the rest
+    /// rewritten first on every path: `dao_analysis::bytelive`), with those
+    /// bytes; the others are live whole.
+    pub partial: Vec<(usize, dao_analysis::sections::Intervals)>,
     pub unknown_reads: bool,
     /// Position of the site in the entry block, if it is there.
     pub entry_pos: Option<usize>,
@@ -44,7 +48,9 @@ pub struct SitePlan {
     /// later, each with the must-writes that rewrite it first on the
     /// paths from the site (for `-Rdao`); and the bytes of the others it
     /// neither reads nor rewrites again.
-    pub dead: Vec<(usize, Vec<String>)>,
+    /// (global, dead bytes: all of it or the part rewritten first, what
+    /// rewrites it first).
+    pub dead: Vec<(usize, u64, Vec<String>)>,
     pub unread: (usize, u64),
 }
 
@@ -194,6 +200,12 @@ pub fn plan_module(m: Module) -> ModulePlan {
         if !s.kills.is_empty() {
             sections.calls.push((facts.funcs[fi].name(), s.kills.iter().collect()));
         }
+        if !s.partial.is_empty() {
+            sections.calls_partial.push((
+                facts.funcs[fi].name(),
+                s.partial.iter().map(|(g, w)| (*g, w.bytes())).collect(),
+            ));
+        }
     }
     drop(ffs);
     ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections }
@@ -222,7 +234,13 @@ fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], m
         }
         of_interest.insert(t.vars.unknown_var());
         let (exposed, killed) = dao_analysis::sections::entry_summary(&t.body, &of_interest);
-        let mut s = Summary { globals: dao_analysis::BitSet::new_empty(ng), reads_unknown: exposed.contains(t.vars.unknown_var()), kills: dao_analysis::BitSet::new_empty(ng) };
+        let mut s = Summary {
+            globals: dao_analysis::BitSet::new_empty(ng),
+            reads_unknown: exposed.contains(t.vars.unknown_var()),
+            kills: dao_analysis::BitSet::new_empty(ng),
+            partial: Vec::new(),
+            exposed: Vec::new(),
+        };
         for g in 0..ng {
             if exposed.contains(t.vars.global_var(g)) {
                 s.globals.insert(g);
@@ -231,23 +249,65 @@ fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], m
                 s.kills.insert(g);
             }
         }
+        // bytes of globals rewritten in part on every path (by its loops
+        // and its callees): partial kills of the call, or whole ones when
+        // together they cover the global; and of those it may read first,
+        // the bytes (byte-level liveness is gen/kill: the call is then
+        // exactly `exposed ∪ (live_after − killed)`)
+        let objs = global_objs(facts, &t);
+        for (v, w) in dao_analysis::bytelive::entry_partial_kills(&t.body, &objs) {
+            let g = v - t.vars.global_var(0);
+            if s.kills.contains(g) {
+                continue;
+            }
+            if w.covers(0, facts.global_size[g] as i64) {
+                s.kills.insert(g);
+            } else {
+                s.partial.push((g, w));
+            }
+        }
+        for (v, e) in dao_analysis::bytelive::entry_exposed(&t.body, &objs) {
+            let g = v - t.vars.global_var(0);
+            if s.globals.contains(g) && !e.covers(0, facts.global_size[g] as i64) {
+                s.exposed.push((g, e));
+            }
+        }
         sums[f] = s;
     }
     sums
+}
+
+/// (variable, size) of the globals a body partly rewrites somewhere
+/// (`bytelive::tracked`): the objects of its byte-level liveness.
+fn global_objs(facts: &ModuleFacts, t: &Translated) -> Vec<(usize, u64)> {
+    let g0 = t.vars.global_var(0);
+    dao_analysis::bytelive::tracked(&t.body)
+        .into_iter()
+        .filter(|&v| v >= g0 && v < t.vars.unknown_var())
+        .map(|v| (v, facts.global_size[v - g0]))
+        .collect()
 }
 
 /// What the section analysis did in a module, for `-Rdao` and the counts
 /// of conservative decisions.
 #[derive(Debug, Default)]
 pub struct SectionReport {
-    /// (function, loop location, objects killed at the loop's entry).
-    pub loops: Vec<(String, Option<String>, Vec<crate::front::Obj>)>,
+    /// (function, loop location, objects killed at the loop's entry,
+    /// globals rewritten in part there with the bytes rewritten).
+    pub loops: Vec<(
+        String,
+        Option<String>,
+        Vec<crate::front::Obj>,
+        Vec<(usize, u64)>,
+    )>,
     /// Loops on a marker path that store to memory but kill nothing, and of
     /// those, the ones with no store ScalarEvolution could describe.
     pub loops_without_kill: usize,
     pub loops_unrecognised: usize,
     /// (function, globals its calls kill).
     pub calls: Vec<(String, Vec<usize>)>,
+    /// (function, globals its calls rewrite in part, with the bytes).
+    pub calls_partial: Vec<(String, Vec<(usize, u64)>)>,
 }
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
@@ -466,9 +526,18 @@ impl Planner<'_> {
         }
         let t = translate(ff, Some(sums));
         let live = LiveSets::compute(&t.body);
+        let objs = global_objs(self.facts, &t);
+        let bytes = dao_analysis::bytelive::ByteLive::compute(&t.body, &objs);
+        let live = (&live, &bytes);
         for k in &t.loop_kills {
-            let loc = k.header.instructions().into_iter().find_map(|i| i.debug_loc());
-            self.sections.loops.push((name.clone(), loc, k.objects.clone()));
+            let loc = k
+                .header
+                .instructions()
+                .into_iter()
+                .find_map(|i| i.debug_loc());
+            self.sections
+                .loops
+                .push((name.clone(), loc, k.objects.clone(), k.partial.clone()));
         }
         self.sections.loops_without_kill += t.loops_without_kill;
         self.sections.loops_unrecognised += t.loops_unrecognised;
@@ -484,7 +553,7 @@ impl Planner<'_> {
                     }
                     continue;
                 };
-                sites.push(self.site_plan(f, b, i, kind, k, &t, &live));
+                sites.push(self.site_plan(f, b, i, kind, k, &t, live));
             }
         }
         check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves);
@@ -583,7 +652,16 @@ impl Planner<'_> {
     /// site that is executed again on restart (calls, forks, barriers),
     /// after it for a marker.
     #[allow(clippy::too_many_arguments)]
-    fn site_plan(&mut self, f: Value, b: crate::ir::Block, i: Value, kind: SiteKind, k: CallKind, t: &Translated, live: &LiveSets) -> SitePlan {
+    fn site_plan(
+        &mut self,
+        f: Value,
+        b: crate::ir::Block,
+        i: Value,
+        kind: SiteKind,
+        k: CallKind,
+        t: &Translated,
+        (live, bytes): (&LiveSets, &dao_analysis::bytelive::ByteLive),
+    ) -> SitePlan {
         let entry = f.entry_block();
         // a fork is replayed together with the pushes before it
         let anchor = match k {
@@ -636,16 +714,41 @@ impl Planner<'_> {
         if unknown_reads {
             self.conservative += 1;
         }
+        // the live bytes of the globals rewritten in part on some path: the
+        // same two positions as the live set above
+        let mut partial = Vec::new();
+        globals.retain(|&g| {
+            let v = t.vars.global_var(g);
+            let at = if re_executed {
+                let (cb, ci) = t.pos[&i];
+                bytes
+                    .before(&t.body, bi, si, v)
+                    .zip(bytes.after(&t.body, cb, ci, v))
+                    .map(|(a, b)| a.union(&b))
+            } else {
+                bytes.after(&t.body, bi, si, v)
+            };
+            let Some(at) = at else { return true };
+            let size = self.facts.global_size[g];
+            if at.is_empty() {
+                return false;
+            }
+            if !at.covers(0, size as i64) {
+                partial.push((g, at.clip(0, size as i64)));
+            }
+            true
+        });
         let callee = match kind {
             SiteKind::Call => i.called_function().map(|c| c.name()),
             SiteKind::Fork => Some(i.operand(fork_operand(i)).name()),
             _ => None,
         };
-        let (dead, unread) = if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
-            self.why_dead(f, t, &set, (bi, si), unknown_reads)
-        } else {
-            (Vec::new(), (0, 0))
-        };
+        let (dead, unread) =
+            if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
+                self.why_dead(f, t, &globals, &partial, (bi, si), unknown_reads)
+            } else {
+                (Vec::new(), (0, 0))
+            };
         SitePlan {
             dead,
             unread,
@@ -656,6 +759,7 @@ impl Planner<'_> {
             slots,
             allocas,
             globals,
+            partial,
             unknown_reads,
             entry_pos: (anchor.parent_block() == entry).then(|| anchor_index(entry, anchor)),
             anchor,
@@ -670,13 +774,27 @@ impl Planner<'_> {
     /// out), with the statements that rewrite each first on the paths from
     /// the site (`sections::first_kills`), described by kind and file:line;
     /// and the number and bytes of those no path rewrites.
-    fn why_dead(&self, f: Value, t: &Translated, live: &dao_analysis::BitSet, at: (usize, usize), unknown_reads: bool) -> (Vec<(usize, Vec<String>)>, (usize, u64)) {
+    fn why_dead(
+        &self,
+        f: Value,
+        t: &Translated,
+        live: &[usize],
+        partial: &[(usize, dao_analysis::sections::Intervals)],
+        at: (usize, usize),
+        unknown_reads: bool,
+    ) -> (Vec<(usize, u64, Vec<String>)>, (usize, u64)) {
         let blocks = f.blocks();
         let mut dead = Vec::new();
         let mut unread = (0, 0);
         for g in 0..self.facts.globals.len() {
             let v = t.vars.global_var(g);
-            if live.contains(v) || self.facts.global_declared[g] || (unknown_reads && self.facts.global_escaped[g]) {
+            let size = self.facts.global_size[g];
+            let dead_bytes = match partial.iter().find(|(p, _)| *p == g) {
+                Some((_, l)) => size - l.bytes(),
+                None if live.contains(&g) => continue,
+                None => size,
+            };
+            if self.facts.global_declared[g] || (unknown_reads && self.facts.global_escaped[g]) {
                 continue;
             }
             let (kills, _) = dao_analysis::sections::first_kills(&t.body, at, v);
@@ -713,7 +831,7 @@ impl Planner<'_> {
                     format!("a store{}", at_loc(i))
                 })
                 .collect();
-            dead.push((g, why));
+            dead.push((g, dead_bytes, why));
         }
         (dead, unread)
     }
@@ -732,6 +850,7 @@ fn exit_site(f: Value) -> Option<SitePlan> {
         slots: vec![],
         allocas: vec![],
         globals: vec![],
+        partial: vec![],
         unknown_reads: false,
         entry_pos: None,
         anchor: ret,

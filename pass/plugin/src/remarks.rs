@@ -52,11 +52,25 @@ pub fn print(m: Module, plan: &ModulePlan) {
                     }
                 }
             }
-            let gbytes: u64 = gl.iter().filter(|g| !plan.facts.global_declared[**g]).map(|g| plan.facts.global_size[*g]).sum();
+            let part_of = |g: usize| {
+                s.partial
+                    .iter()
+                    .find(|(p, _)| *p == g)
+                    .map(|(_, w)| w.bytes())
+            };
+            let gbytes: u64 = gl
+                .iter()
+                .filter(|g| !plan.facts.global_declared[**g])
+                .map(|g| part_of(*g).unwrap_or(plan.facts.global_size[*g]))
+                .sum();
             let gnames: Vec<String> = gl
                 .iter()
                 .map(|g| {
                     let n = plan.facts.globals[*g].name();
+                    let n = match part_of(*g) {
+                        Some(b) => format!("{n} ({b} of {} B live)", plan.facts.global_size[*g]),
+                        None => n,
+                    };
                     if plan.tp.iter().any(|t| t.data == plan.facts.globals[*g]) {
                         format!("{n} (threadprivate: each thread's copy)")
                     } else if plan.facts.global_declared[*g] {
@@ -74,11 +88,23 @@ pub fn print(m: Module, plan: &ModulePlan) {
             // candidates: what this function does not need after the site,
             // and which must-write proved it (issue #15)
             let dead = if matches!(s.kind, SiteKind::Marker | SiteKind::Forced) {
-                let dbytes: u64 = s.dead.iter().map(|(g, _)| plan.facts.global_size[*g]).sum();
+                let dbytes: u64 = s.dead.iter().map(|(_, b, _)| b).sum();
                 let list: Vec<String> = s
                     .dead
                     .iter()
-                    .map(|(g, why)| format!("{} ({} B, rewritten first by {})", plan.facts.globals[*g].name(), plan.facts.global_size[*g], why.join(" or ")))
+                    .map(|(g, b, why)| {
+                        let size = plan.facts.global_size[*g];
+                        let of = if *b < size {
+                            format!(" of {size}")
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            "{} ({b}{of} B, rewritten first by {})",
+                            plan.facts.globals[*g].name(),
+                            why.join(" or ")
+                        )
+                    })
                     .collect();
                 format!(
                     "; dead in '{}' after this point: {} globals ({dbytes} B) [{}], and {} globals ({} B) it neither reads nor rewrites again",
@@ -125,24 +151,46 @@ pub fn print(m: Module, plan: &ModulePlan) {
             crate::front::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
         }
     };
-    for (func, loc, objs) in &plan.sections.loops {
+    let part_list = |ps: &[(usize, u64)]| -> String {
+        ps.iter()
+            .map(|(g, b)| {
+                format!(
+                    "{b} of {} B of {}",
+                    plan.facts.global_size[*g],
+                    plan.facts.globals[*g].name()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (func, loc, objs, part) in &plan.sections.loops {
         let fp = plan.funcs.iter().find(|f| &f.name == func);
-        let list: Vec<String> = objs.iter().map(|o| obj_name(fp, *o)).map(|(n, b)| format!("{n} ({b} B)")).collect();
-        eprintln!(
-            "remark: dao: {}: loop in '{func}' writes all of {} before reading it: dead before the loop",
-            loc.clone().unwrap_or_else(|| source.clone()),
-            list.join(", ")
-        );
+        let loc = loc.clone().unwrap_or_else(|| source.clone());
+        if !objs.is_empty() {
+            let list: Vec<String> = objs
+                .iter()
+                .map(|o| obj_name(fp, *o))
+                .map(|(n, b)| format!("{n} ({b} B)"))
+                .collect();
+            eprintln!("remark: dao: {loc}: loop in '{func}' writes all of {} before reading it: dead before the loop", list.join(", "));
+        }
+        if !part.is_empty() {
+            eprintln!("remark: dao: {loc}: loop in '{func}' writes {} before reading it: those bytes dead before the loop", part_list(part));
+        }
     }
     for (func, gs) in &plan.sections.calls {
         let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", plan.facts.globals[*g].name(), plan.facts.global_size[*g])).collect();
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
     }
+    for (func, ps) in &plan.sections.calls_partial {
+        eprintln!("remark: dao: {source}: every call of '{func}' writes {} before reading it: those bytes dead before the call", part_list(ps));
+    }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
         plan.funcs.len(),
         plan.conservative_sites,
-        plan.sections.loops.len(),
+        plan.sections.loops.iter().filter(|l| !l.2.is_empty()).count(),
+        plan.sections.loops.iter().filter(|l| !l.3.is_empty()).count(),
         plan.sections.loops_without_kill,
         plan.sections.loops_unrecognised
     );

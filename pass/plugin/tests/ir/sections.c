@@ -3,7 +3,9 @@
 // `parallel for`, the team's chunks together) and `deep` (rewritten three
 // calls deep) are dead; everything the step may read before rewriting it
 // whole stays live:
-// - `halo`: only the interior is rewritten, the border is read;
+// - `halo`: only the interior is rewritten, the border is read: the
+//   border alone (2016 of its 32768 bytes) stays live (byte-level
+//   liveness, `bytelive`);
 // - `early`: rewritten by a loop that may leave early (`break`);
 // - `readin`: rewritten by a loop that reads it;
 // - `cond_w`: rewritten on one branch only;
@@ -119,8 +121,10 @@ double run(int steps)
 }
 // At -O2 the optimiser specialises write_through to the one array it is
 // called with (the argument becomes @viap), so there viap is dead too.
-// O0: sections.c:103: candidate 1 in 'run': live: {{.*}} 9 globals (197636 B) [flag, viap, halo, early, readin, cond_w, state, alias_a, alias_b]
-// O2: sections.c:103: candidate 1 in 'run': live: {{.*}} 8 globals (164868 B) [flag, halo, early, readin, cond_w, state, alias_a, alias_b]
+// O0: sections.c:105: candidate 1 in 'run': live: {{.*}} 9 globals (166884 B) [flag, viap, halo (2016 of 32768 B live), early, readin, cond_w, state, alias_a, alias_b]; dead in 'run' after this point: {{.*}}halo (30752 of 32768 B, rewritten first by the call of 'interior' at {{.*}}sections.c:108)
+// O2: sections.c:105: candidate 1 in 'run': live: {{.*}} 8 globals (134116 B) [flag, halo (2016 of 32768 B live), early, readin, cond_w, state, alias_a, alias_b]; dead in 'run' after this point: {{.*}}halo (30752 of 32768 B, rewritten first by the loop at {{.*}}sections.c:{{[0-9]+}})
+// O0-DAG: every call of 'interior' writes 30752 of 32768 B of halo before reading it: those bytes dead before the call
+// O2-DAG: sections.c:70: loop in 'run' writes 30752 of 32768 B of halo before reading it: those bytes dead before the loop
 // CHECK-DAG: every call of 'fill_work.omp_outlined' writes all of work (32768 B) before reading it: dead before the call
 // CHECK-DAG: every call of 'fill_nowait.omp_outlined' writes all of nw (32768 B) before reading it: dead before the call
 // CHECK-DAG: every call of 'c1' writes all of deep (32768 B) before reading it: dead before the call

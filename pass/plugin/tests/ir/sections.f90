@@ -2,7 +2,8 @@
 ! marker at the top of the step loop, `work` (rewritten whole by a
 ! `parallel do`, the team's chunks together) and `deep` (rewritten by a
 ! loop nest two calls deep) are dead; `halo` (only its interior is
-! rewritten, its border is read) and `state` stay live.
+! rewritten, its border is read: the border alone stays live) and `state`
+! stay live.
 ! RUN: %flang -fopenmp -O0 -gline-tables-only %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s
 ! RUN: %flang -fopenmp -O2 -gline-tables-only %s | DAO_REMARKS=1 %opt -o /dev/null 2>&1 | %FileCheck %s
 module secmod
@@ -57,6 +58,7 @@ subroutine step_all(steps, s)
     s = s + state(1, 1)
   end do
 end subroutine
-! CHECK: sections.f90:38: candidate 1 in 'step_all_': live: {{.*}} 2 globals (65536 B) [_QMsecmodEhalo, _QMsecmodEstate]; dead in 'step_all_' after this point: 2 globals (65536 B) [_QMsecmodEdeep (32768 B, rewritten first by {{the call of '_QMsecmodPouter'|the loop}} at sections.f90:{{[0-9]+}}), _QMsecmodEwork (32768 B, rewritten first by the parallel region 'step_all_..omp_par' at sections.f90:{{[0-9]+}})]
+! CHECK: sections.f90:39: candidate 1 in 'step_all_': live: {{.*}} 2 globals (34784 B) [_QMsecmodEhalo (2016 of 32768 B live), _QMsecmodEstate]; dead in 'step_all_' after this point: 3 globals (96288 B) [_QMsecmodEdeep (32768 B, rewritten first by {{the call of '_QMsecmodPouter'|the loop}} at sections.f90:{{[0-9]+}}), _QMsecmodEhalo (30752 of 32768 B, rewritten first by the loop at sections.f90:{{48|50}}), _QMsecmodEwork (32768 B, rewritten first by the parallel region 'step_all_..omp_par' at sections.f90:{{[0-9]+}})]
+! CHECK: sections.f90:{{48|50}}: loop in 'step_all_' writes 30752 of 32768 B of _QMsecmodEhalo before reading it: those bytes dead before the loop
 ! CHECK-DAG: every call of 'step_all_..omp_par' writes all of _QMsecmodEwork (32768 B) before reading it: dead before the call
 ! CHECK-DAG: every call of '_QMsecmodPouter' writes all of _QMsecmodEdeep (32768 B) before reading it: dead before the call
