@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 5;
+pub const DAO_ABI_VERSION: u32 = 6;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -189,6 +189,8 @@ pub const SITE_DESC: Layout = Layout {
         f("globals", Ptr),
         f("n_parts", I32),
         f("parts", Ptr),
+        f("n_cdead", I32),
+        f("cdead", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -223,13 +225,31 @@ pub const MODULE_DESC: Layout = Layout {
         f("tls_addrs", Ptr),
         f("n_tp", I32),
         f("tp", Ptr),
+        f("n_conds", I32),
+        f("conds", Ptr),
+    ],
+};
+/// A runtime-checked condition of a conditional kill: global `object` is
+/// dead at a site listing it in `cdead` when, for every condition of it,
+/// the `bytes`-wide integer at `offset` of global `global` (read signed
+/// when `is_signed`) lies in `[min, max]`.
+pub const COND_DESC: Layout = Layout {
+    c_name: "dao_cond_desc",
+    fields: &[
+        f("object", I32),
+        f("global", I32),
+        f("offset", I64),
+        f("bytes", I32),
+        f("is_signed", I32),
+        f("min", I64),
+        f("max", I64),
     ],
 };
 /// One per activation of an instrumented function, in its stack frame.
 pub const FRAME: Layout =
     Layout { c_name: "dao_frame", fields: &[f("parent", Ptr), f("func", Ptr), f("site", I32), f("reserved", I32), f("allocas", Ptr), f("slots", Ptr)] };
 
-pub const LAYOUTS: [Layout; 5] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME];
+pub const LAYOUTS: [Layout; 6] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME, COND_DESC];
 
 /// A runtime function the pass calls: name and signature (`ret` None: void).
 #[derive(Clone, Copy, Debug)]
@@ -372,9 +392,10 @@ mod tests {
                 SITE_DESC.size(),
                 FUNC_DESC.size(),
                 MODULE_DESC.size(),
-                FRAME.size()
+                FRAME.size(),
+                COND_DESC.size()
             ],
-            [40, 88, 72, 112, 40]
+            [40, 104, 72, 128, 40, 40]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

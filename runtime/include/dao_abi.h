@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 5
+#define DAO_ABI_VERSION 6
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -85,7 +85,24 @@ typedef struct dao_site_desc {
     uint32_t n_parts;     /* byte ranges of the globals above live only in part ... */
     const uint64_t *parts;     /* ... n_parts triples (global index, first byte, end byte),
                                   by index then offset; a global with none is live whole */
+    uint32_t n_cdead;     /* globals live here unless their runtime-checked conditions ... */
+    const uint32_t *cdead;     /* ... (module->conds) all hold: indices into module->globals */
 } dao_site_desc;
+
+/* A runtime-checked condition of a conditional kill (a loop whose extent is
+   read from a global rewrites `object` whole when that extent is large
+   enough): `object` is dead at a site listing it in cdead when, for each of
+   its conditions, the `bytes`-wide integer at byte `offset` of global
+   `global` (signed when is_signed) lies in [min, max]. */
+typedef struct dao_cond_desc {
+    uint32_t object;      /* index into module->globals */
+    uint32_t global;      /* index into module->globals: where the value is */
+    int64_t offset;
+    uint32_t bytes;       /* 1, 2, 4 or 8 */
+    uint32_t is_signed;
+    int64_t min;
+    int64_t max;
+} dao_cond_desc;
 
 typedef struct dao_module_desc dao_module_desc;
 
@@ -118,6 +135,8 @@ struct dao_module_desc {
     uint32_t n_tp;                    /* threadprivate variables reached through ... */
     const dao_var_desc *tp;           /* ... __kmpc_threadprivate_cached here (addr = the
                                          original variable, offset = DAO_TP_* flags) */
+    uint32_t n_conds;                 /* runtime-checked conditions of the sites' cdead */
+    const dao_cond_desc *conds;
 };
 
 /* One per activation of an instrumented function; lives in that function's

@@ -39,6 +39,26 @@ pub struct DaoSiteDesc {
     pub globals: *const u32,
     pub n_parts: u32,
     pub parts: *const u64,
+    /// Globals (module indices) live here unless every condition of them
+    /// in the module's `conds` holds when the checkpoint is taken.
+    pub n_cdead: u32,
+    pub cdead: *const u32,
+}
+
+/// A runtime-checked condition (`dao_cond_desc`): global `object` is dead
+/// at a site listing it in `cdead` when the `bytes`-wide integer at
+/// `offset` of global `global` lies in `[min, max]` (for every condition of
+/// the object).
+#[repr(C)]
+#[derive(Debug)]
+pub struct DaoCondDesc {
+    pub object: u32,
+    pub global: u32,
+    pub offset: i64,
+    pub bytes: u32,
+    pub is_signed: u32,
+    pub min: i64,
+    pub max: i64,
 }
 
 #[repr(C)]
@@ -78,6 +98,9 @@ pub struct DaoModuleDesc {
     /// variable; `offset`: DAO_TP_* flags).
     pub n_tp: u32,
     pub tp: *const DaoVarDesc,
+    /// Runtime-checked conditions of the conditional kills.
+    pub n_conds: u32,
+    pub conds: *const DaoCondDesc,
 }
 
 #[repr(C)]
@@ -94,7 +117,7 @@ pub struct DaoFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dao_abi::{check_layout, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
+    use dao_abi::{check_layout, COND_DESC, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
 
     #[test]
     fn mirrors_match_the_contract() {
@@ -113,8 +136,11 @@ mod tests {
             n_globals,
             globals,
             n_parts,
-            parts
+            parts,
+            n_cdead,
+            cdead
         );
+        check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max);
         check_layout!(
             DaoFuncDesc,
             FUNC_DESC,
@@ -145,7 +171,9 @@ mod tests {
             tls,
             tls_addrs,
             n_tp,
-            tp
+            tp,
+            n_conds,
+            conds
         );
         check_layout!(DaoFrame, FRAME, parent, func, site, reserved, allocas, slots);
     }

@@ -164,7 +164,11 @@ impl Walk {
             });
             self.unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
             if let Some(m) = module {
-                for &g in site.globals() {
+                // globals dead here only when their runtime-checked
+                // conditions hold (a loop bound read from a global large
+                // enough): live otherwise
+                let cdead = site.cdead().iter().copied().filter(|&g| !m.conds_hold(g));
+                for g in site.globals().iter().copied().chain(cdead) {
                     let Some(d) = m.globals().get(g as usize) else {
                         continue;
                     };

@@ -73,6 +73,39 @@ impl DaoModuleDesc {
     pub fn tp(&self) -> &'static [DaoVarDesc] {
         table(self.tp, self.n_tp)
     }
+    /// The runtime-checked conditions of the sites' `cdead` globals.
+    pub fn conds(&self) -> &'static [crate::abi::DaoCondDesc] {
+        table(self.conds, self.n_conds)
+    }
+    /// Whether global `object` (an index) is dead where a site lists it in
+    /// `cdead`: every condition of it holds now. A condition whose value
+    /// lies outside its global, or an object with none, counts as failed.
+    pub fn conds_hold(&self, object: u32) -> bool {
+        let globals = self.globals();
+        let mut any = false;
+        for c in self.conds().iter().filter(|c| c.object == object) {
+            any = true;
+            let Some(d) = globals.get(c.global as usize) else { return false };
+            let n = c.bytes as u64;
+            if !matches!(n, 1 | 2 | 4 | 8) || d.addr.is_null() || c.offset < 0 || c.offset as u64 + n > d.size {
+                return false;
+            }
+            let b = memory(d.addr as usize + c.offset as usize, n as usize);
+            let mut raw = [0u8; 8];
+            raw[..n as usize].copy_from_slice(b);
+            let u = u64::from_le_bytes(raw);
+            let v: i128 = if c.is_signed != 0 {
+                let sh = 64 - 8 * n as u32;
+                (((u << sh) as i64) >> sh) as i128
+            } else {
+                u as i128
+            };
+            if v < c.min as i128 || v > c.max as i128 {
+                return false;
+            }
+        }
+        any
+    }
 }
 
 impl DaoSiteDesc {
@@ -84,6 +117,11 @@ impl DaoSiteDesc {
     }
     pub fn globals(&self) -> &'static [u32] {
         table(self.globals, self.n_globals)
+    }
+    /// Globals live here unless their conditions hold
+    /// ([`DaoModuleDesc::conds_hold`]).
+    pub fn cdead(&self) -> &'static [u32] {
+        table(self.cdead, self.n_cdead)
     }
     /// The live byte ranges of the globals live only in part here:
     /// (index into the module's globals, first byte, end byte).

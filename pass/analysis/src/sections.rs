@@ -219,6 +219,77 @@ pub fn covered(sections: &[Section]) -> Intervals {
     Intervals::from_unsorted(out)
 }
 
+/// Counts for the symbolic dimensions of a must-write box (issue #15,
+/// runtime-checked conditions) under which it covers `need`, together with
+/// the constant boxes `others`: `dims` are (stride, count), `None` for a
+/// count known only at run time. The choice is the dense one: a symbolic
+/// dimension spans up to the next larger stride of the box (a row of a row-
+/// major array), the one of the largest stride up to the end of `need`.
+/// A box only grows with its counts (`k_d < count_d`), so whenever every
+/// symbolic count is at least its chosen value the box covers `need` too:
+/// the condition the runtime checks. Returns (dimension, least count) per
+/// symbolic dimension, or `None` when no dense choice covers (a gap, a
+/// negative stride on a symbolic dimension). From the dense choice each
+/// count is then lowered to the least that still covers (rows of a padded
+/// array whose padding nothing reads).
+pub fn symbolic_cover(start: i64, size: u64, dims: &[(i64, Option<u64>)], others: &[Section], need: &Intervals) -> Option<Vec<(usize, u64)>> {
+    let need_end = need.0.last()?.1;
+    let mut chosen = Vec::new();
+    let mut inst = Vec::with_capacity(dims.len());
+    for (d, &(stride, count)) in dims.iter().enumerate() {
+        let k = match count {
+            Some(c) => c,
+            None => {
+                if stride < 0 {
+                    return None;
+                }
+                let k = if stride == 0 {
+                    1
+                } else {
+                    let next = dims.iter().map(|&(s, _)| s.unsigned_abs()).filter(|&s| s > stride as u64).min();
+                    let span = match next {
+                        Some(n) => n as i64,
+                        None => need_end.checked_sub(start)?,
+                    };
+                    (span.max(1) + stride - 1) / stride
+                };
+                if !(1..=1 << 40).contains(&k) {
+                    return None;
+                }
+                chosen.push((d, k as u64));
+                k as u64
+            }
+        };
+        inst.push((stride, k));
+    }
+    let covers = |inst: &[(i64, u64)]| {
+        let mut all = others.to_vec();
+        all.push(Section { start, size, dims: inst.to_vec() });
+        covered(&all).covers_all(need)
+    };
+    if !covers(&inst) {
+        return None;
+    }
+    // then the least count of each symbolic dimension, the others fixed
+    // (covering only grows with a count: a binary search), so that rows
+    // whose padding nothing reads need not be written
+    for (d, k) in chosen.iter_mut() {
+        let (mut lo, mut hi) = (1u64, *k);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            inst[*d].1 = mid;
+            if covers(&inst) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        inst[*d].1 = hi;
+        *k = hi;
+    }
+    Some(chosen)
+}
+
 /// The bytes the boxes may touch, as intervals (the may-read footprint of
 /// an object): like [`covered`], except that a box too large to enumerate
 /// counts as its whole hull, never as nothing.

@@ -212,3 +212,52 @@ fn only_the_excused_statement_is_excused() {
     assert!(loop_kills_excusing(&p.body, &[1, 2], &[(a, true)], unknown, &excused).is_empty());
     assert_eq!(loop_kills_excusing(&p.body, &[1, 2], &[(a, false)], unknown, &excused), vec![a]);
 }
+
+// ---- runtime-checked conditions: the least counts of symbolic dimensions
+
+use dao_analysis::sections::{symbolic_cover, Intervals, Section};
+
+#[test]
+fn symbolic_cover_one_dimension_needs_every_element() {
+    // for (i = 0; i < n; i++) a[i] = ...;  a: 100 doubles
+    let need = Intervals(vec![(0, 800)]);
+    assert_eq!(symbolic_cover(0, 8, &[(8, None)], &[], &need), Some(vec![(0, 100)]));
+    // starting at a[1]: a[0] is never written, whatever n is
+    assert_eq!(symbolic_cover(8, 8, &[(8, None)], &[], &need), None);
+}
+
+#[test]
+fn symbolic_cover_rows_and_columns() {
+    // for (j < ny) for (i < nx) a[j][i], a[64][512] of int64: both symbolic
+    let need = Intervals(vec![(0, 64 * 512 * 8)]);
+    assert_eq!(symbolic_cover(0, 8, &[(8, None), (4096, None)], &[], &need), Some(vec![(0, 512), (1, 64)]));
+    // constant rows, symbolic columns
+    assert_eq!(symbolic_cover(0, 8, &[(8, None), (4096, Some(64))], &[], &need), Some(vec![(0, 512)]));
+    // constant rows that stop short: no count of the columns helps
+    assert_eq!(symbolic_cover(0, 8, &[(8, None), (4096, Some(63))], &[], &need), None);
+}
+
+#[test]
+fn symbolic_cover_padded_rows() {
+    // a[24][25] written over j < n, i < m: a row is 25 long, so when the
+    // padding may be read covering needs m >= 25; a program with m = 24
+    // never meets it and keeps the array
+    let need = Intervals(vec![(0, 24 * 25 * 8)]);
+    assert_eq!(symbolic_cover(0, 8, &[(8, None), (200, None)], &[], &need), Some(vec![(0, 25), (1, 24)]));
+    // only the bytes that may be read (not the padding column) are needed:
+    // rows of 24 then suffice
+    let need = Intervals((0..24).map(|j| (j * 200, j * 200 + 192)).collect());
+    assert_eq!(symbolic_cover(0, 8, &[(8, None), (200, None)], &[], &need), Some(vec![(0, 24), (1, 24)]));
+}
+
+#[test]
+fn symbolic_cover_with_constant_boxes_and_rejections() {
+    // the first element by a constant store, the rest by a loop from a[1]
+    let need = Intervals(vec![(0, 800)]);
+    let first = Section { start: 0, size: 8, dims: vec![] };
+    assert_eq!(symbolic_cover(8, 8, &[(8, None)], &[first], &need), Some(vec![(0, 99)]));
+    // a negative stride on a symbolic dimension: no choice
+    assert_eq!(symbolic_cover(792, 8, &[(-8, None)], &[], &need), None);
+    // nothing needed: nothing to cover
+    assert_eq!(symbolic_cover(0, 8, &[(8, None)], &[], &Intervals(vec![])), None);
+}

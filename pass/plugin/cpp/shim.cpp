@@ -4,12 +4,14 @@
 // loop facts of ScalarEvolution for the array-section kills). Every
 // LLVM-version conditional belongs here and nowhere else.
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/InstructionSimplify.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Dominators.h"
@@ -118,6 +120,17 @@ void dao_cxx_dispose(LLVMModuleRef m) { delete unwrap(m); }
 // BTC + 1 when it also dominates the exiting block, BTC otherwise (a lower
 // bound: must-write). Anything else contributes nothing (conservative).
 namespace {
+// A symbolic count (issue #15, runtime-checked conditions): add + the value
+// of the `bytes`-wide integer at byte `off` of global G (sign- or
+// zero-extended), a global the function and its callees never write.
+struct DaoSym {
+  GlobalVariable *G = nullptr;
+  int64_t off = 0;
+  unsigned bytes = 0;
+  int sgn = 0;
+  int64_t add = 0;
+  int64_t low = 0; // the value must also be at least this
+};
 struct DaoSection {
   unsigned loop;
   Value *base;
@@ -126,6 +139,9 @@ struct DaoSection {
   unsigned ndims;
   int64_t stride[8];
   uint64_t count[8];
+  // dims whose count is symbolic (count[d] is then 0)
+  unsigned symMask = 0;
+  DaoSym sym[8];
 };
 struct DaoLoopRec {
   BasicBlock *preheader, *header;
@@ -135,6 +151,13 @@ struct DaoLoopRec {
   std::vector<BasicBlock *> blocks;
   unsigned stores = 0;    // stores and memory intrinsics in the loop (nested ones included)
   unsigned sections = 0;  // of those, how many gave a section for this loop
+  // runtime-checked conditions: the block a conditional kill may move up
+  // to (original; null: none), the blocks passed on the way, and what the
+  // bound loads must then be at least for every branch on the way to go
+  // towards the loop
+  BasicBlock *guardTop = nullptr;
+  std::vector<BasicBlock *> guardChain;
+  std::vector<std::pair<DaoSym, int64_t>> guardReqs;
 };
 struct DaoRead {
   GlobalVariable *global;
@@ -185,17 +208,41 @@ struct DaoSectionOut {
   unsigned ndims;
   int64_t stride[8];
   uint64_t count[8];
+  unsigned symMask;
+  LLVMValueRef symGlobal[8];
+  int64_t symOff[8];
+  unsigned symBytes[8];
+  int symSigned[8];
+  int64_t symAdd[8];
+  int64_t symLow[8];
 };
 struct DaoLoopOut {
   LLVMBasicBlockRef preheader, header;
   LLVMValueRef init;
   unsigned nblocks;
   unsigned stores, sections;
+  LLVMBasicBlockRef guardTop;
+  unsigned nguardChain, nguardReqs;
+};
+// Requirement j of loop i's guard chain: the bound load (as in
+// DaoSectionOut's sym fields) must be at least `min`.
+struct DaoGuardReqOut {
+  LLVMValueRef global;
+  int64_t off;
+  unsigned bytes;
+  int sgn;
+  int64_t min;
 };
 
 // `inits`: the function's static worksharing init calls (the Rust side
 // finds them in the table of runtime functions, pass/analysis/src/known.rs).
-void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits) {
+// `elig`: globals a loop bound may be read from (the Rust side proves that
+// every write of one is a store, memset or memcpy naming it, in a function
+// of this module called only directly or by a fork, `cond.rs`), and the
+// pairs (writerGlobals[i], writerFuncs[i]): the defined functions that may
+// write each, their callees' writes included.
+void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
+                         LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters) {
   Function *F = unwrap<Function>(f);
   auto *Out = new DaoLoopFacts();
   if (F->isDeclaration())
@@ -243,6 +290,123 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       DominatorTree DTp(*C);
       PromoteMemToReg(promo, DTp);
     }
+  }
+  // Loop bounds read from memory (issue #15, runtime-checked conditions):
+  // integer loads at a constant offset of an eligible global (see `elig`
+  // below) become the unknowns of symbolic counts, when the value loaded
+  // is the one a loop sees: a load inside a loop nest is moved to the
+  // preheader of the outermost loop around it that writes the global
+  // nowhere (the loads inside all read that value); a load outside loops
+  // counts when no write of the global is reachable from it. (In the
+  // clone only; the old loads stay, unused: the value map names them.)
+  std::map<LoadInst *, DaoSym> symOf;
+  if (nElig) {
+    const DataLayout &DL = C->getParent()->getDataLayout();
+    std::map<Value *, std::set<Value *>> Writers;
+    for (unsigned i = 0; i < nElig; ++i)
+      Writers[unwrap(elig[i])];
+    for (unsigned i = 0; i < nWriters; ++i)
+      Writers[unwrap(writerGlobals[i])].insert(unwrap(writerFuncs[i]));
+    auto writes = [&](Instruction &I, Value *G) -> bool {
+      Value *P = nullptr;
+      if (auto *SI = dyn_cast<StoreInst>(&I))
+        P = SI->getPointerOperand();
+      else if (auto *MI = dyn_cast<MemIntrinsic>(&I))
+        P = MI->getDest();
+      else if (auto *A = dyn_cast<AtomicRMWInst>(&I))
+        P = A->getPointerOperand();
+      else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+        P = X->getPointerOperand();
+      if (P)
+        return getUnderlyingObject(P, 0) == G;
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (auto *II = dyn_cast<IntrinsicInst>(CB); II && II->isLifetimeStartOrEnd())
+          return getUnderlyingObject(II->getArgOperand(1), 0) == G;
+        auto &W = Writers[G];
+        for (Value *Op : CB->operands())
+          if (W.count(Op->stripPointerCasts()))
+            return true;
+      }
+      return false;
+    };
+    DominatorTree DTh(*C);
+    LoopInfo LIh(DTh);
+    std::map<std::pair<Loop *, Value *>, bool> loopWrites;
+    auto inLoopWrites = [&](Loop *X, Value *G) -> bool {
+      auto Key = std::make_pair(X, G);
+      auto It = loopWrites.find(Key);
+      if (It != loopWrites.end())
+        return It->second;
+      bool w = false;
+      for (BasicBlock *B : X->blocks())
+        for (auto &I : *B)
+          w = w || writes(I, G);
+      return loopWrites[Key] = w;
+    };
+    auto reachableWrite = [&](LoadInst *LD, Value *G) -> bool {
+      for (auto It = std::next(LD->getIterator()); It != LD->getParent()->end(); ++It)
+        if (writes(*It, G))
+          return true;
+      std::set<BasicBlock *> Seen;
+      std::vector<BasicBlock *> Work(succ_begin(LD->getParent()), succ_end(LD->getParent()));
+      while (!Work.empty()) {
+        BasicBlock *B = Work.back();
+        Work.pop_back();
+        if (!Seen.insert(B).second)
+          continue;
+        for (auto &I : *B)
+          if (writes(I, G))
+            return true;
+        Work.insert(Work.end(), succ_begin(B), succ_end(B));
+      }
+      return false;
+    };
+    std::map<std::tuple<Loop *, Value *, int64_t, Type *>, LoadInst *> Hoisted;
+    std::vector<LoadInst *> loads;
+    for (auto &BB : *C)
+      for (auto &I : BB)
+        if (auto *LD = dyn_cast<LoadInst>(&I))
+          if (LD->isSimple() && LD->getType()->isIntegerTy() && LD->getType()->getIntegerBitWidth() <= 64 && LD->getType()->getIntegerBitWidth() % 8 == 0)
+            loads.push_back(LD);
+    for (auto *LD : loads) {
+      APInt Off(DL.getIndexTypeSizeInBits(LD->getPointerOperandType()), 0);
+      Value *B = LD->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+      auto *G = dyn_cast<GlobalVariable>(B);
+      if (!G || !Writers.count(G) || Off.getSignificantBits() > 48)
+        continue;
+      int64_t off = Off.getSExtValue();
+      DaoSym Sym{G, off, (unsigned)LD->getType()->getIntegerBitWidth() / 8, 0, 0, 0};
+      Loop *H = nullptr;
+      Loop *L = LIh.getLoopFor(LD->getParent());
+      for (Loop *X = L; X && !inLoopWrites(X, G); X = X->getParentLoop())
+        H = X;
+      if (!L) {
+        if (!reachableWrite(LD, G))
+          symOf[LD] = Sym;
+        continue;
+      }
+      BasicBlock *PH = H ? H->getLoopPreheader() : nullptr;
+      if (!PH)
+        continue;
+      LoadInst *&Hd = Hoisted[std::make_tuple(H, (Value *)G, off, LD->getType())];
+      if (!Hd) {
+        IRBuilder<> IB(PH->getTerminator());
+        Value *P = off ? IB.CreateConstGEP1_64(IB.getInt8Ty(), G, off) : (Value *)G;
+        Hd = IB.CreateLoad(LD->getType(), P, "dao.bound");
+        symOf[Hd] = Sym;
+      }
+      LD->replaceAllUsesWith(Hd);
+    }
+  }
+  // fold what -O0 leaves for ScalarEvolution to trip over (`sdiv %x, 1`,
+  // `sub %x, 0` in the bounds clang computes for a worksharing loop)
+  if (nElig) {
+    const DataLayout &DL = C->getParent()->getDataLayout();
+    for (auto &BB : *C)
+      for (auto &I : BB)
+        if (isa<BinaryOperator>(&I))
+          if (Value *V = simplifyInstruction(&I, SimplifyQuery(DL)))
+            I.replaceAllUsesWith(V);
   }
   // the analyses live in this scope: they hold handles into the clone, which
   // is erased after they are gone
@@ -368,6 +532,69 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     n = K->getAPInt().getZExtValue();
     return true;
   };
+  // A backedge-taken count that is at least `add + ext U` for one of the
+  // bound loads U above: peeled from the outside in, `c + X` (c a small
+  // constant: add += c), `max(k, X)` (smax or umax: at least X; for umax
+  // only while X is not negative, so U >= `low` then), `zext U`, `sext U`,
+  // `U`. All a must-write needs is such a lower bound.
+  auto symBTC = [&](Loop *L, DaoSym &o) -> bool {
+    if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
+      return false;
+    const SCEV *B = SE.getBackedgeTakenCount(L);
+    if (getenv("DAO_SCEV_DEBUG"))
+      errs() << "dao: " << C->getName() << ": loop " << L->getHeader()->getName() << " btc " << *B << "\n";
+    if (isa<SCEVCouldNotCompute>(B))
+      return false;
+    unsigned width = B->getType()->getIntegerBitWidth();
+    int64_t add = 0;
+    std::vector<int64_t> umaxAt; // `add` outside each umax
+    for (int depth = 0; depth < 8; ++depth) {
+      if (auto *A = dyn_cast<SCEVAddExpr>(B)) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
+          return false;
+        add += K->getAPInt().getSExtValue();
+        B = A->getOperand(1);
+        continue;
+      }
+      if (isa<SCEVSMaxExpr>(B) || isa<SCEVUMaxExpr>(B)) {
+        auto *M = cast<SCEVNAryExpr>(B);
+        if (M->getNumOperands() != 2 || !isa<SCEVConstant>(M->getOperand(0)))
+          return false;
+        if (isa<SCEVUMaxExpr>(B))
+          umaxAt.push_back(add);
+        B = M->getOperand(1);
+        continue;
+      }
+      break;
+    }
+    if (add < -(1 << 20) || add > (1 << 20))
+      return false;
+    int sgn = 0;
+    if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(B))
+      B = Z->getOperand();
+    else if (auto *S = dyn_cast<SCEVSignExtendExpr>(B)) {
+      B = S->getOperand();
+      sgn = 1;
+    }
+    auto *U = dyn_cast<SCEVUnknown>(B);
+    if (!U)
+      return false;
+    auto It = symOf.find(dyn_cast<LoadInst>(U->getValue()));
+    if (It == symOf.end())
+      return false;
+    // the value must not wrap the count's width: the Rust side bounds it
+    // by 2^(8*bytes-2), and the count's width is at least the load's
+    if (width < 8 * It->second.bytes)
+      return false;
+    o = It->second;
+    o.sgn = sgn;
+    o.add = add;
+    o.low = 0;
+    for (int64_t outer : umaxAt)
+      o.low = std::max(o.low, -(add - outer));
+    return true;
+  };
   for (auto &BB : *C) {
     Loop *L0 = LI.getLoopFor(&BB);
     if (!L0)
@@ -403,16 +630,29 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       Loop *Child = nullptr;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
         // what one iteration of L writes, relative to the iteration
-        if (auto K = relStart(Off, L)) {
+        if (auto K = relStart(Off, L); K && !S.symMask) {
           DaoRel W{LoopIx[L], OrigBase, &I, K->first, Size, K->second, S.ndims, {}, {}, Child, {}};
           std::copy(S.stride, S.stride + 8, W.stride);
           std::copy(S.count, S.count + 8, W.count);
           Out->relWrites.push_back(W);
         }
-        uint64_t btc;
-        if (!constBTC(L, btc) || !DT.dominates(X, L->getLoopLatch()))
+        uint64_t btc = 0;
+        DaoSym sym;
+        if (!DT.dominates(X, L->getLoopLatch()))
           break;
+        bool isSym = false;
+        if (!constBTC(L, btc)) {
+          if (!symBTC(L, sym))
+            break;
+          isSym = true;
+        }
         uint64_t count = DT.dominates(X, L->getExitingBlock()) ? btc + 1 : btc;
+        if (isSym) {
+          sym.add += DT.dominates(X, L->getExitingBlock()) ? 1 : 0;
+          S.symMask |= 1u << S.ndims;
+          S.sym[S.ndims] = sym;
+          count = 0;
+        }
         int64_t step = 0;
         if (auto *AR = dyn_cast<SCEVAddRecExpr>(Off); AR && AR->getLoop() == L) {
           auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
@@ -434,6 +674,117 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         }
         Child = L;
         X = L->getHeader();
+      }
+    }
+  }
+  // Guards of loops with symbolic counts: the branches above a loop's
+  // anchor (its preheader, or the block of its static init) that lead to
+  // it when the bound loads are large enough (`if (0 < n)` around a
+  // worksharing loop, the zero-trip test of a rotated loop). Walked up
+  // through blocks with one predecessor, while each conditional branch on
+  // the way is `a + U pred k` (U a bound load, k a constant) taken towards
+  // the loop whenever U is at least some m: a kill under the conditions
+  // plus `U >= m` may then sit at the top of that chain.
+  if (!symOf.empty()) {
+    auto boundOf = [&](const SCEV *S, int64_t &a, DaoSym &u) -> bool {
+      a = 0;
+      if (auto *A = dyn_cast<SCEVAddExpr>(S)) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
+          return false;
+        a = K->getAPInt().getSExtValue();
+        S = A->getOperand(1);
+      }
+      int sgn = 0;
+      if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(S))
+        S = Z->getOperand();
+      else if (auto *X = dyn_cast<SCEVSignExtendExpr>(S)) {
+        S = X->getOperand();
+        sgn = 1;
+      }
+      auto *U = dyn_cast<SCEVUnknown>(S);
+      if (!U)
+        return false;
+      auto It = symOf.find(dyn_cast<LoadInst>(U->getValue()));
+      if (It == symOf.end())
+        return false;
+      u = It->second;
+      u.sgn = sgn;
+      return true;
+    };
+    auto decide = [&](ICmpInst *IC, bool wantTrue, DaoSym &u, int64_t &m) -> bool {
+      if (!SE.isSCEVable(IC->getOperand(0)->getType()) || !IC->getOperand(0)->getType()->isIntegerTy())
+        return false;
+      ICmpInst::Predicate Pr = wantTrue ? IC->getPredicate() : IC->getInversePredicate();
+      const SCEV *L = SE.getSCEV(IC->getOperand(0)), *R = SE.getSCEV(IC->getOperand(1));
+      if (isa<SCEVConstant>(L)) {
+        std::swap(L, R);
+        Pr = ICmpInst::getSwappedPredicate(Pr);
+      }
+      auto *K = dyn_cast<SCEVConstant>(R);
+      int64_t a;
+      if (!K || K->getAPInt().getSignificantBits() > 40 || !boundOf(L, a, u))
+        return false;
+      if (8 * u.bytes > IC->getOperand(0)->getType()->getIntegerBitWidth())
+        return false;
+      int64_t k = K->getAPInt().getSExtValue();
+      switch (Pr) {
+      case ICmpInst::ICMP_SGT:
+      case ICmpInst::ICMP_UGT:
+      case ICmpInst::ICMP_NE:
+        m = k + 1 - a;
+        break;
+      case ICmpInst::ICMP_SGE:
+      case ICmpInst::ICMP_UGE:
+        m = k - a;
+        break;
+      default:
+        return false;
+      }
+      if (ICmpInst::isUnsigned(Pr) && k < 0)
+        return false;
+      // a + U not negative: signed and unsigned readings agree
+      m = std::max({m, -a, (int64_t)0});
+      return true;
+    };
+    for (Loop *L : LI.getLoopsInPreorder()) {
+      auto &R = Out->loops[LoopIx[L]];
+      BasicBlock *X = nullptr;
+      if (R.init) {
+        for (auto &KV : initBlock)
+          if (KV.second == R.init)
+            X = KV.first;
+      } else if (BasicBlock *PH = L->getLoopPredecessor(); PH && PH->getSingleSuccessor() == L->getHeader()) {
+        X = PH;
+      } else {
+        X = L->getHeader();
+      }
+      std::vector<BasicBlock *> chain;
+      std::vector<std::pair<DaoSym, int64_t>> reqs;
+      BasicBlock *top = nullptr;
+      for (int step = 0; X && step < 6; ++step) {
+        BasicBlock *P = X->getSinglePredecessor();
+        auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+        if (!Br)
+          break;
+        if (Br->isConditional()) {
+          auto *IC = dyn_cast<ICmpInst>(Br->getCondition());
+          DaoSym u;
+          int64_t m;
+          if (Br->getSuccessor(0) == Br->getSuccessor(1) || !IC || !decide(IC, Br->getSuccessor(0) == X, u, m))
+            break;
+          reqs.push_back({u, m});
+        }
+        if (X != L->getHeader())
+          chain.push_back(X);
+        X = P;
+        top = P;
+      }
+      if (!reqs.empty() && top) {
+        R.guardTop = cast<BasicBlock>(Back[top]);
+        for (auto *B : chain)
+          R.guardChain.push_back(cast<BasicBlock>(Back[B]));
+        R.guardReqs = reqs;
       }
     }
   }
@@ -568,6 +919,18 @@ void dao_cxx_loop_get(void *h, unsigned i, DaoLoopOut *o) {
   o->nblocks = R.blocks.size();
   o->stores = R.stores;
   o->sections = R.sections;
+  o->guardTop = R.guardTop ? wrap(R.guardTop) : nullptr;
+  o->nguardChain = R.guardChain.size();
+  o->nguardReqs = R.guardReqs.size();
+}
+LLVMBasicBlockRef dao_cxx_loop_guard_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].guardChain[j]); }
+void dao_cxx_loop_guard_req(void *h, unsigned i, unsigned j, DaoGuardReqOut *o) {
+  auto &Q = static_cast<DaoLoopFacts *>(h)->loops[i].guardReqs[j];
+  o->global = wrap(static_cast<Value *>(Q.first.G));
+  o->off = Q.first.off;
+  o->bytes = Q.first.bytes;
+  o->sgn = Q.first.sgn;
+  o->min = Q.second;
 }
 LLVMBasicBlockRef dao_cxx_loop_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].blocks[j]); }
 unsigned dao_cxx_read_count(void *h) { return static_cast<DaoLoopFacts *>(h)->reads.size(); }
@@ -592,9 +955,16 @@ void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
   o->start = S.start;
   o->size = S.size;
   o->ndims = S.ndims;
+  o->symMask = S.symMask;
   for (unsigned d = 0; d < 8; ++d) {
     o->stride[d] = S.stride[d];
     o->count[d] = S.count[d];
+    o->symGlobal[d] = S.sym[d].G ? wrap(static_cast<Value *>(S.sym[d].G)) : nullptr;
+    o->symOff[d] = S.sym[d].off;
+    o->symBytes[d] = S.sym[d].bytes;
+    o->symSigned[d] = S.sym[d].sgn;
+    o->symAdd[d] = S.sym[d].add;
+    o->symLow[d] = S.sym[d].low;
   }
 }
 unsigned dao_cxx_relw_count(void *h) { return static_cast<DaoLoopFacts *>(h)->relWrites.size(); }

@@ -84,6 +84,7 @@ struct Types {
     func: Desc,
     module: Desc,
     frame: Desc,
+    cond: Desc,
 }
 
 fn types(m: Module) -> Types {
@@ -93,6 +94,7 @@ fn types(m: Module) -> Types {
         func: Desc::new(m, dao_abi::FUNC_DESC),
         module: Desc::new(m, dao_abi::MODULE_DESC),
         frame: Desc::new(m, dao_abi::FRAME),
+        cond: Desc::new(m, dao_abi::COND_DESC),
     }
 }
 
@@ -305,6 +307,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 let slots: Vec<u32> = s.slots.iter().map(|v| layout.ix[v] as u32).collect();
                 let allocas: Vec<u32> = s.allocas.iter().map(|a| *a as u32).collect();
                 let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
+                let cdead: Vec<u32> = s.cdead.iter().map(|g| *g as u32).collect();
                 let base = format!("dao.site.{fi}.{k}");
                 // (global, first byte, end byte) of the globals live in part
                 let parts: Vec<Value> = s
@@ -346,6 +349,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("globals", idx_arr(&format!("{base}.globals"), &globals)),
                         ("n_parts", m.const_i32(n_parts)),
                         ("parts", parts),
+                        ("n_cdead", m.const_i32(cdead.len() as u32)),
+                        ("cdead", idx_arr(&format!("{base}.cdead"), &cdead)),
                     ],
                 )
             })
@@ -440,6 +445,28 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         })
         .collect();
     let tp_g = if tp_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, tp_descs.len() as u64), "dao.tp", m.const_array(t.var.ty, &tp_descs)) };
+    // the runtime-checked conditions of the conditional kills (cond.rs)
+    let cond_descs: Vec<Value> = plan
+        .sections
+        .conds
+        .iter()
+        .flat_map(|(o, cs)| cs.iter().map(move |c| (*o, c)))
+        .map(|(o, c)| {
+            t.cond.constant(
+                m,
+                &[
+                    ("object", m.const_i32(o as u32)),
+                    ("global", m.const_i32(c.global as u32)),
+                    ("offset", m.const_i64(c.off as u64)),
+                    ("bytes", m.const_i32(c.bytes)),
+                    ("is_signed", m.const_i32(c.signed as u32)),
+                    ("min", m.const_i64(c.min as u64)),
+                    ("max", m.const_i64(c.max as u64)),
+                ],
+            )
+        })
+        .collect();
+    let conds_g = if cond_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, cond_descs.len() as u64), "dao.conds", m.const_array(t.cond.ty, &cond_descs)) };
     let src = strs.get(&m.source_name());
     // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
     let flags = if crate::guard::enabled() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
@@ -461,6 +488,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             ("tls_addrs", tls_fn),
             ("n_tp", m.const_i32(tp_descs.len() as u32)),
             ("tp", tp_g),
+            ("n_conds", m.const_i32(cond_descs.len() as u32)),
+            ("conds", conds_g),
         ],
     ));
     // registration from a constructor

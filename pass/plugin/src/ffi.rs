@@ -13,10 +13,12 @@ extern "C" {
     pub fn dao_cxx_verify(m: LLVMModuleRef) -> c_int;
     pub fn dao_cxx_clone(m: LLVMModuleRef) -> LLVMModuleRef;
     pub fn dao_cxx_dispose(m: LLVMModuleRef);
-    pub fn dao_cxx_loop_facts(f: LLVMValueRef, inits: *mut LLVMValueRef, n: c_uint) -> *mut c_void;
+    pub fn dao_cxx_loop_facts(f: LLVMValueRef, inits: *mut LLVMValueRef, n: c_uint, elig: *mut LLVMValueRef, n_elig: c_uint, writer_globals: *mut LLVMValueRef, writer_funcs: *mut LLVMValueRef, n_writers: c_uint) -> *mut c_void;
     pub fn dao_cxx_loop_facts_team(h: *mut c_void) -> c_int;
     pub fn dao_cxx_loop_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_loop_get(h: *mut c_void, i: c_uint, out: *mut DaoLoopOut);
+    pub fn dao_cxx_loop_guard_block(h: *mut c_void, i: c_uint, j: c_uint) -> llvm_sys::prelude::LLVMBasicBlockRef;
+    pub fn dao_cxx_loop_guard_req(h: *mut c_void, i: c_uint, j: c_uint, out: *mut DaoGuardReqOut);
     pub fn dao_cxx_loop_block(h: *mut c_void, i: c_uint, j: c_uint) -> llvm_sys::prelude::LLVMBasicBlockRef;
     pub fn dao_cxx_section_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_read_count(h: *mut c_void) -> c_uint;
@@ -53,6 +55,19 @@ pub struct DaoLoopOut {
     pub nblocks: c_uint,
     pub stores: c_uint,
     pub sections: c_uint,
+    pub guard_top: llvm_sys::prelude::LLVMBasicBlockRef,
+    pub nguard_chain: c_uint,
+    pub nguard_reqs: c_uint,
+}
+
+/// One requirement of a loop's guard chain (shim.cpp `DaoGuardReqOut`).
+#[repr(C)]
+pub struct DaoGuardReqOut {
+    pub global: LLVMValueRef,
+    pub off: i64,
+    pub bytes: c_uint,
+    pub sgn: c_int,
+    pub min: i64,
 }
 
 /// One store's byte box for one loop (shim.cpp `DaoSectionOut`).
@@ -65,4 +80,13 @@ pub struct DaoSectionOut {
     pub ndims: c_uint,
     pub stride: [i64; 8],
     pub count: [u64; 8],
+    /// Dims whose count is symbolic: `sym_add[d]` + the value of the
+    /// `sym_bytes[d]`-wide integer at `sym_off[d]` of `sym_global[d]`.
+    pub sym_mask: c_uint,
+    pub sym_global: [LLVMValueRef; 8],
+    pub sym_off: [i64; 8],
+    pub sym_bytes: [c_uint; 8],
+    pub sym_signed: [c_int; 8],
+    pub sym_add: [i64; 8],
+    pub sym_low: [i64; 8],
 }

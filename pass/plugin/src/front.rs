@@ -81,6 +81,9 @@ pub struct ModuleFacts {
     /// set by the plan once every function's loads are known
     /// ([`ModuleFacts::set_readable`]); unset, every byte counts.
     pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::sections::Intervals>>>,
+    /// Runtime-checked conditions: their globals and conditional kills
+    /// (`cond.rs`).
+    pub cond: crate::cond::CondFacts,
 }
 
 /// Interprocedural summary of a defined function: the globals a call may
@@ -142,7 +145,7 @@ impl ModuleFacts {
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default() };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default() };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.
@@ -574,7 +577,8 @@ impl<'a> FuncFacts<'a> {
     pub fn loop_facts(&self) -> &crate::ir::LoopFacts {
         self.loops.get_or_init(|| {
             let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
-            crate::ir::loop_facts(self.f, &inits)
+            let (elig, writers) = self.mf.cond.for_shim(self.mf);
+            crate::ir::loop_facts(self.f, &inits, &elig, &writers)
         })
     }
 
@@ -879,6 +883,9 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 }
                 _ => {}
             }
+            // world 1 of the runtime-checked conditions: a write of a
+            // condition's global uses what is killed under it
+            st.uses.extend(ff.mf.cond.fake_uses(ff, inst).into_iter().map(|g| vars.global_var(g)));
             // a statement's own result is not read by it
             body.blocks[bi].stmts.push(st);
         }
@@ -960,7 +967,7 @@ fn add_loop_kills(
     let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
-        for sr in lf.sections.iter().filter(|s| s.loop_ix == li) {
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none)) {
             let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
                 (Some(&g), _) => Obj::Global(g),
                 (None, Some(&a)) if !lf.team => Obj::Alloca(a),
@@ -1027,7 +1034,36 @@ fn add_loop_kills(
                 _ => {}
             }
         }
-        let Some(pre) = pre.filter(|_| !cands.is_empty()) else {
+        // whole kills under runtime-checked conditions: boxes with
+        // symbolic counts (loop bounds read from stable globals) that cover
+        // a global when the counts are large enough (`cond.rs`)
+        let mut cond_cands: Vec<(usize, Vec<crate::cond::Cond>)> = Vec::new();
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().any(Option::is_some)) {
+            let Some(&g) = ff.mf.global_ix.get(&sr.base) else { continue };
+            let var = vars.global_var(g);
+            if cands.iter().any(|(v, _)| *v == var) || cond_cands.iter().any(|(x, _)| *x == g) {
+                continue;
+            }
+            let need = match ff.mf.readable(g) {
+                Some(r) => r.clone(),
+                None => Intervals(vec![(0, ff.mf.global_size[g] as i64)]),
+            };
+            let others: Vec<Section> = per_obj.iter().filter(|(o, _)| *o == Obj::Global(g)).flat_map(|(_, v)| v.iter().cloned()).collect();
+            let dims: Vec<(i64, Option<u64>)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, y.is_none().then_some(c))).collect();
+            let Some(ks) = dao_analysis::sections::symbolic_cover(sr.start, sr.size, &dims, &others, &need) else { continue };
+            let conds: Option<Vec<_>> = ks
+                .iter()
+                .map(|&(d, k)| {
+                    let sc = sr.sym[d]?;
+                    let cg = *ff.mf.global_ix.get(&sc.global)?;
+                    crate::cond::Cond::at_least(cg, &sc, k)
+                })
+                .collect();
+            if let Some(conds) = conds {
+                cond_cands.push((g, conds));
+            }
+        }
+        let Some(pre) = pre.filter(|_| !cands.is_empty() || !cond_cands.is_empty()) else {
             if lp.stores > 0 {
                 without += 1;
             }
@@ -1050,6 +1086,42 @@ fn add_loop_kills(
             })
             .collect();
         let unread = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
+        // a guard above the loop that goes towards it under the same kind
+        // of condition (`if (0 < n)` around a worksharing loop): the
+        // conditional kills then sit at its top, with its requirements
+        let guard = lp.guard.as_ref().filter(|_| !cond_cands.is_empty()).and_then(|gd| {
+            let top = *block_ix.get(&gd.top)?;
+            let mut reqs = Vec::new();
+            for (sc, m) in &gd.reqs {
+                let cg = *ff.mf.global_ix.get(&sc.global)?;
+                let c = crate::cond::Cond::at_least(cg, &crate::ir::SymCount { add: 0, low: *m, ..*sc }, 0)?;
+                reqs.push(c);
+            }
+            let chain: Vec<usize> = gd.chain.iter().filter_map(|b| block_ix.get(b).copied()).collect();
+            Some((top, chain, reqs))
+        });
+        let mut cblocks = blocks.clone();
+        if let Some((_, chain, reqs)) = &guard {
+            cblocks.extend(chain.iter().copied());
+            for (_, conds) in cond_cands.iter_mut() {
+                conds.extend(reqs.iter().cloned());
+            }
+        }
+        let cvars: Vec<(usize, bool)> = cond_cands.iter().map(|(g, _)| (vars.global_var(*g), ff.mf.global_escaped[*g])).collect();
+        let cunread = loop_kills_excusing(body, &cblocks, &cvars, vars.unknown_var(), &excused);
+        // the conditional kills the loop proved (recorded in world 0,
+        // applied in world 1)
+        let mut cond = Vec::new();
+        let mut ckills = Vec::new();
+        for (g, conds) in cond_cands {
+            if !cunread.contains(&vars.global_var(g)) {
+                continue;
+            }
+            if ff.mf.cond.kill(lp.header, g, conds.clone()) {
+                ckills.push(vars.global_var(g));
+            }
+            cond.push(g);
+        }
         let (pdefs, kills): (Vec<usize>, Vec<usize>) = unread
             .into_iter()
             .partition(|v| part.iter().any(|(p, _)| p == v));
@@ -1057,7 +1129,7 @@ fn add_loop_kills(
             .into_iter()
             .filter(|(v, _)| pdefs.contains(v))
             .collect();
-        if kills.is_empty() && pdefs.is_empty() {
+        if kills.is_empty() && pdefs.is_empty() && cond.is_empty() {
             without += 1;
             continue;
         }
@@ -1069,6 +1141,16 @@ fn add_loop_kills(
             .iter()
             .map(|(v, w)| (v - vars.global_var(0), w.bytes()))
             .collect();
+        let mut kills = kills;
+        match &guard {
+            Some((top, _, _)) if !ckills.is_empty() => add_kills(body, *top, ckills, vec![]),
+            _ => kills.extend(ckills),
+        }
+        if kills.is_empty() && pdefs.is_empty() {
+            // world 0, conditional kills only: an empty statement marks
+            // the place
+            body.blocks[pre].stmts.push(Stmt::default());
+        }
         add_kills(body, pre, kills, pdefs);
         out.push(LoopKill {
             header: lp.header,

@@ -526,6 +526,10 @@ impl Value {
 }
 
 impl Block {
+    /// The function the block belongs to.
+    pub fn parent_function(self) -> Value {
+        Value(unsafe { LLVMGetBasicBlockParent(self.0) })
+    }
     pub fn instructions(self) -> Vec<Value> {
         let mut v = Vec::new();
         let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
@@ -578,6 +582,19 @@ pub struct LoopRec {
     pub stores: u32,
     /// Of those, how many gave a byte box for this loop.
     pub sections: u32,
+    /// Branches above the loop that go towards it when bound loads are
+    /// large enough (runtime-checked conditions, `cond.rs`).
+    pub guard: Option<Guard>,
+}
+
+/// A chain of blocks with one predecessor each from `top` down to a loop's
+/// anchor: a conditional kill may sit at the end of `top` (its reads
+/// checked over `chain` too) when each (bound, m) of `reqs` holds, the
+/// bound's value at least m.
+pub struct Guard {
+    pub top: Block,
+    pub chain: Vec<Block>,
+    pub reqs: Vec<(SymCount, i64)>,
 }
 
 pub struct SectionRec {
@@ -585,8 +602,26 @@ pub struct SectionRec {
     pub base: Value,
     pub start: i64,
     pub size: u64,
-    /// (stride, count), innermost loop first.
+    /// (stride, count), innermost loop first; the count is 0 where `sym`
+    /// has one.
     pub dims: Vec<(i64, u64)>,
+    /// Per dim, a count known only at run time (issue #15, runtime-checked
+    /// conditions).
+    pub sym: Vec<Option<SymCount>>,
+}
+
+/// A loop's count read from memory: `add` + the `bytes`-wide integer at
+/// byte `off` of `global` (signed or not), which neither the function nor
+/// its callees write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymCount {
+    pub global: Value,
+    pub off: i64,
+    pub bytes: u32,
+    pub signed: bool,
+    pub add: i64,
+    /// The value must also be at least this (a `umax` in the count).
+    pub low: i64,
 }
 
 /// A read inside a loop that sees only bytes written earlier in the same
@@ -615,14 +650,20 @@ pub struct LoopFacts {
     pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
 }
 
-/// `inits`: the static worksharing init calls of `f`, deleted in the team view.
-pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
+/// `inits`: the static worksharing init calls of `f`, deleted in the team
+/// view; `elig`: globals a loop bound may be read from, and `writers`: the
+/// (global, function) pairs of the defined functions that may write them
+/// (a loop bound loaded from one may be symbolic, [`SymCount`]).
+pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)]) -> LoopFacts {
     // SAFETY: `f` is a function of the module being planned; the handle
     // returned by the shim is read through its accessors with indices below
     // its counts, and freed once, here.
     unsafe {
         let mut v: Vec<LLVMValueRef> = inits.iter().map(|i| i.0).collect();
-        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32);
+        let mut el: Vec<LLVMValueRef> = elig.iter().map(|g| g.0).collect();
+        let mut wg: Vec<LLVMValueRef> = writers.iter().map(|w| w.0 .0).collect();
+        let mut wf: Vec<LLVMValueRef> = writers.iter().map(|w| w.1 .0).collect();
+        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32);
         let team = ffi::dao_cxx_loop_facts_team(h) != 0;
         let mut loops = Vec::new();
         for i in 0..ffi::dao_cxx_loop_count(h) {
@@ -636,6 +677,17 @@ pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
                 blocks,
                 stores: o.stores,
                 sections: o.sections,
+                guard: (!o.guard_top.is_null()).then(|| Guard {
+                    top: Block(o.guard_top),
+                    chain: (0..o.nguard_chain).map(|j| Block(ffi::dao_cxx_loop_guard_block(h, i, j))).collect(),
+                    reqs: (0..o.nguard_reqs)
+                        .map(|j| {
+                            let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
+                            ffi::dao_cxx_loop_guard_req(h, i, j, &mut q);
+                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
+                        })
+                        .collect(),
+                }),
             });
         }
         let mut sections = Vec::new();
@@ -644,7 +696,19 @@ pub fn loop_facts(f: Value, inits: &[Value]) -> LoopFacts {
             ffi::dao_cxx_section_get(h, i, &mut o);
             let n = (o.ndims as usize).min(8);
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
-            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims });
+            let sym = (0..n)
+                .map(|d| {
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount {
+                        global: Value(o.sym_global[d]),
+                        off: o.sym_off[d],
+                        bytes: o.sym_bytes[d],
+                        signed: o.sym_signed[d] != 0,
+                        add: o.sym_add[d],
+                        low: o.sym_low[d],
+                    })
+                })
+                .collect();
+            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym });
         }
         let mut reads = Vec::new();
         for i in 0..ffi::dao_cxx_read_count(h) {

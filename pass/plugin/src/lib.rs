@@ -9,6 +9,7 @@
 //! phases (`run`: plan, report, dry run on a clone, apply). The environment
 //! variables the pass reads are in `config.rs`.
 
+mod cond;
 mod config;
 mod emit;
 mod ffi;

@@ -52,6 +52,10 @@ pub struct SitePlan {
     /// rewrites it first).
     pub dead: Vec<(usize, u64, Vec<String>)>,
     pub unread: (usize, u64),
+    /// Globals live at the site unless the runtime-checked conditions of
+    /// their conditional kills hold (`cond.rs`; not in `globals`, their
+    /// parts, if any, in `partial`).
+    pub cdead: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -169,6 +173,11 @@ pub fn plan_module(m: Module) -> ModulePlan {
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
     let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
+    // the globals a runtime-checked condition may read (before any loop
+    // facts: the shim takes each function's stable ones)
+    if crate::config::sections() {
+        crate::cond::setup(&facts, &scan.calls.graph, &ffs);
+    }
     // Interprocedural read summaries.
     // what any code may read of each global (the loop facts of every
     // function), before any kill is decided
@@ -196,6 +205,40 @@ pub fn plan_module(m: Module) -> ModulePlan {
         }
     }
     let Planner { diags, moves, conservative, mut sections, .. } = p;
+    // World 1 of the runtime-checked conditions (`cond.rs`): the same
+    // plan with the conditional kills as kills and writes of their
+    // globals as uses of what they kill. A global live at a site in world
+    // 0 but not in world 1 is dead there when its conditions hold.
+    if facts.cond.any() {
+        facts.cond.world1.set(true);
+        let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+        let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+        let sums1 = refine_summaries(&facts, &scan.calls, &ffs, sums1);
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0, sections: SectionReport::default() };
+        let mut k = 0;
+        let of_object = facts.cond.of_object();
+        for (fi, ff) in ffs.iter().enumerate() {
+            if !paths.on_path[fi] {
+                continue;
+            }
+            let fp1 = p1.plan_function(fi, ff, &sums1);
+            let fp = &mut funcs[k];
+            k += 1;
+            for (s0, s1) in fp.sites.iter_mut().zip(fp1.sites.iter()) {
+                let (cdead, keep): (Vec<usize>, Vec<usize>) = s0.globals.iter().partition(|g| !s1.globals.contains(g) && of_object.contains_key(g));
+                if !cdead.is_empty() {
+                    sections.cond_sites += 1;
+                }
+                s0.globals = keep;
+                s0.cdead = cdead;
+            }
+        }
+        facts.cond.world1.set(false);
+        sections.cond_loops = facts.cond.loops();
+        let mut conds: Vec<_> = of_object.into_iter().collect();
+        conds.sort();
+        sections.conds = conds;
+    }
     for (fi, s) in sums.iter().enumerate() {
         if !s.kills.is_empty() {
             sections.calls.push((facts.funcs[fi].name(), s.kills.iter().collect()));
@@ -308,6 +351,13 @@ pub struct SectionReport {
     pub calls: Vec<(String, Vec<usize>)>,
     /// (function, globals its calls rewrite in part, with the bytes).
     pub calls_partial: Vec<(String, Vec<(usize, u64)>)>,
+    /// (function, loop location, global rewritten whole when the
+    /// conditions hold, the conditions).
+    pub cond_loops: Vec<(String, Option<String>, usize, Vec<crate::cond::Cond>)>,
+    /// Per global killed under conditions, all its conditions (the
+    /// runtime's table), and the sites where one is dead under them.
+    pub conds: Vec<(usize, Vec<crate::cond::Cond>)>,
+    pub cond_sites: usize,
 }
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
@@ -752,6 +802,7 @@ impl Planner<'_> {
         SitePlan {
             dead,
             unread,
+            cdead: Vec::new(),
             inst: i,
             kind,
             callee,
@@ -843,6 +894,7 @@ fn exit_site(f: Value) -> Option<SitePlan> {
     Some(SitePlan {
         dead: Vec::new(),
         unread: (0, 0),
+        cdead: Vec::new(),
         inst: ret,
         kind: SiteKind::Exit,
         callee: None,

@@ -117,8 +117,22 @@ pub fn print(m: Module, plan: &ModulePlan) {
             } else {
                 String::new()
             };
+            // dead only when runtime-checked conditions hold (cond.rs)
+            let cdead = if s.cdead.is_empty() {
+                String::new()
+            } else {
+                let list: Vec<String> = s
+                    .cdead
+                    .iter()
+                    .map(|g| {
+                        let cs = plan.sections.conds.iter().find(|(o, _)| o == g).map(|(_, c)| c.as_slice()).unwrap_or(&[]);
+                        format!("{} ({} B) if {}", plan.facts.globals[*g].name(), plan.facts.global_size[*g], cond_text(plan, cs))
+                    })
+                    .collect();
+                format!("; saved unless the runtime-checked conditions hold at the checkpoint: {} globals [{}]", s.cdead.len(), list.join(", "))
+            };
             eprintln!(
-                "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{dead}{}",
+                "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{cdead}{dead}{}",
                 s.loc.clone().unwrap_or_else(|| source.clone()),
                 s.slots.len(),
                 vnames.join(", "),
@@ -178,6 +192,15 @@ pub fn print(m: Module, plan: &ModulePlan) {
             eprintln!("remark: dao: {loc}: loop in '{func}' writes {} before reading it: those bytes dead before the loop", part_list(part));
         }
     }
+    for (func, loc, g, cs) in &plan.sections.cond_loops {
+        let loc = loc.clone().unwrap_or_else(|| source.clone());
+        eprintln!(
+            "remark: dao: {loc}: loop in '{func}' writes all of {} ({} B) before reading it if {} (checked at run time): then dead before the loop",
+            plan.facts.globals[*g].name(),
+            plan.facts.global_size[*g],
+            cond_text(plan, cs)
+        );
+    }
     for (func, gs) in &plan.sections.calls {
         let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", plan.facts.globals[*g].name(), plan.facts.global_size[*g])).collect();
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
@@ -186,12 +209,36 @@ pub fn print(m: Module, plan: &ModulePlan) {
         eprintln!("remark: dao: {source}: every call of '{func}' writes {} before reading it: those bytes dead before the call", part_list(ps));
     }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} kill under runtime-checked conditions ({} sites with globals dead under them), {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
         plan.funcs.len(),
         plan.conservative_sites,
         plan.sections.loops.iter().filter(|l| !l.2.is_empty()).count(),
         plan.sections.loops.iter().filter(|l| !l.3.is_empty()).count(),
+        plan.sections.cond_loops.iter().map(|l| (&l.0, &l.1)).collect::<std::collections::HashSet<_>>().len(),
+        plan.sections.cond_sites,
         plan.sections.loops_without_kill,
         plan.sections.loops_unrecognised
     );
+}
+
+/// Conditions as text: `n >= 4096`, `grid_points[bytes 4..8] >= 64`, joined
+/// with "and".
+fn cond_text(plan: &crate::plan::ModulePlan, cs: &[crate::cond::Cond]) -> String {
+    let v: Vec<String> = cs
+        .iter()
+        .map(|c| {
+            let name = plan.facts.globals[c.global].name();
+            let at = if c.off == 0 && plan.facts.global_size[c.global] == c.bytes as u64 {
+                name
+            } else {
+                format!("{name}[bytes {}..{}]", c.off, c.off + c.bytes as i64)
+            };
+            format!("{at} >= {}", c.min)
+        })
+        .collect();
+    if v.is_empty() {
+        "(no condition recorded)".to_string()
+    } else {
+        v.join(" and ")
+    }
 }

@@ -1,0 +1,265 @@
+//! Runtime-checked conditions (issue #15): kills that hold only when a
+//! value read from memory is large enough.
+//!
+//! Real codes take loop extents from globals (`grid_points[0]`, `nx`): a
+//! loop `for (i = 0; i < n; i++) a[i] = ...` rewrites all of `a` only when
+//! `n` is at least `a`'s length. The shim reports such a count as
+//! symbolic (`ir::SymCount`: a constant plus an integer loaded from a
+//! global), the section analysis chooses the least counts that cover the
+//! object (`dao_analysis::sections::symbolic_cover`), and the kill becomes
+//! *conditional*: object `o` is dead at a site if every condition of every
+//! conditional kill of `o` holds when the checkpoint is taken. The runtime
+//! checks them then (`dao_site_desc.cdead`, `dao_module_desc.conds`).
+//!
+//! Why the value at checkpoint time is the value the loop will use:
+//! - the global is *eligible* ([`setup`]): defined here with internal
+//!   linkage, its address only loaded from and stored to (so every write of
+//!   it is a store, memset or memcpy of this module that names it), and no
+//!   function that may write it is called other than directly or as a
+//!   fork's outlined function (no callback can write it behind an unknown
+//!   call);
+//! - in the function of the loop and everything it calls it is never
+//!   written (*stable*): the shim loads it once per call;
+//! - between the site and the loop no statement writes it: the plan
+//!   computes liveness twice, once without the conditional kills (world 0)
+//!   and once with them as kills, where every statement that may write a
+//!   condition's global also *uses* each object killed under it (world 1).
+//!   An object live in world 0 but not in world 1 is dead at the site when
+//!   its conditions hold: on every path from the site its first access is
+//!   a kill, and a conditional kill comes before any write of the values
+//!   it checks. Other threads: a thread whose own continuation writes the
+//!   global has the object live in its world 1 (the runtime unions the
+//!   frames of every thread, a frame that wants an object wins).
+//! - Liveness is separable per variable (gen/kill, and the call summaries
+//!   per global), so one object's status in world 1 depends only on its
+//!   own kills: the conjunction of *its* conditions is enough.
+use crate::front::{FuncFacts, ModuleFacts, Obj};
+use crate::ir::{Block, Opcode, Value};
+use crate::known::{self, Intr, Role};
+use dao_analysis::BitSet;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
+
+/// One condition: the `bytes`-wide integer at byte `off` of global
+/// `global` (read signed or not) lies in `[min, max]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cond {
+    pub global: usize,
+    pub off: i64,
+    pub bytes: u32,
+    pub signed: bool,
+    pub min: i64,
+    pub max: i64,
+}
+
+impl Cond {
+    /// The condition for a symbolic count `c.add + v` to be at least `k`:
+    /// `v >= k - add`, and small enough (2^(8*bytes-2)) that the count did
+    /// not wrap in its type, whose width is at least the value's.
+    pub fn at_least(global: usize, c: &crate::ir::SymCount, k: u64) -> Option<Cond> {
+        let bits = 8 * c.bytes;
+        if !(1..=8).contains(&c.bytes) {
+            return None;
+        }
+        let max = if bits >= 64 { 1i64 << 62 } else { 1i64 << (bits - 2) };
+        let min = (k as i64).checked_sub(c.add)?.max(c.low).max(0);
+        (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max })
+    }
+}
+
+/// The module's conditional kills and the facts they rest on (see the
+/// module comment). Set up once by the plan; `world1` switches the
+/// translation of bodies between the two worlds.
+#[derive(Default)]
+pub struct CondFacts {
+    /// Globals a condition may read.
+    eligible: OnceCell<BitSet>,
+    /// Per defined function, the eligible globals it or its callees may write.
+    writes: OnceCell<Vec<BitSet>>,
+    /// In world 1: conditional kills are kills, and writes of their
+    /// globals use the objects they kill.
+    pub world1: Cell<bool>,
+    /// (loop header, killed global) -> its conditions, found while
+    /// translating in world 0 (world 1 applies only these).
+    kills: RefCell<HashMap<(Block, usize), Vec<Cond>>>,
+}
+
+impl CondFacts {
+    /// For the shim: the eligible globals, and (global, function) for each
+    /// defined function that may write one (its callees' writes included).
+    pub fn for_shim(&self, mf: &ModuleFacts) -> (Vec<Value>, Vec<(Value, Value)>) {
+        let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return (Vec::new(), Vec::new()) };
+        let globals = el.iter().map(|g| mf.globals[g]).collect();
+        let mut pairs = Vec::new();
+        for (fi, ws) in w.iter().enumerate() {
+            for g in ws.iter().filter(|&g| el.contains(g)) {
+                pairs.push((mf.globals[g], mf.funcs[fi]));
+            }
+        }
+        (globals, pairs)
+    }
+
+    /// Record a conditional kill (world 0), or whether it was recorded
+    /// (world 1: only those apply).
+    pub fn kill(&self, header: Block, g: usize, conds: Vec<Cond>) -> bool {
+        if self.world1.get() {
+            return self.kills.borrow().contains_key(&(header, g));
+        }
+        self.kills.borrow_mut().entry((header, g)).or_insert(conds);
+        false
+    }
+
+    /// The conditional kills as (function, loop location, killed global,
+    /// conditions), in a stable order, for `-Rdao`.
+    pub fn loops(&self) -> Vec<(String, Option<String>, usize, Vec<Cond>)> {
+        let mut v: Vec<_> = self
+            .kills
+            .borrow()
+            .iter()
+            .map(|((h, g), cs)| {
+                let f = h.parent_function().name();
+                (f, h.instructions().into_iter().find_map(|i| i.debug_loc()), *g, cs.clone())
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn any(&self) -> bool {
+        !self.kills.borrow().is_empty()
+    }
+
+    /// Per killed global, the conjunction of the conditions of all its
+    /// conditional kills (sorted, without repeats).
+    pub fn of_object(&self) -> HashMap<usize, Vec<Cond>> {
+        let mut out: HashMap<usize, Vec<Cond>> = HashMap::new();
+        for ((_, g), cs) in self.kills.borrow().iter() {
+            out.entry(*g).or_default().extend(cs.iter().cloned());
+        }
+        // one condition per value read: the largest least value, the
+        // smallest greatest
+        for v in out.values_mut() {
+            v.sort();
+            let mut merged: Vec<Cond> = Vec::new();
+            for c in v.drain(..) {
+                match merged.last_mut() {
+                    Some(l) if (l.global, l.off, l.bytes, l.signed) == (c.global, c.off, c.bytes, c.signed) => {
+                        l.min = l.min.max(c.min);
+                        l.max = l.max.min(c.max);
+                    }
+                    _ => merged.push(c),
+                }
+            }
+            *v = merged;
+        }
+        out
+    }
+
+    /// World 1: the objects (global indices) a write of global `w` uses.
+    fn killed_under(&self, w: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = self.kills.borrow().iter().filter(|(_, cs)| cs.iter().any(|c| c.global == w)).map(|((_, g), _)| *g).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// World 1: the uses statement `inst` of `ff` adds, as global indices:
+    /// the objects killed under a condition on a global it may write.
+    pub fn fake_uses(&self, ff: &FuncFacts, inst: Value) -> Vec<usize> {
+        if !self.world1.get() {
+            return Vec::new();
+        }
+        let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return Vec::new() };
+        let mut written = Vec::new();
+        for g in direct_writes(ff, inst) {
+            if el.contains(g) {
+                written.push(g);
+            }
+        }
+        if let Some(callee) = callee_of(ff.mf, inst) {
+            written.extend(w[callee].iter());
+        }
+        let mut out = Vec::new();
+        for g in written {
+            out.extend(self.killed_under(g));
+        }
+        out
+    }
+}
+
+/// The defined function a call runs: its direct callee or a fork's
+/// outlined function.
+fn callee_of(mf: &ModuleFacts, inst: Value) -> Option<usize> {
+    if !inst.is_call() {
+        return None;
+    }
+    if let Some(Role::Fork { microtask }) = known::call_role(inst) {
+        return mf.func_ix.get(&inst.operand(microtask)).copied();
+    }
+    inst.called_function().and_then(|f| mf.func_ix.get(&f).copied())
+}
+
+/// Globals an instruction writes through a pointer it names (a store, an
+/// atomic, a memset/memcpy destination, a lifetime marker).
+fn direct_writes(ff: &FuncFacts, inst: Value) -> Vec<usize> {
+    let ptr = match inst.opcode() {
+        Opcode::LLVMStore => Some(inst.operand(1)),
+        Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => Some(inst.operand(0)),
+        Opcode::LLVMCall => match known::call_intrinsic(inst) {
+            Some(Intr::Copy { dest, .. } | Intr::Set { dest, .. }) => Some(inst.operand(dest)),
+            Some(Intr::Lifetime) => Some(inst.operand(1)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(p) = ptr else { return Vec::new() };
+    ff.bases(p).objs.iter().filter_map(|o| if let Obj::Global(g) = o { Some(*g) } else { None }).collect()
+}
+
+/// Whether function `f` is only called directly or run by a fork (never
+/// handed to code that might call it back).
+fn only_called(f: Value) -> bool {
+    f.users().into_iter().all(|u| {
+        u.is_instruction()
+            && u.is_call()
+            && (u.called_value() == f || matches!(known::call_role(u), Some(Role::Fork { microtask }) if u.operand(microtask) == f && u.called_value() != f))
+    })
+}
+
+/// Decide the eligible globals and who writes them (before any loop facts
+/// are asked for: the shim needs the stable globals of each function).
+pub fn setup(mf: &ModuleFacts, graph: &dao_analysis::callgraph::CallGraph, ffs: &[FuncFacts]) {
+    let ng = mf.globals.len();
+    let mut el = BitSet::new_empty(ng);
+    for g in 0..ng {
+        let v = mf.globals[g];
+        if !mf.global_declared[g] && v.is_local_linkage() && crate::front::only_loaded_and_stored(v) {
+            el.insert(g);
+        }
+    }
+    let locals: Vec<BitSet> = ffs
+        .iter()
+        .map(|ff| {
+            let mut s = BitSet::new_empty(ng);
+            for b in ff.f.blocks() {
+                for i in b.instructions() {
+                    for g in direct_writes(ff, i) {
+                        if el.contains(g) {
+                            s.insert(g);
+                        }
+                    }
+                }
+            }
+            s
+        })
+        .collect();
+    let writes = graph.summarize(locals, |a, b| a.union_with(b));
+    // a writer that might be called back by unknown code: not eligible
+    for (fi, w) in writes.iter().enumerate() {
+        if !w.is_empty() && !only_called(mf.funcs[fi]) {
+            el.subtract(w);
+        }
+    }
+    let _ = mf.cond.eligible.set(el);
+    let _ = mf.cond.writes.set(writes);
+}
