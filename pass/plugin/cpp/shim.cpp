@@ -541,8 +541,6 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
     const SCEV *B = SE.getBackedgeTakenCount(L);
-    if (getenv("DAO_SCEV_DEBUG"))
-      errs() << "dao: " << C->getName() << ": loop " << L->getHeader()->getName() << " btc " << *B << "\n";
     if (isa<SCEVCouldNotCompute>(B))
       return false;
     unsigned width = B->getType()->getIntegerBitWidth();
