@@ -217,9 +217,11 @@ fn direct_writes(ff: &FuncFacts, inst: Value) -> Vec<usize> {
 }
 
 /// Whether function `f` is only called directly or run by a fork (never
-/// handed to code that might call it back).
+/// handed to code that might call it back), and only from this module
+/// (internal linkage; `main` runs once, before any checkpoint).
 fn only_called(f: Value) -> bool {
-    f.users().into_iter().all(|u| {
+    (f.is_local_linkage() || f.name() == crate::known::names::MAIN)
+        && f.users().into_iter().all(|u| {
         u.is_instruction()
             && u.is_call()
             && (u.called_value() == f || matches!(known::call_role(u), Some(Role::Fork { microtask }) if u.operand(microtask) == f && u.called_value() != f))
