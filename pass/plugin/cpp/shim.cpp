@@ -532,6 +532,24 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     n = K->getAPInt().getZExtValue();
     return true;
   };
+  // `U`, `zext U` or `sext U` for a bound load U: its record, signed for
+  // sext (a use's reading of the value), or nothing.
+  auto boundLoad = [&](const SCEV *S) -> std::optional<DaoSym> {
+    int sgn = 0;
+    if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(S))
+      S = Z->getOperand();
+    else if (auto *X = dyn_cast<SCEVSignExtendExpr>(S)) {
+      S = X->getOperand();
+      sgn = 1;
+    }
+    auto *U = dyn_cast<SCEVUnknown>(S);
+    auto It = U ? symOf.find(dyn_cast<LoadInst>(U->getValue())) : symOf.end();
+    if (It == symOf.end())
+      return std::nullopt;
+    DaoSym o = It->second;
+    o.sgn = sgn;
+    return o;
+  };
   // A backedge-taken count that is at least `add + ext U` for one of the
   // bound loads U above: peeled from the outside in, `c + X` (c a small
   // constant: add += c), `max(k, X)` (smax or umax: at least X; for umax
@@ -568,25 +586,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     }
     if (add < -(1 << 20) || add > (1 << 20))
       return false;
-    int sgn = 0;
-    if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(B))
-      B = Z->getOperand();
-    else if (auto *S = dyn_cast<SCEVSignExtendExpr>(B)) {
-      B = S->getOperand();
-      sgn = 1;
-    }
-    auto *U = dyn_cast<SCEVUnknown>(B);
-    if (!U)
-      return false;
-    auto It = symOf.find(dyn_cast<LoadInst>(U->getValue()));
-    if (It == symOf.end())
-      return false;
+    auto Bd = boundLoad(B);
     // the value must not wrap the count's width: the Rust side bounds it
     // by 2^(8*bytes-2), and the count's width is at least the load's
-    if (width < 8 * It->second.bytes)
+    if (!Bd || width < 8 * Bd->bytes)
       return false;
-    o = It->second;
-    o.sgn = sgn;
+    o = *Bd;
     o.add = add;
     o.low = 0;
     for (int64_t outer : umaxAt)
@@ -693,21 +698,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         a = K->getAPInt().getSExtValue();
         S = A->getOperand(1);
       }
-      int sgn = 0;
-      if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(S))
-        S = Z->getOperand();
-      else if (auto *X = dyn_cast<SCEVSignExtendExpr>(S)) {
-        S = X->getOperand();
-        sgn = 1;
-      }
-      auto *U = dyn_cast<SCEVUnknown>(S);
-      if (!U)
+      auto Bd = boundLoad(S);
+      if (!Bd)
         return false;
-      auto It = symOf.find(dyn_cast<LoadInst>(U->getValue()));
-      if (It == symOf.end())
-        return false;
-      u = It->second;
-      u.sgn = sgn;
+      u = *Bd;
       return true;
     };
     auto decide = [&](ICmpInst *IC, bool wantTrue, DaoSym &u, int64_t &m) -> bool {
