@@ -200,3 +200,70 @@ pub fn write_memory(addr: usize, bytes: &[u8]) {
     // stack objects, globals) or a heap block, with the recorded size.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), addr as *mut u8, bytes.len()) };
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::abi::{DaoCondDesc, DaoModuleDesc, DaoVarDesc};
+    use std::ptr::{null, null_mut};
+
+    fn var(addr: *mut u8, size: u64) -> DaoVarDesc {
+        DaoVarDesc { name: null(), loc: null(), size, offset: 0, addr }
+    }
+
+    fn module(globals: &'static [DaoVarDesc], conds: &'static [DaoCondDesc]) -> DaoModuleDesc {
+        DaoModuleDesc {
+            abi_version: crate::abi::DAO_ABI_VERSION,
+            flags: 0,
+            module_hash: 0,
+            source_name: null(),
+            n_globals: globals.len() as u32,
+            globals: globals.as_ptr(),
+            n_escaped: 0,
+            escaped_globals: null(),
+            n_funcs: 0,
+            funcs: null(),
+            n_tls: 0,
+            tls: null(),
+            tls_addrs: None,
+            n_tp: 0,
+            tp: null(),
+            n_conds: conds.len() as u32,
+            conds: conds.as_ptr(),
+        }
+    }
+
+    fn cond(object: u32, global: u32, offset: i64, bytes: u32, is_signed: u32, min: i64, max: i64) -> DaoCondDesc {
+        DaoCondDesc { object, global, offset, bytes, is_signed, min, max }
+    }
+
+    /// A global dead under conditions is dead only when every condition of
+    /// it holds now; a condition that cannot be read, or an object with no
+    /// condition at all, keeps it (saved).
+    #[test]
+    fn conds_hold_reads_the_values_now() {
+        // global 0: the object; global 1: two i32 extents (64, -1)
+        let ext: &'static mut [i32; 2] = Box::leak(Box::new([64, -1]));
+        let globals: &'static [DaoVarDesc] = Box::leak(Box::new([var(null_mut(), 4096), var(ext.as_mut_ptr() as *mut u8, 8)]));
+        let m = module(globals, Box::leak(Box::new([cond(0, 1, 0, 4, 1, 64, 1 << 30)])));
+        assert!(m.conds_hold(0));
+        // no condition for object 1: never dead under conditions
+        assert!(!m.conds_hold(1));
+        // every condition must hold: the second extent is -1 (signed) or
+        // 2^32 - 1 (unsigned), outside [1, 2^30] either way
+        for signed in [0, 1] {
+            let m = module(globals, Box::leak(Box::new([cond(0, 1, 0, 4, 1, 64, 1 << 30), cond(0, 1, 4, 4, signed, 1, 1 << 30)])));
+            assert!(!m.conds_hold(0), "is_signed {signed}");
+        }
+        // the value changed since: read when asked
+        ext[0] = 63;
+        assert!(!m.conds_hold(0));
+        ext[0] = 64;
+        // unreadable conditions keep the object: past the global's end, a
+        // width that is not 1, 2, 4 or 8, a global index out of range, a
+        // negative offset
+        for bad in [cond(0, 1, 6, 4, 1, 0, 1 << 30), cond(0, 1, 0, 3, 1, 0, 1 << 30), cond(0, 7, 0, 4, 1, 0, 1 << 30), cond(0, 1, -4, 4, 1, 0, 1 << 30)] {
+            let m = module(globals, Box::leak(Box::new([bad])));
+            assert!(!m.conds_hold(0));
+        }
+    }
+}

@@ -18,7 +18,9 @@
 //!   side-by-side measurements, and as a way out if a user suspects the
 //!   analysis. `DAO_SECTIONS=whole`: section kills of whole objects only,
 //!   no partial ones (every partly rewritten global saved whole, as before
-//!   the byte-level liveness), for the same measurements.
+//!   the byte-level liveness), for the same measurements. Kills under
+//!   runtime-checked conditions (extents read from globals, `cond.rs`)
+//!   are whole-object kills: on under `whole`, off under `0`.
 
 fn var(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
