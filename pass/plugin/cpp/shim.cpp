@@ -26,6 +26,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -196,6 +197,107 @@ struct DaoLoopFacts {
   std::vector<DaoRel> relWrites, relReads;
   int team = 0;
 };
+
+// Whether control can enter P from Q only when V == C: Q ends in a switch
+// on V (or on `trunc nuw V`) whose cases that go to P all have C's value
+// and whose default does not, or in a branch on `V == C` (`V != C`) whose
+// true (false) successor alone is P.
+bool edgeImpliesEq(BasicBlock *Q, BasicBlock *P, Value *V, ConstantInt *C) {
+  auto same = [&](Value *X, ConstantInt *K) {
+    if (X == V)
+      return K->getType() == C->getType() && K->getValue() == C->getValue();
+    auto *T = dyn_cast<TruncInst>(X);
+    return T && T->getOperand(0) == V && T->hasNoUnsignedWrap() &&
+           K->getValue().zext(C->getBitWidth()) == C->getValue();
+  };
+  if (auto *SI = dyn_cast<SwitchInst>(Q->getTerminator())) {
+    if (SI->getDefaultDest() == P)
+      return false;
+    bool any = false;
+    for (auto &Case : SI->cases())
+      if (Case.getCaseSuccessor() == P) {
+        if (!same(SI->getCondition(), Case.getCaseValue()))
+          return false;
+        any = true;
+      }
+    return any;
+  }
+  auto *BI = dyn_cast<BranchInst>(Q->getTerminator());
+  if (!BI || !BI->isConditional() || BI->getSuccessor(0) == BI->getSuccessor(1))
+    return false;
+  auto *Cmp = dyn_cast<ICmpInst>(BI->getCondition());
+  if (!Cmp || !Cmp->isEquality())
+    return false;
+  auto *K = dyn_cast<ConstantInt>(Cmp->getOperand(1));
+  if (!K || !same(Cmp->getOperand(0), K))
+    return false;
+  unsigned taken = Cmp->getPredicate() == ICmpInst::ICMP_EQ ? 0 : 1;
+  return BI->getSuccessor(taken) == P;
+}
+
+// Undo jump threading's copies of a value in the scratch clone: a phi whose
+// incoming values are one value V or constants, each constant arriving from
+// a block that control can enter only when V equals it, is V (NPB BT's
+// inlined stencil switches on `i`, and GVN turns the index `i` after the
+// switch into `phi [1, case 1], [2, case 2], ..., [i, default]`, which
+// ScalarEvolution cannot see through). The value is exactly V on every
+// edge, so replacing the phi changes no fact the analysis derives.
+void undoThreadedCopies(Function &F) {
+  std::vector<PHINode *> cands;
+  for (auto &BB : F)
+    for (auto &Phi : BB.phis()) {
+      Value *V = nullptr;
+      bool konst = false, ok = true;
+      for (Value *In : Phi.incoming_values()) {
+        if (isa<ConstantInt>(In)) {
+          konst = true;
+        } else if (!V || V == In) {
+          V = In;
+        } else {
+          ok = false;
+          break;
+        }
+      }
+      if (ok && konst && V && V != &Phi && V->getType()->isIntegerTy())
+        cands.push_back(&Phi);
+    }
+  if (cands.empty())
+    return;
+  DominatorTree DT(F);
+  for (PHINode *Phi : cands) {
+    Value *V = nullptr;
+    for (Value *In : Phi->incoming_values())
+      if (!isa<ConstantInt>(In))
+        V = In;
+    // V is defined strictly above the phi's block and each block P below:
+    // the instance a test before P saw is the one the phi's block sees
+    auto *VI = dyn_cast<Instruction>(V);
+    auto above = [&](BasicBlock *X) { return !VI || DT.properlyDominates(VI->getParent(), X); };
+    if (!above(Phi->getParent()))
+      continue;
+    // every entry of P is an edge that implies V == C, or an unconditional
+    // branch from a block whose entries all do (a few levels)
+    ConstantInt *C = nullptr;
+    std::function<bool(BasicBlock *, unsigned)> entersOnlyIf = [&](BasicBlock *P, unsigned depth) {
+      if (pred_empty(P) || !above(P))
+        return false;
+      for (BasicBlock *Q : predecessors(P))
+        if (!edgeImpliesEq(Q, P, V, C) && !(depth && Q->getSingleSuccessor() == P && Q != P && entersOnlyIf(Q, depth - 1)))
+          return false;
+      return true;
+    };
+    bool ok = true;
+    for (unsigned k = 0; ok && k < Phi->getNumIncomingValues(); ++k) {
+      C = dyn_cast<ConstantInt>(Phi->getIncomingValue(k));
+      if (!C)
+        continue;
+      BasicBlock *P = Phi->getIncomingBlock(k);
+      ok = P != Phi->getParent() && entersOnlyIf(P, 2);
+    }
+    if (ok)
+      Phi->replaceAllUsesWith(V);
+  }
+}
 
 } // namespace
 
@@ -408,6 +510,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           if (Value *V = simplifyInstruction(&I, SimplifyQuery(DL)))
             I.replaceAllUsesWith(V);
   }
+  undoThreadedCopies(*C);
   // the analyses live in this scope: they hold handles into the clone, which
   // is erased after they are gone
   {
