@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 6;
+pub const DAO_ABI_VERSION: u32 = 7;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -191,6 +191,9 @@ pub const SITE_DESC: Layout = Layout {
         f("parts", Ptr),
         f("n_cdead", I32),
         f("cdead", Ptr),
+        f("n_dead", I32),
+        f("dead", Ptr),
+        f("dead_why", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -395,7 +398,7 @@ mod tests {
                 FRAME.size(),
                 COND_DESC.size()
             ],
-            [40, 104, 72, 128, 40, 40]
+            [40, 128, 72, 128, 40, 40]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

@@ -53,6 +53,20 @@ pub struct Var {
     pub addr: Option<String>,
 }
 
+/// A defined global the checkpoint does not hold whole: dead there (no
+/// thread may read those bytes before rewriting them), so not saved, or
+/// saved only in `saved` of its `size` bytes.
+#[derive(Debug, Serialize)]
+pub struct DeadReport {
+    pub name: String,
+    pub size: u64,
+    pub saved: u64,
+    pub dead: u64,
+    /// What rewrites it first after the checkpoint, when the saved sites say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
 #[derive(Debug, Serialize)]
 pub struct FrameReport {
     pub function: String,
@@ -109,6 +123,11 @@ pub struct FileReport {
     /// The other threads of the team (or idle threads with threadprivate data).
     pub workers: Vec<WorkerReport>,
     pub globals: Vec<Var>,
+    /// The defined globals of the instrumented modules not saved whole
+    /// (format 5; empty for format 4 files and under DAO_SAVE=all).
+    pub dead_globals: Vec<DeadReport>,
+    /// Their bytes not in the checkpoint.
+    pub dead_bytes: u64,
     pub heap: HeapReport,
     pub totals: Totals,
     /// A checkpoint of the storage engine: how it is stored.
@@ -266,6 +285,11 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         })
         .collect();
     let globals: Vec<Var> = c.globals.iter().map(|g| var(&g.name, &g.loc, g.bytes.len(), Some(g.addr))).collect();
+    let dead_globals: Vec<DeadReport> = c
+        .dead
+        .iter()
+        .map(|d| DeadReport { name: d.name.to_string(), size: d.size, saved: d.saved, dead: d.size - d.saved.min(d.size), why: d.why.as_ref().map(|w| w.to_string()) })
+        .collect();
     totals.globals += globals.iter().map(|v| v.size).sum::<u64>();
     let saved: Vec<_> = c.heap.blocks.iter().filter_map(|b| b.bytes.as_ref()).collect();
     let heap = HeapReport {
@@ -302,6 +326,8 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         team_size: c.omp.team_size,
         workers,
         globals,
+        dead_bytes: dead_globals.iter().map(|d| d.dead).sum(),
+        dead_globals,
         heap,
         totals,
         store: None,
@@ -444,6 +470,7 @@ fn store_file_report(path: &Path, binary: Option<&Path>) -> Result<FileReport, I
     let c = dao_format::decode_skeleton(&r.state.meta, &mut fill).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
     let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     let mut rep = file_report(path, &c, file_bytes, binary)?;
+    rep.format_version = dao_format::wire::le_u32(&r.state.meta, 8);
     rep.store = Some(StoreReport {
         kind: store_kind(r.kind),
         chain: r.chain.iter().map(|&q| StoreDir::file_name(q)).collect(),
@@ -553,6 +580,14 @@ pub fn render_file(r: &FileReport) -> String {
     for v in &r.globals {
         var_line(&mut s, "global", v);
     }
+    if !r.dead_globals.is_empty() {
+        let _ = writeln!(s, "dead globals, not saved ({}, {}):", r.dead_globals.len(), size(r.dead_bytes));
+        for d in &r.dead_globals {
+            let part = if d.saved > 0 { format!(" of {} (saved: {})", size(d.size), size(d.saved)) } else { String::new() };
+            let why = d.why.as_deref().map(|w| format!(": rewritten first by {w}")).unwrap_or_else(|| ": no thread reads it before rewriting it".to_string());
+            let _ = writeln!(s, "      dead   {:<24} {:>10}{part}{why}", d.name, size(d.dead));
+        }
+    }
     let h = &r.heap;
     let _ = writeln!(
         s,
@@ -656,7 +691,8 @@ pub fn inspect(path: &Path, binary: Option<&Path>, json: bool) -> Result<i32, In
     }
     let (bytes, n) = read_checkpoint(path)?;
     let c = dao_format::decode(&bytes).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
-    let r = file_report(path, &c, n, binary)?;
+    let mut r = file_report(path, &c, n, binary)?;
+    r.format_version = dao_format::wire::le_u32(&bytes, 8);
     print!("{}", if json { to_json(&r) } else { render_file(&r) });
     Ok(match &r.binary_check {
         Some(b) if !b.matches => 1,
@@ -690,6 +726,10 @@ mod tests {
                 stack_objects: vec![StackObject { index: 0, name: "buf".into(), loc: None, addr: 0x2000, bytes: Cow::Owned(vec![0; 64]) }],
             }],
             globals: vec![Global { module_hash: 1, index: 0, name: "g".into(), loc: None, addr: 0x3000, bytes: Cow::Owned(vec![0; 4]) }],
+            dead: vec![
+                dao_format::DeadGlobal { module_hash: 1, index: 1, name: "work".into(), size: 4096, saved: 0, why: Some("the loop at a.c:9".into()) },
+                dao_format::DeadGlobal { module_hash: 1, index: 2, name: "grid".into(), size: 1000, saved: 96, why: None },
+            ],
             heap: Heap {
                 meta: Cow::Owned(vec![0; 16]),
                 blocks: vec![
@@ -708,7 +748,11 @@ mod tests {
         assert_eq!(r.heap.blocks_total, 2);
         assert_eq!(r.heap.blocks_saved, 1);
         assert_eq!(r.totals.total, 8 + 64 + 4 + 32);
+        assert_eq!(r.dead_bytes, 4096 + 904);
         let text = render_file(&r);
         assert!(text.contains("main") && text.contains("a.c:3") && text.contains("buf"), "{text}");
+        assert!(text.contains("dead globals, not saved (2, "), "{text}");
+        assert!(text.contains("work") && text.contains("rewritten first by the loop at a.c:9"), "{text}");
+        assert!(text.contains("grid") && text.contains("(saved: 96 B)"), "{text}");
     }
 }

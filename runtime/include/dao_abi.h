@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 6
+#define DAO_ABI_VERSION 7
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -87,6 +87,11 @@ typedef struct dao_site_desc {
                                   by index then offset; a global with none is live whole */
     uint32_t n_cdead;     /* globals live here unless their runtime-checked conditions ... */
     const uint32_t *cdead;     /* ... (module->conds) all hold: indices into module->globals */
+    uint32_t n_dead;      /* candidates: defined globals dead after the site that the
+                             function rewrites first ... */
+    const uint32_t *dead;      /* ... as indices into module->globals, */
+    const char *const *dead_why; /* ... and what rewrites each first ("the loop at
+                                    a.c:12"), for dao inspect */
 } dao_site_desc;
 
 /* A runtime-checked condition of a conditional kill (a loop whose extent is

@@ -43,6 +43,12 @@ pub struct DaoSiteDesc {
     /// in the module's `conds` holds when the checkpoint is taken.
     pub n_cdead: u32,
     pub cdead: *const u32,
+    /// Candidates: defined globals (module indices) dead after the site
+    /// that the function rewrites first, and what rewrites each first
+    /// (parallel arrays; for `dao inspect`).
+    pub n_dead: u32,
+    pub dead: *const u32,
+    pub dead_why: *const *const c_char,
 }
 
 /// A runtime-checked condition (`dao_cond_desc`): global `object` is dead
@@ -138,7 +144,10 @@ mod tests {
             n_parts,
             parts,
             n_cdead,
-            cdead
+            cdead,
+            n_dead,
+            dead,
+            dead_why
         );
         check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max);
         check_layout!(

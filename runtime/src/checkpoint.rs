@@ -295,7 +295,7 @@ fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &dao_format
     wr.runtime(rt)?;
     wr.chain(&c.chain)?;
     wr.threads(omp, &c.master_tls, &c.workers)?;
-    wr.globals(&c.globals)?;
+    wr.globals(&c.globals, &c.dead)?;
     wr.heap(&c.heap)?;
     wr.finish()
 }

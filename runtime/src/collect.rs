@@ -29,6 +29,9 @@ pub struct Collected {
     pub workers: Vec<Worker<'static>>,
     pub master_tls: Vec<dao_format::TlsValue<'static>>,
     pub globals: Vec<Global<'static>>,
+    /// The defined globals of the instrumented modules not saved whole
+    /// (dead at the checkpoint), for `dao inspect`.
+    pub dead: Vec<dao_format::DeadGlobal<'static>>,
     pub heap: Heap<'static>,
     pub bytes: Bytes,
     pub heap_blocks_total: u64,
@@ -46,6 +49,7 @@ impl Collected {
             master_tls: &self.master_tls,
             workers: &self.workers,
             globals: &self.globals,
+            dead: &self.dead,
             heap: &self.heap,
         }
     }
@@ -124,7 +128,13 @@ struct Walk {
     roots: Vec<(usize, &'static [u8])>,
     wanted: Wanted,
     unknown_reads: bool,
+    /// The candidate sites walked, innermost frame first per thread (for
+    /// what rewrites each dead global first: `dao inspect`).
+    sites: Sites,
 }
+
+/// (module, site) pairs, innermost first.
+type Sites = Vec<(&'static DaoModuleDesc, &'static crate::abi::DaoSiteDesc)>;
 
 impl Walk {
     /// Thread-local values (saved whole; they are roots of the heap scan).
@@ -164,6 +174,9 @@ impl Walk {
             });
             self.unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
             if let Some(m) = module {
+                if site.n_dead > 0 {
+                    self.sites.push((m, site));
+                }
                 // globals dead here only when their runtime-checked
                 // conditions hold (a loop bound read from a global large
                 // enough): live otherwise
@@ -242,6 +255,7 @@ pub struct Snapshot {
         (&'static DaoModuleDesc, Option<Vec<(u64, u64)>>),
     )>,
     unknown_reads: bool,
+    sites: Sites,
     bytes: Bytes,
 }
 
@@ -255,6 +269,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
         roots: Vec::new(),
         wanted: Wanted::new(),
         unknown_reads: false,
+        sites: Sites::new(),
     };
     let frames = w
         .chain(top, save_all)
@@ -275,6 +290,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
         singles: crate::omp::singles_of(thread),
         wanted: w.wanted.into_iter().collect(),
         unknown_reads: w.unknown_reads,
+        sites: w.sites,
         bytes: w.bytes,
     }
 }
@@ -294,6 +310,7 @@ pub fn collect_team(
         roots: Vec::new(),
         wanted: Wanted::new(),
         unknown_reads: false,
+        sites: Sites::new(),
     };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
@@ -305,6 +322,7 @@ pub fn collect_team(
             w.bytes.stack += sn.bytes.stack;
             w.bytes.globals += sn.bytes.globals;
             w.unknown_reads |= sn.unknown_reads;
+            w.sites.extend(sn.sites.iter().copied());
             for (k, (m, r)) in &sn.wanted {
                 want(&mut w.wanted, *k, m, r.clone());
             }
@@ -360,7 +378,7 @@ pub fn collect_team(
             }
         }
     }
-    let Walk { mut bytes, mut roots, mut wanted, unknown_reads } = w;
+    let Walk { mut bytes, mut roots, mut wanted, unknown_reads, sites } = w;
 
     let modules = crate::modules::all();
     for m in &modules {
@@ -376,6 +394,9 @@ pub fn collect_team(
         }
     }
     let mut globals = Vec::new();
+    // bytes saved per global, by its address (a Fortran common block is a
+    // global of every module that names it, saved under one of them)
+    let mut saved_at: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
     for ((hash, i), (m, ranges)) in wanted {
         let Some(d) = m.globals().get(i as usize) else {
             fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
@@ -385,6 +406,7 @@ pub fn collect_team(
             None => vec![(0, d.size)],
             Some(r) => merge_ranges(r, d.size),
         };
+        *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
         for (lo, hi) in ranges {
             let addr = d.addr as usize + lo as usize;
             let b = memory(addr, (hi - lo) as usize);
@@ -400,6 +422,8 @@ pub fn collect_team(
             });
         }
     }
+
+    let dead = if save_all { Vec::new() } else { dead_globals(&modules, &saved_at, &sites) };
 
     let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
     let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
@@ -425,11 +449,35 @@ pub fn collect_team(
         master_tls,
         workers: team,
         globals,
+        dead,
         heap: Heap { meta: Cow::Owned(meta), blocks: hb },
         bytes,
         heap_blocks_total: blocks.len() as u64,
         heap_blocks_saved: n_saved,
     }
+}
+
+/// The defined globals of the instrumented modules that the checkpoint does
+/// not hold whole: every module's globals (one entry per address) whose
+/// saved bytes fall short of their size.
+fn dead_globals(modules: &[&'static DaoModuleDesc], saved_at: &std::collections::HashMap<u64, u64>, sites: &Sites) -> Vec<dao_format::DeadGlobal<'static>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut dead = Vec::new();
+    for m in modules {
+        for (i, d) in m.globals().iter().enumerate() {
+            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 || !seen.insert(d.addr as u64) {
+                continue;
+            }
+            let saved = saved_at.get(&(d.addr as u64)).copied().unwrap_or(0);
+            if saved < d.size {
+                // the innermost walked candidate of its module that says
+                // what rewrites it first
+                let why = sites.iter().filter(|(sm, _)| sm.module_hash == m.module_hash).find_map(|(_, s)| s.dead_why(i as u32));
+                dead.push(dao_format::DeadGlobal { module_hash: m.module_hash, index: i as u32, name: desc::name(d.name), size: d.size, saved, why });
+            }
+        }
+    }
+    dead
 }
 
 /// Addresses of the globals the walked sites name.

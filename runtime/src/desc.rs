@@ -123,6 +123,13 @@ impl DaoSiteDesc {
     pub fn cdead(&self) -> &'static [u32] {
         table(self.cdead, self.n_cdead)
     }
+    /// What rewrites global `g` (a module index) first after this
+    /// candidate, as the pass described it, if the site says.
+    pub fn dead_why(&self, g: u32) -> Option<std::borrow::Cow<'static, str>> {
+        let k = table(self.dead, self.n_dead).iter().position(|&x| x == g)?;
+        let whys = table(self.dead_why, self.n_dead);
+        opt_name(*whys.get(k)?)
+    }
     /// The live byte ranges of the globals live only in part here:
     /// (index into the module's globals, first byte, end byte).
     pub fn parts(&self) -> impl Iterator<Item = (u32, u64, u64)> {

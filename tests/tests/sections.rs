@@ -175,6 +175,7 @@ fn check(lang: Lang, opt: Opt) {
     let k = live.iter().map(|c| c.0).find(|&s| s >= 2).expect("a top-of-loop checkpoint after the first");
     let r = go(&inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
     assert!(r.killed_by(9), "[{label}] not killed after checkpoint {k}: {}", r.describe());
+    inspect_dead(&label, &dir.join("crash.ckpt").join(format!("ckpt.{k:06}.dao")));
     // the dead work arrays are poisoned (0xff) by the restart, and the
     // output must not change
     let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[("DAO_DEAD", "poison"), ("DAO_VERBOSE", "1")]));
@@ -212,6 +213,29 @@ fn check(lang: Lang, opt: Opt) {
     assert!(failures.is_empty(), "[{label}] top-of-loop marker `{suffix}` ({}):\n  {}", dir.display(), failures.join("\n  "));
 
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `dao inspect --json` of a top-of-loop checkpoint lists the dead globals
+/// (format 5): the three work arrays not saved at all, each with what
+/// rewrites it first (the pass's words, from the candidate's descriptor),
+/// and `part` saved only in its halo.
+fn inspect_dead(label: &str, file: &Path) {
+    let out = std::process::Command::new(&tools().dao).arg("inspect").arg("--json").arg(file).output().expect("run dao inspect");
+    assert!(out.status.success(), "[{label}] dao inspect --json {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("dao inspect --json prints JSON");
+    assert_eq!(r["format_version"], 5, "[{label}] {r}");
+    let dead = r["dead_globals"].as_array().unwrap_or_else(|| panic!("[{label}] no dead_globals: {r}"));
+    let find = |name: &str| dead.iter().find(|d| d["name"].as_str().is_some_and(|n| n.to_ascii_lowercase().contains(name))).unwrap_or_else(|| panic!("[{label}] {name} not among the dead globals: {dead:?}"));
+    for w in ["work1", "work2", "work3"] {
+        let d = find(w);
+        assert_eq!((d["size"].as_u64(), d["saved"].as_u64(), d["dead"].as_u64()), (Some(ARRAY), Some(0), Some(ARRAY)), "[{label}] {w}: {d}");
+        assert!(d["why"].as_str().is_some_and(|s| s.contains("sections_dead.")), "[{label}] {w}: no file:line of what rewrites it first: {d}");
+    }
+    let p = find("part");
+    assert_eq!((p["saved"].as_u64(), p["dead"].as_u64()), (Some(HALO), Some(ARRAY - HALO)), "[{label}] part: {p}");
+    for live in ["state", "subset"] {
+        assert!(!dead.iter().any(|d| d["name"].as_str().is_some_and(|n| n.to_ascii_lowercase().ends_with(live))), "[{label}] {live} listed as dead: {dead:?}");
+    }
 }
 
 #[test]

@@ -320,6 +320,16 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                     .map(|x| m.const_i64(x))
                     .collect();
                 let n_parts = parts.len() as u32 / 3;
+                // candidates: the defined globals dead after the site with
+                // what rewrites each first (`dao inspect`)
+                let whys: Vec<(u32, String)> = s.dead.iter().filter(|(_, _, w)| !w.is_empty()).map(|(g, _, w)| (*g as u32, w.join(" or "))).collect();
+                let dead: Vec<u32> = whys.iter().map(|(g, _)| *g).collect();
+                let dead_why = if whys.is_empty() {
+                    m.const_null()
+                } else {
+                    let vals: Vec<Value> = whys.iter().map(|(_, w)| strs.get(w)).collect();
+                    m.add_const_global(m.array(m.ptr(), vals.len() as u64), &format!("{base}.dead_why"), m.const_array(m.ptr(), &vals))
+                };
                 let parts = if parts.is_empty() {
                     m.const_null()
                 } else {
@@ -351,6 +361,9 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("parts", parts),
                         ("n_cdead", m.const_i32(cdead.len() as u32)),
                         ("cdead", idx_arr(&format!("{base}.cdead"), &cdead)),
+                        ("n_dead", m.const_i32(dead.len() as u32)),
+                        ("dead", idx_arr(&format!("{base}.dead"), &dead)),
+                        ("dead_why", dead_why),
                     ],
                 )
             })

@@ -794,7 +794,7 @@ impl Planner<'_> {
             _ => None,
         };
         let (dead, unread) =
-            if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
+            if matches!(kind, SiteKind::Marker | SiteKind::Forced) {
                 self.why_dead(f, t, &globals, &partial, (bi, si), unknown_reads)
             } else {
                 (Vec::new(), (0, 0))

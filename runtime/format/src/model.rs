@@ -119,6 +119,32 @@ pub struct Global<'a> {
     pub bytes: Cow<'a, [u8]>,
 }
 
+/// A defined global of an instrumented module that the checkpoint does not
+/// hold whole (format 5): dead at the checkpoint (no thread's continuation
+/// may read those bytes before rewriting them), so it is not saved, or saved
+/// only in the `saved` bytes of its records in `globals`. After a restart it
+/// exists at its address with unspecified contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadGlobal<'a> {
+    pub module_hash: u64,
+    /// Index into the module's global table.
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub size: u64,
+    /// Bytes of it the checkpoint holds (its live ranges); 0: none.
+    pub saved: u64,
+    /// What rewrites it first on the paths from the checkpoint (the pass's
+    /// words: "the loop at bt.c:420"), when a saved frame's site says so.
+    pub why: Option<Cow<'a, str>>,
+}
+
+impl DeadGlobal<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> DeadGlobal<'static> {
+        DeadGlobal { module_hash: self.module_hash, index: self.index, name: own(self.name), size: self.size, saved: self.saved, why: self.why.map(own) }
+    }
+}
+
 /// An allocated heap block: its payload address and size, and the payload
 /// bytes when they were saved (None: allocated but unreachable at the
 /// checkpoint, so its contents are not needed).
@@ -225,6 +251,9 @@ pub struct Checkpoint<'a> {
     pub master_tls: Vec<TlsValue<'a>>,
     pub workers: Vec<Worker<'a>>,
     pub globals: Vec<Global<'a>>,
+    /// The defined globals not saved whole, and why (format 5; empty when
+    /// read from format 4, or under DAO_SAVE=all).
+    pub dead: Vec<DeadGlobal<'a>>,
     pub heap: Heap<'a>,
 }
 
@@ -306,6 +335,7 @@ impl Checkpoint<'_> {
                     bytes: own(g.bytes),
                 })
                 .collect(),
+            dead: self.dead.into_iter().map(DeadGlobal::into_owned).collect(),
             heap: Heap {
                 meta: own(self.heap.meta),
                 blocks: self

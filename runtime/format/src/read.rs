@@ -46,7 +46,7 @@ pub fn read_header(b: &[u8]) -> Result<Header, FormatError> {
     }
     let hash_ok = xxh3_64(&b[..HEADER_HASHED_LEN]) == le_u64(b, HEADER_HASHED_LEN);
     let version = le_u32(b, 8);
-    if version != FORMAT_VERSION && hash_ok {
+    if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version) && hash_ok {
         return Err(FormatError::UnsupportedVersion {
             file: MEM.into(),
             found: version,
@@ -203,6 +203,18 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
             bytes: p.bytes()?,
         });
     }
+    // format 5: the defined globals not saved whole (none in format 4)
+    let mut dead = Vec::new();
+    if le_u32(b, 8) >= 5 {
+        let n = p.u32()?;
+        for _ in 0..n {
+            let d = DeadGlobal { module_hash: p.u64()?, index: p.u32()?, name: p.str()?, size: p.u64()?, saved: p.u64()?, why: p.opt_str()? };
+            if d.saved >= d.size {
+                return Err(corrupt("GLOBALS", "a dead global saved whole"));
+            }
+            dead.push(d);
+        }
+    }
     p.end()?;
     fill = p.fill.take();
 
@@ -226,7 +238,7 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
     }
     p.end()?;
 
-    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, heap: Heap { meta, blocks } })
+    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, dead, heap: Heap { meta, blocks } })
 }
 
 /// Reads and fully validates a checkpoint file.

@@ -52,7 +52,12 @@
 //!   variables: u32 count, then (name str, var u64, addr u64, size u64,
 //!   saved u8, and bytes when saved is 1).
 //! - GLOBALS: u32 count, then (module_hash u64, index u32, name str, loc
-//!   opt_str, addr u64, bytes).
+//!   opt_str, addr u64, bytes); then (format 5) the defined globals of the
+//!   instrumented modules that the checkpoint does not hold whole, dead at
+//!   it: u32 count, then (module_hash u64, index u32, name str, size u64,
+//!   saved u64 (< size: the bytes of its records above), why opt_str (what
+//!   rewrites it first on the paths from the checkpoint, the pass's words)).
+//!   Format 4 files (no such list) are still read.
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
 //!   and `size` raw bytes when saved is 1).
 
@@ -60,7 +65,10 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
+/// The oldest version the reader accepts: format 4 differs only in having no
+/// list of dead globals (read as empty).
+pub const OLDEST_READ_VERSION: u32 = 4;
 /// Checksum chunk size (see the module comment).
 pub const CHUNK: usize = 1 << 20;
 pub const HEADER_LEN: usize = 80;

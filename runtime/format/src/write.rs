@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::{Checkpoint, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
+use crate::model::{Checkpoint, DeadGlobal, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
 use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
@@ -176,7 +176,7 @@ fn threads_body<'a>(s: &mut impl Sink<'a>, omp: &OmpState, master_tls: &'a [TlsV
     Ok(())
 }
 
-fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>]) -> io::Result<()> {
+fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[DeadGlobal<'_>]) -> io::Result<()> {
     s.count(globals.len())?;
     for g in globals {
         s.u64(g.module_hash)?;
@@ -185,6 +185,16 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>]) -> io::Res
         s.opt_str(g.loc.as_deref())?;
         s.u64(g.addr)?;
         s.bytes(&g.bytes)?;
+    }
+    // format 5: the defined globals not saved whole
+    s.count(dead.len())?;
+    for d in dead {
+        s.u64(d.module_hash)?;
+        s.u32(d.index)?;
+        s.str(&d.name)?;
+        s.u64(d.size)?;
+        s.u64(d.saved)?;
+        s.opt_str(d.why.as_deref())?;
     }
     Ok(())
 }
@@ -288,8 +298,9 @@ impl<W: Write + Seek> Writer<W> {
         self.section(SectionKind::Threads, |s| threads_body(s, omp, master_tls, workers))
     }
 
-    pub fn globals(&mut self, globals: &[Global<'_>]) -> io::Result<()> {
-        self.section(SectionKind::Globals, |s| globals_body(s, globals))
+    /// The saved globals, and the defined globals not saved whole.
+    pub fn globals(&mut self, globals: &[Global<'_>], dead: &[DeadGlobal<'_>]) -> io::Result<()> {
+        self.section(SectionKind::Globals, |s| globals_body(s, globals, dead))
     }
 
     /// The heap. A block's saved bytes must be exactly `size` long.
@@ -311,7 +322,7 @@ impl<W: Write + Seek> Writer<W> {
         wr.runtime(&c.runtime)?;
         wr.chain(&c.chain)?;
         wr.threads(&c.omp, &c.master_tls, &c.workers)?;
-        wr.globals(&c.globals)?;
+        wr.globals(&c.globals, &c.dead)?;
         wr.heap(&c.heap)?;
         wr.finish()
     }
@@ -372,7 +383,7 @@ pub fn encode_skeleton(p: &Parts<'_>) -> io::Result<Vec<u8>> {
     wr.runtime(p.runtime)?;
     wr.chain(p.chain)?;
     wr.threads(p.omp, p.master_tls, p.workers)?;
-    wr.globals(p.globals)?;
+    wr.globals(p.globals, p.dead)?;
     wr.heap(p.heap)?;
     Ok(wr.finish()?.into_inner())
 }
@@ -388,6 +399,7 @@ impl<'a> Parts<'a> {
             master_tls: &c.master_tls,
             workers: &c.workers,
             globals: &c.globals,
+            dead: &c.dead,
             heap: &c.heap,
         }
     }
@@ -489,6 +501,7 @@ pub struct Parts<'a> {
     pub master_tls: &'a [TlsValue<'a>],
     pub workers: &'a [Worker<'a>],
     pub globals: &'a [Global<'a>],
+    pub dead: &'a [DeadGlobal<'a>],
     pub heap: &'a Heap<'a>,
 }
 
@@ -508,7 +521,7 @@ impl<'a> Layout<'a> {
                 SectionKind::Runtime => runtime_body(&mut s, p.runtime)?,
                 SectionKind::Chain => s.frames(p.chain)?,
                 SectionKind::Threads => threads_body(&mut s, p.omp, p.master_tls, p.workers)?,
-                SectionKind::Globals => globals_body(&mut s, p.globals)?,
+                SectionKind::Globals => globals_body(&mut s, p.globals, p.dead)?,
                 SectionKind::Heap => heap_body(&mut s, p.heap)?,
             }
             let len = s.len;

@@ -65,6 +65,71 @@ fn wrong_magic_and_version() {
     }
 }
 
+/// A format 5 file rewritten as format 4 would have written it: no list of
+/// dead globals at the end of GLOBALS (section checksum, header and file
+/// hashes recomputed).
+fn as_format_4(b: &[u8]) -> Vec<u8> {
+    use dao_format::wire::{payload_checksum, HEADER_HASHED_LEN, HEADER_LEN, SECTION_HEADER_LEN};
+    let mut out = b[..HEADER_LEN].to_vec();
+    out[8..12].copy_from_slice(&4u32.to_le_bytes());
+    let h = xxhash_rust::xxh3::xxh3_64(&out[..HEADER_HASHED_LEN]);
+    out[HEADER_HASHED_LEN..HEADER_LEN].copy_from_slice(&h.to_le_bytes());
+    let mut file_hash = xxhash_rust::xxh3::Xxh3::new();
+    file_hash.update(&out);
+    let mut pos = HEADER_LEN;
+    for kind in 0..5 {
+        let len = u64::from_le_bytes(b[pos + 4..pos + 12].try_into().unwrap()) as usize;
+        let mut payload = b[pos + SECTION_HEADER_LEN..pos + SECTION_HEADER_LEN + len].to_vec();
+        if kind == 3 {
+            // GLOBALS: the sample's dead list is cut off
+            let n = u32::from_le_bytes(payload[..4].try_into().unwrap());
+            let mut at = 4;
+            for _ in 0..n {
+                at += 8 + 4;
+                at += 4 + u32::from_le_bytes(payload[at..at + 4].try_into().unwrap()) as usize;
+                let l = u32::from_le_bytes(payload[at..at + 4].try_into().unwrap());
+                at += 4 + if l == u32::MAX { 0 } else { l as usize };
+                at += 8;
+                at += 8 + u64::from_le_bytes(payload[at..at + 8].try_into().unwrap()) as usize;
+            }
+            payload.truncate(at);
+        }
+        let mut rec = b[pos..pos + 4].to_vec();
+        rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        rec.extend_from_slice(&payload_checksum(&payload).to_le_bytes());
+        file_hash.update(&rec);
+        out.extend_from_slice(&rec);
+        out.extend_from_slice(&payload);
+        pos += SECTION_HEADER_LEN + len;
+    }
+    out.extend_from_slice(&file_hash.digest().to_le_bytes());
+    out.extend_from_slice(b"DAOEND\0\0");
+    out
+}
+
+#[test]
+fn format_4_files_are_read_without_dead_globals() {
+    let c = common::sample(2, 3);
+    assert_eq!(c.dead.len(), 2);
+    let v4 = as_format_4(&c.encode());
+    let d = decode(&v4).expect("a format 4 file decodes");
+    assert!(d.dead.is_empty());
+    assert_eq!(d.globals, c.globals);
+    assert_eq!(d.heap, c.heap);
+    // and the format 5 file keeps them
+    assert_eq!(decode(&c.encode()).unwrap().dead, c.dead);
+}
+
+#[test]
+fn dead_global_saved_whole_is_corrupt() {
+    let mut c = common::sample(1, 1);
+    c.dead[0].saved = c.dead[0].size;
+    match decode(&c.encode()) {
+        Err(FormatError::Corrupt { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn corrupt_payload_names_the_section() {
     let c = common::sample(1, 1);
@@ -87,7 +152,7 @@ fn streaming_writer_matches_encode() {
     w.runtime(&c.runtime).unwrap();
     w.chain(&c.chain).unwrap();
     w.threads(&c.omp, &c.master_tls, &c.workers).unwrap();
-    w.globals(&c.globals).unwrap();
+    w.globals(&c.globals, &c.dead).unwrap();
     w.heap(&c.heap).unwrap();
     w.finish().unwrap();
     assert_eq!(cur.into_inner(), c.encode());
@@ -135,6 +200,7 @@ fn layout_bytes(c: &Checkpoint<'_>, threads: usize) -> Vec<u8> {
         master_tls: &c.master_tls,
         workers: &c.workers,
         globals: &c.globals,
+        dead: &c.dead,
         heap: &c.heap,
     })
     .unwrap();

@@ -11,6 +11,13 @@
 ; CHECK-DAG: every call of 'fa' writes all of a (512 B) before reading it: dead before the call
 ; CHECK-DAG: candidate 1 in 'main': {{.*}}dead in 'main' after this point: 1 globals (512 B) [a (512 B, rewritten first by the call of 'fa'
 ; CHECK-NOT: writes all of {{b|c}}
+; The candidate's descriptor names what rewrites `a` first (ABI 7: for dao
+; inspect's list of dead globals):
+; RUN: %opt %s | %FileCheck %s --check-prefix=IR
+; IR-DAG: @[[WHY:dao.str.[0-9]+]] = private unnamed_addr constant [43 x i8] c"the call of 'fa' at sections_threaded.ll:3\00"
+; IR-DAG: @dao.site.0.0.dead_why = private unnamed_addr constant [1 x ptr] [ptr @[[WHY]]]
+; IR-DAG: @dao.site.0.0.dead = private unnamed_addr constant [1 x i32] zeroinitializer
+; IR-DAG: i32 1, ptr @dao.site.0.0.dead, ptr @dao.site.0.0.dead_why }]
 @a = internal global [8 x [8 x double]] zeroinitializer
 @b = internal global [8 x [8 x double]] zeroinitializer
 @c = internal global [8 x [8 x double]] zeroinitializer

@@ -49,6 +49,10 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
             addr: 0x601000,
             bytes: Cow::Owned(vec![7; 6]),
         }],
+        dead: vec![
+            DeadGlobal { module_hash: 0xabc, index: 4, name: "work".into(), size: 4096, saved: 0, why: Some("the loop at a.c:20".into()) },
+            DeadGlobal { module_hash: 0xabc, index: 5, name: "grid".into(), size: 800, saved: 96, why: None },
+        ],
         omp: OmpState { team_size: 2, nthreads: 2, dynamic: 0, max_active_levels: 1, sched_kind: 1, sched_chunk: 0, singles_won: 3, master_singles: 2 },
         master_tls: vec![TlsValue { module_hash: 7, index: 0, name: Cow::Borrowed("tp"), bytes: Cow::Borrowed(&[1, 2, 3, 4]) }],
         workers: vec![Worker {
