@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 7
+#define DAO_ABI_VERSION 8
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -60,7 +60,10 @@ enum dao_site_kind {
 enum dao_site_flags {
     /* The continuation may read memory the pass cannot name (unknown
        callee, load through an unknown pointer): the runtime must then save
-       every global whose address escapes (module->escaped_globals). */
+       every global whose address escapes in the other modules
+       (module->escaped_globals). Those of the site's own module that such
+       a read may reach are in the site's globals list already, unless a
+       must-write before the read kills them (since version 8). */
     DAO_SITE_UNKNOWN_READS = 1u << 0,
 };
 

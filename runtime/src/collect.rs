@@ -3,7 +3,8 @@
 //! Walks the calling thread's chain (innermost to outermost) and, per frame,
 //! takes the slots and stack objects its current site lists (all of them
 //! under DAO_SAVE=all), the union of the globals the sites list (every
-//! escaped global when a site has DAO_SITE_UNKNOWN_READS; every global under
+//! escaped global of the other modules when a site has
+//! DAO_SITE_UNKNOWN_READS, its own module's being in its list already; every global under
 //! DAO_SAVE=all; a global that every site naming it lists as live only in
 //! part, as byte ranges (`dao_site_desc.parts`), is saved as those ranges
 //! only, one record each at its address), and the heap blocks to save: with DAO_HEAP=reachable the
@@ -127,10 +128,35 @@ struct Walk {
     bytes: Bytes,
     roots: Vec<(usize, &'static [u8])>,
     wanted: Wanted,
-    unknown_reads: bool,
+    /// The modules (by hash; 0: a frame without one) of the walked sites
+    /// whose continuation reads unknown memory.
+    unknown_reads: UnknownFrom,
     /// The candidate sites walked, innermost frame first per thread (for
     /// what rewrites each dead global first: `dao inspect`).
     sites: Sites,
+}
+
+/// Modules whose sites read unknown memory: such a read may reach any
+/// escaped global of another module (those of the site's own module are in
+/// its live set when it may reach them: ABI version 8).
+#[derive(Clone, Default)]
+struct UnknownFrom(Vec<u64>);
+
+impl UnknownFrom {
+    fn add(&mut self, module_hash: u64) {
+        if !self.0.contains(&module_hash) {
+            self.0.push(module_hash);
+        }
+    }
+    fn extend(&mut self, o: &UnknownFrom) {
+        for &h in &o.0 {
+            self.add(h);
+        }
+    }
+    /// Whether module `m`'s escaped globals must be saved.
+    fn reaches(&self, m: u64) -> bool {
+        self.0.iter().any(|&h| h != m)
+    }
 }
 
 /// (module, site) pairs, innermost first.
@@ -172,7 +198,9 @@ impl Walk {
             let site = func.sites().get((fv.site as usize).wrapping_sub(1)).unwrap_or_else(|| {
                 fatal(format_args!("frame of {fname} is on the chain at site {}, which does not exist (pass bug)", fv.site))
             });
-            self.unknown_reads |= site.flags & DAO_SITE_UNKNOWN_READS != 0;
+            if site.flags & DAO_SITE_UNKNOWN_READS != 0 {
+                self.unknown_reads.add(module.map_or(0, |m| m.module_hash));
+            }
             if let Some(m) = module {
                 if site.n_dead > 0 {
                     self.sites.push((m, site));
@@ -254,7 +282,7 @@ pub struct Snapshot {
         (u64, u32),
         (&'static DaoModuleDesc, Option<Vec<(u64, u64)>>),
     )>,
-    unknown_reads: bool,
+    unknown_reads: UnknownFrom,
     sites: Sites,
     bytes: Bytes,
 }
@@ -268,7 +296,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
         bytes: Bytes::default(),
         roots: Vec::new(),
         wanted: Wanted::new(),
-        unknown_reads: false,
+        unknown_reads: UnknownFrom::default(),
         sites: Sites::new(),
     };
     let frames = w
@@ -309,7 +337,7 @@ pub fn collect_team(
         bytes: Bytes::default(),
         roots: Vec::new(),
         wanted: Wanted::new(),
-        unknown_reads: false,
+        unknown_reads: UnknownFrom::default(),
         sites: Sites::new(),
     };
     let chain = w.chain(top, save_all);
@@ -321,7 +349,7 @@ pub fn collect_team(
             w.bytes.slots += sn.bytes.slots;
             w.bytes.stack += sn.bytes.stack;
             w.bytes.globals += sn.bytes.globals;
-            w.unknown_reads |= sn.unknown_reads;
+            w.unknown_reads.extend(&sn.unknown_reads);
             w.sites.extend(sn.sites.iter().copied());
             for (k, (m, r)) in &sn.wanted {
                 want(&mut w.wanted, *k, m, r.clone());
@@ -384,7 +412,7 @@ pub fn collect_team(
     for m in &modules {
         let extra: Vec<u32> = if save_all {
             (0..m.n_globals).filter(|&i| m.globals()[i as usize].offset != crate::abi::DAO_GLOBAL_DECLARED).collect()
-        } else if unknown_reads {
+        } else if unknown_reads.reaches(m.module_hash) {
             m.escaped().to_vec()
         } else {
             Vec::new()

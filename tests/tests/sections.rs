@@ -4,7 +4,8 @@
 //! `test-programs/omp/{c,fortran}/sections_dead` hold seven global int64
 //! arrays of 64 x 512 elements (256 KiB each). At the marker at the top of
 //! the step loop (between regions) `work1` (overwritten whole by a combined
-//! `parallel for schedule(static)` nest in the same function), `work2`
+//! `parallel for collapse(2) schedule(static)` nest in the same function:
+//! one loop whose indices are its quotient and remainder), `work2`
 //! (overwritten whole by an orphaned `omp for` / `!$omp do` three calls
 //! deep, in a region a callee opens) and `work3` (rewritten row by row by a
 //! worksharing loop whose iteration reads back the row it has just

@@ -202,6 +202,153 @@ struct DaoLoopFacts {
 // on V (or on `trunc nuw V`) whose cases that go to P all have C's value
 // and whose default does not, or in a branch on `V == C` (`V != C`) whose
 // true (false) successor alone is P.
+// The value of S at iteration k of loop L, computed exactly in S's width,
+// when S is made only of constants, affine recurrences of L with constant
+// operands and the operations below (what a collapsed loop's `iv / D` and
+// `iv % D` turn into); nothing otherwise. `budget` counts nodes visited.
+std::optional<APInt> evalAt(const SCEV *S, const Loop *L, uint64_t k, uint64_t &budget) {
+  if (budget == 0 || !S->getType()->isIntegerTy())
+    return std::nullopt;
+  --budget;
+  unsigned W = S->getType()->getIntegerBitWidth();
+  switch (S->getSCEVType()) {
+  case scConstant:
+    return cast<SCEVConstant>(S)->getAPInt();
+  case scTruncate:
+  case scZeroExtend:
+  case scSignExtend: {
+    auto *C = cast<SCEVCastExpr>(S);
+    auto V = evalAt(C->getOperand(), L, k, budget);
+    if (!V)
+      return std::nullopt;
+    if (S->getSCEVType() == scTruncate)
+      return V->trunc(W);
+    return S->getSCEVType() == scZeroExtend ? V->zext(W) : V->sext(W);
+  }
+  case scAddExpr:
+  case scMulExpr:
+  case scUMaxExpr:
+  case scSMaxExpr:
+  case scUMinExpr:
+  case scSMinExpr: {
+    auto *N = cast<SCEVNAryExpr>(S);
+    std::optional<APInt> Acc;
+    for (const SCEV *Op : N->operands()) {
+      auto V = evalAt(Op, L, k, budget);
+      if (!V || V->getBitWidth() != W)
+        return std::nullopt;
+      if (!Acc) {
+        Acc = *V;
+        continue;
+      }
+      switch (S->getSCEVType()) {
+      case scAddExpr: *Acc += *V; break;
+      case scMulExpr: *Acc *= *V; break;
+      case scUMaxExpr: Acc = APIntOps::umax(*Acc, *V); break;
+      case scSMaxExpr: Acc = APIntOps::smax(*Acc, *V); break;
+      case scUMinExpr: Acc = APIntOps::umin(*Acc, *V); break;
+      default: Acc = APIntOps::smin(*Acc, *V); break;
+      }
+    }
+    return Acc;
+  }
+  case scUDivExpr: {
+    auto *D = cast<SCEVUDivExpr>(S);
+    auto A = evalAt(D->getLHS(), L, k, budget), B = evalAt(D->getRHS(), L, k, budget);
+    if (!A || !B || B->isZero())
+      return std::nullopt;
+    return A->udiv(*B);
+  }
+  case scAddRecExpr: {
+    auto *AR = cast<SCEVAddRecExpr>(S);
+    if (AR->getLoop() != L || !AR->isAffine())
+      return std::nullopt;
+    auto St = evalAt(AR->getStart(), L, k, budget), Sp = evalAt(AR->getOperand(1), L, k, budget);
+    if (!St || !Sp)
+      return std::nullopt;
+    return *St + *Sp * APInt(W, k);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+// The divisors a collapsed loop's index may have been split by: constant
+// right-hand sides of `udiv`, and 2^w for a truncation to w bits (`urem`
+// by a power of two).
+void splitDivisors(const SCEV *S, std::set<uint64_t> &Out) {
+  struct V {
+    std::set<uint64_t> &Out;
+    bool follow(const SCEV *X) {
+      if (auto *D = dyn_cast<SCEVUDivExpr>(X))
+        if (auto *K = dyn_cast<SCEVConstant>(D->getRHS()); K && K->getAPInt().getActiveBits() <= 32)
+          Out.insert(K->getAPInt().getZExtValue());
+      if (auto *T = dyn_cast<SCEVTruncateExpr>(X); T && T->getType()->getIntegerBitWidth() < 32)
+        Out.insert(uint64_t(1) << T->getType()->getIntegerBitWidth());
+      return true;
+    }
+    bool isDone() const { return false; }
+  } Vis{Out};
+  SCEVTraversal<V> T(Vis);
+  T.visitAll(S);
+}
+
+// A store's offset O that varies with loop L in a way ScalarEvolution does
+// not express as a recurrence (a collapsed loop nest: `k = iv / D`,
+// `j = iv % D`), written exactly as a box over L's `count` iterations
+// 0..count-1: O = Inv + v(iv), where Inv is the sum of O's terms invariant
+// in L and v(iv) is computed by `evalAt`; one dimension (v(iv) = v(0) + iv
+// * B for every iv) or two (iv = q * D + r with D dividing count: v(iv) =
+// v(0) + q * A + r * B), checked at every iteration (at most 2^16, within
+// `budget` nodes in all). Returns Inv + v(0) and the dimensions (stride,
+// count), inner first.
+std::optional<std::pair<const SCEV *, std::vector<std::pair<int64_t, uint64_t>>>>
+splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count, uint64_t &budget) {
+  if (count < 2 || count > (1u << 16) || !O->getType()->isIntegerTy())
+    return std::nullopt;
+  SmallVector<const SCEV *, 4> Inv, Var;
+  if (auto *A = dyn_cast<SCEVAddExpr>(O)) {
+    for (const SCEV *Op : A->operands())
+      (SE.isLoopInvariant(Op, L) ? Inv : Var).push_back(Op);
+  } else {
+    Var.push_back(O);
+  }
+  if (Var.empty())
+    return std::nullopt;
+  const SCEV *VarS = Var.size() == 1 ? Var[0] : SE.getAddExpr(Var);
+  std::vector<APInt> v;
+  v.reserve(count);
+  for (uint64_t k = 0; k < count; ++k) {
+    auto x = evalAt(VarS, L, k, budget);
+    if (!x)
+      return std::nullopt;
+    v.push_back(*x);
+  }
+  auto fits = [](const APInt &a) { return a.getSignificantBits() <= 48; };
+  auto diff = [&](uint64_t k) { return v[k] - v[0]; };
+  std::set<uint64_t> Ds;
+  splitDivisors(VarS, Ds);
+  Ds.insert(count); // one dimension
+  for (uint64_t D : Ds) {
+    if (D < 2 || D > count || count % D)
+      continue;
+    APInt B = diff(1), A = D < count ? diff(D) : APInt(B.getBitWidth(), 0);
+    if (!fits(A) || !fits(B))
+      continue;
+    bool ok = true;
+    for (uint64_t k = 0; k < count && ok; ++k)
+      ok = diff(k) == A * APInt(A.getBitWidth(), k / D) + B * APInt(B.getBitWidth(), k % D);
+    if (!ok)
+      continue;
+    std::vector<std::pair<int64_t, uint64_t>> dims{{B.getSExtValue(), D}};
+    if (D < count)
+      dims.push_back({A.getSExtValue(), count / D});
+    Inv.push_back(SE.getConstant(v[0]));
+    return std::make_pair(Inv.size() == 1 ? Inv[0] : SE.getAddExpr(Inv), dims);
+  }
+  return std::nullopt;
+}
+
 bool edgeImpliesEq(BasicBlock *Q, BasicBlock *P, Value *V, ConstantInt *C) {
   auto same = [&](Value *X, ConstantInt *K) {
     if (X == V)
@@ -701,6 +848,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       o.low = std::max(o.low, -(add - outer));
     return true;
   };
+  // nodes `splitCollapsed` may evaluate in this function (compile time)
+  uint64_t splitBudget = uint64_t(1) << 24;
   for (auto &BB : *C) {
     Loop *L0 = LI.getLoopFor(&BB);
     if (!L0)
@@ -767,7 +916,26 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           step = St->getAPInt().getSExtValue();
           Off = AR->getStart();
         } else if (!SE.isLoopInvariant(Off, L)) {
-          break;
+          // a collapsed nest (`iv / D`, `iv % D`): one or two exact
+          // dimensions, when the count is a constant
+          auto Sp = isSym || S.ndims + 2 > 8 ? std::nullopt : splitCollapsed(SE, Off, L, count, splitBudget);
+          if (!Sp)
+            break;
+          Off = Sp->first;
+          for (auto [st, n] : Sp->second) {
+            S.stride[S.ndims] = st;
+            S.count[S.ndims] = n;
+            S.ndims++;
+          }
+          if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
+            S.start = K->getAPInt().getSExtValue();
+            S.loop = LoopIx[L];
+            Out->sections.push_back(S);
+            Out->loops[LoopIx[L]].sections++;
+          }
+          Child = L;
+          X = L->getHeader();
+          continue;
         }
         S.stride[S.ndims] = step;
         S.count[S.ndims] = count;

@@ -686,11 +686,22 @@ fn mem_uses(ff: &FuncFacts, vars: &VarMap, p: Value, out: &mut Vec<usize>) {
     }
 }
 
+/// A read of memory the pass cannot name: it may be any escaped stack
+/// object of the function, any escaped global of this module (each one a
+/// use of its own, so a must-write before the read still kills it: ABI
+/// version 8), or memory of other modules and the heap (the unknown
+/// variable, whose runtime meaning is "save the escaped globals of the
+/// other modules").
 fn unknown_uses(ff: &FuncFacts, vars: &VarMap, out: &mut Vec<usize>) {
     out.push(vars.unknown_var());
     for (i, esc) in ff.alloca_escaped.iter().enumerate() {
         if *esc {
             out.push(vars.alloca_var(i));
+        }
+    }
+    for (g, esc) in ff.mf.global_escaped.iter().enumerate() {
+        if *esc {
+            out.push(vars.global_var(g));
         }
     }
 }

@@ -795,7 +795,7 @@ impl Planner<'_> {
         };
         let (dead, unread) =
             if matches!(kind, SiteKind::Marker | SiteKind::Forced) {
-                self.why_dead(f, t, &globals, &partial, (bi, si), unknown_reads)
+                self.why_dead(f, t, &globals, &partial, (bi, si))
             } else {
                 (Vec::new(), (0, 0))
             };
@@ -821,8 +821,8 @@ impl Planner<'_> {
 
 impl Planner<'_> {
     /// For `-Rdao`: the defined globals not in `live` after the site at
-    /// `at` (those saved anyway, escaped ones under unknown reads, left
-    /// out), with the statements that rewrite each first on the paths from
+    /// `at` (declared ones, saved anyway, left out; an escaped global
+    /// that unknown reads may reach is in `live` unless rewritten first), with the statements that rewrite each first on the paths from
     /// the site (`sections::first_kills`), described by kind and file:line;
     /// and the number and bytes of those no path rewrites.
     fn why_dead(
@@ -832,7 +832,6 @@ impl Planner<'_> {
         live: &[usize],
         partial: &[(usize, dao_analysis::sections::Intervals)],
         at: (usize, usize),
-        unknown_reads: bool,
     ) -> (Vec<(usize, u64, Vec<String>)>, (usize, u64)) {
         let blocks = f.blocks();
         let mut dead = Vec::new();
@@ -845,7 +844,7 @@ impl Planner<'_> {
                 None if live.contains(&g) => continue,
                 None => size,
             };
-            if self.facts.global_declared[g] || (unknown_reads && self.facts.global_escaped[g]) {
+            if self.facts.global_declared[g] {
                 continue;
             }
             let (kills, _) = dao_analysis::sections::first_kills(&t.body, at, v);

@@ -42,16 +42,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
             let abytes: u64 = s.allocas.iter().map(|a| fp.alloca_size[*a]).sum();
             let anames: Vec<String> = s.allocas.iter().map(|a| name_of(fp.allocas[*a], format!("local{a}"))).collect();
             // Declared globals are saved only if the program defines them
-            // in a module compiled with dao (never libc's stdout); escaped
-            // globals are added when the continuation reads unknown memory.
-            let mut gl: Vec<usize> = s.globals.clone();
-            if s.unknown_reads {
-                for (i, e) in plan.facts.global_escaped.iter().enumerate() {
-                    if *e && !gl.contains(&i) {
-                        gl.push(i);
-                    }
-                }
-            }
+            // in a module compiled with dao (never libc's stdout). Escaped
+            // globals an unknown read may reach are in the live set unless
+            // rewritten before it (ABI version 8); the runtime adds the
+            // escaped globals of the other modules.
+            let gl: Vec<usize> = s.globals.clone();
             let part_of = |g: usize| {
                 s.partial
                     .iter()
@@ -140,7 +135,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 anames.join(", "),
                 gl.len(),
                 gnames.join(", "),
-                if s.unknown_reads { "; reads unknown memory after this point, so the escaped globals are included (plus those of other modules); heap blocks by reachability" } else { "" }
+                if s.unknown_reads { "; reads unknown memory after this point: the escaped globals of other modules are saved too; heap blocks by reachability" } else { "" }
             );
         }
     }

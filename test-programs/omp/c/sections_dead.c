@@ -6,8 +6,9 @@
  * loops), seven arrays of NY x NX int64 (256 KiB each):
  * - `state`: carried from step to step (read, then rewritten, every step);
  * - `work1`: completely overwritten each step by a combined
- *   `parallel for schedule(static)` nest in main, then read (dead at the top
- *   of the step loop);
+ *   `parallel for collapse(2) schedule(static)` nest in main (one loop over
+ *   both indices, which the code recovers as `iv / NX` and `iv % NX`), then
+ *   read (dead at the top of the step loop);
  * - `work2`: completely overwritten each step by an orphaned
  *   `omp for schedule(static)` nest in fill_work2, three calls deep
  *   (main -> phase_a, which opens the region -> phase_b -> fill_work2),
@@ -144,7 +145,7 @@ int main(int argc, char **argv) {
         }
     for (int step = 1; step <= steps; step++) {
         dao_potential_checkpoint(); /* top of the step loop: work1, work2 dead (and work3) */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
         for (int j = 0; j < NY; j++)
             for (int i = 0; i < NX; i++)
                 work1[j][i] = (state[j][i] * 3 + state[(j + 1) % NY][i] + step) % P;

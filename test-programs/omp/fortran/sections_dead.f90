@@ -6,8 +6,9 @@
 ! seven integer(8) arrays of nx x ny (256 KiB each):
 ! - `state`: carried from step to step (read, then rewritten, every step);
 ! - `work1`: completely overwritten each step by an
-!   `!$omp parallel do schedule(static)` nest in the main program, then read
-!   (dead at the top of the step loop);
+!   `!$omp parallel do collapse(2) schedule(static)` nest in the main
+!   program (one loop over both indices, split again by division and
+!   remainder), then read (dead at the top of the step loop);
 ! - `work2`: completely overwritten each step by an orphaned
 !   `!$omp do schedule(static)` nest in fill_work2, three calls deep (main
 !   -> phase_a, which opens the region -> phase_b -> fill_work2), then read
@@ -180,7 +181,7 @@ program sections_dead
   end do
   do step = 1, steps
     call dao_potential_checkpoint()   ! top of the step loop: work1, work2 dead (and work3)
-    !$omp parallel do schedule(static) private(i)
+    !$omp parallel do collapse(2) schedule(static)
     do j = 0, ny - 1
       do i = 0, nx - 1
         work1(i, j) = mod(state(i, j) * 3 + state(i, mod(j + 1, ny)) + int(step, 8), p)
