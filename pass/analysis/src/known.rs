@@ -340,6 +340,17 @@ pub fn is_libc_stream(global: &str) -> bool {
     matches!(global, "stdin" | "stdout" | "stderr")
 }
 
+/// Functions that return a handle to the runtime's own state which refers,
+/// of the program's memory, at most to what their pointer arguments point
+/// to: flang's I/O statement cookies (`_FortranAioBeginInternalListInput`
+/// keeps the internal unit's buffer, `_FortranAioBeginExternalListOutput`
+/// nothing of the program). A read through such a handle (the statement's
+/// `_FortranAioOutput*`, `_FortranAioEndIoStatement`) reads those objects,
+/// not unknown memory.
+pub fn returns_handle_of_args(function: &str) -> bool {
+    function.starts_with("_FortranAioBegin")
+}
+
 use names::rt;
 use names::*;
 use Effect::*;

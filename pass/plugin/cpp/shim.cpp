@@ -83,6 +83,28 @@ LLVMBasicBlockRef dao_cxx_split_before(LLVMValueRef inst, const char *name) {
 }
 
 // Does this call carry the given parameter attribute (e.g. nocapture) on argument i?
+// The value `p` is a constant byte offset from (through GEPs and casts),
+// with the offset in `*off`; null when the offset does not fit 48 bits.
+LLVMValueRef dao_cxx_strip_offset(LLVMValueRef p, int64_t *off) {
+  Value *V = unwrap(p);
+  const Module *M = nullptr;
+  if (auto *I = dyn_cast<Instruction>(V))
+    M = I->getModule();
+  else if (auto *A = dyn_cast<Argument>(V))
+    M = A->getParent()->getParent();
+  else if (auto *G = dyn_cast<GlobalValue>(V))
+    M = G->getParent();
+  if (!M || !V->getType()->isPointerTy())
+    return nullptr;
+  const DataLayout &DL = M->getDataLayout();
+  APInt Off(DL.getIndexTypeSizeInBits(V->getType()), 0);
+  Value *B = V->stripAndAccumulateConstantOffsets(DL, Off, true);
+  if (Off.getSignificantBits() > 48)
+    return nullptr;
+  *off = Off.getSExtValue();
+  return wrap(B);
+}
+
 int dao_cxx_param_nocapture(LLVMValueRef call, unsigned i) {
   auto *CB = dyn_cast<CallBase>(unwrap(call));
   return CB && i < CB->arg_size() && CB->doesNotCapture(i) ? 1 : 0;
@@ -349,6 +371,100 @@ splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count
   return std::nullopt;
 }
 
+// LoopVectorize's runtime checks, folded towards the vector loop in the
+// scratch clone. A vectorised loop over pointers that may alias is
+// versioned: a check (`vector.memcheck`) branches to the vector loop or to
+// a scalar copy of the same loop, and both exit to the same block. Both
+// versions perform the same memory accesses (that is what makes the
+// versioning correct), so the facts of either describe the loop; keeping
+// the branch made every store conditional, so nothing was killed. A
+// branch is folded when its two sides lead (through blocks with one
+// successor) straight to two loops at the branch's own depth, both marked
+// `llvm.loop.isvectorized`, exactly one of them with vector memory
+// accesses, whose stores carry the same set of source locations (the
+// scalar one is the vectoriser's copy), and which leave to the same block
+// (the vector one possibly through one middle block). Returns how many.
+unsigned foldVectorChecks(Function &C) {
+  unsigned n = 0;
+  for (int round = 0; round < 4; ++round) {
+    DominatorTree DT(C);
+    LoopInfo LI(DT);
+    auto vectorized = [](Loop *L) {
+      MDNode *MD = L->getLoopID();
+      if (!MD)
+        return false;
+      for (const MDOperand &Op : MD->operands())
+        if (auto *N = dyn_cast<MDNode>(Op.get()); N && N->getNumOperands() && isa<MDString>(N->getOperand(0)) &&
+                                                  cast<MDString>(N->getOperand(0))->getString() == "llvm.loop.isvectorized")
+          return true;
+      return false;
+    };
+    auto vectorMem = [](Loop *L) {
+      for (BasicBlock *B : L->blocks())
+        for (auto &I : *B)
+          if ((isa<LoadInst>(I) && I.getType()->isVectorTy()) ||
+              (isa<StoreInst>(I) && cast<StoreInst>(I).getValueOperand()->getType()->isVectorTy()))
+            return true;
+      return false;
+    };
+    auto storeLocs = [](Loop *L) {
+      std::set<std::pair<unsigned, unsigned>> S;
+      for (BasicBlock *B : L->blocks())
+        for (auto &I : *B)
+          if (isa<StoreInst>(I) || isa<MemIntrinsic>(I)) {
+            const DebugLoc &D = I.getDebugLoc();
+            S.insert({D ? D.getLine() : 0, D ? D.getCol() : 0});
+          }
+      return S;
+    };
+    auto firstLoop = [&](BasicBlock *X, Loop *Outer) -> Loop * {
+      for (int k = 0; X && k < 4; ++k) {
+        Loop *L = LI.getLoopFor(X);
+        if (L && L->getHeader() == X && L->getParentLoop() == Outer)
+          return L;
+        if (L != Outer)
+          return nullptr;
+        X = X->getSingleSuccessor();
+      }
+      return nullptr;
+    };
+    bool changed = false;
+    for (auto &BB : C) {
+      auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
+      if (!Br || !Br->isConditional() || isa<Constant>(Br->getCondition()) || !DT.isReachableFromEntry(&BB))
+        continue;
+      Loop *Outer = LI.getLoopFor(&BB);
+      Loop *A = firstLoop(Br->getSuccessor(0), Outer), *B = firstLoop(Br->getSuccessor(1), Outer);
+      if (!A || !B || A == B || !vectorized(A) || !vectorized(B))
+        continue;
+      bool va = vectorMem(A), vb = vectorMem(B);
+      if (va == vb)
+        continue;
+      Loop *V = va ? A : B, *S = va ? B : A;
+      auto LocsV = storeLocs(V), LocsS = storeLocs(S);
+      if (LocsS.empty() || LocsV != LocsS)
+        continue;
+      BasicBlock *ES = S->getUniqueExitBlock(), *EV = V->getUniqueExitBlock();
+      if (!ES || !EV || !(EV == ES || EV->getSingleSuccessor() == ES ||
+                          (isa<BranchInst>(EV->getTerminator()) && is_contained(successors(EV), ES))))
+        continue;
+      unsigned keep = va ? 0 : 1;
+      BasicBlock *Drop = Br->getSuccessor(1 - keep), *Keep = Br->getSuccessor(keep);
+      if (Drop == Keep)
+        continue;
+      Drop->removePredecessor(&BB);
+      BranchInst::Create(Keep, Br->getIterator());
+      Br->eraseFromParent();
+      ++n;
+      changed = true;
+      break; // the analyses above are stale
+    }
+    if (!changed)
+      break;
+  }
+  return n;
+}
+
 bool edgeImpliesEq(BasicBlock *Q, BasicBlock *P, Value *V, ConstantInt *C) {
   auto same = [&](Value *X, ConstantInt *K) {
     if (X == V)
@@ -490,8 +606,18 @@ struct DaoGuardReqOut {
 // of this module called only directly or by a fork, `cond.rs`), and the
 // pairs (writerGlobals[i], writerFuncs[i]): the defined functions that may
 // write each, their callees' writes included.
+//
+// `bindArg`, `bindSlot`, `bindGlobal` (nBind entries): the facts of the
+// function specialised to one call site (`front.rs`, `Bind`): argument
+// bindArg[i] is the address of global bindGlobal[i] (bindSlot[i] == 0), or
+// points to a block that holds that address at byte offset bindSlot[i] - 1
+// for the whole call, and the function only loads it (a parallel region's
+// by-reference capture of a pointer, or a field of flang's argument
+// struct). In the clone the argument, or every load of that slot, is
+// replaced by the global, so its accesses get boxes of the global.
 void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
-                         LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters) {
+                         LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
+                         unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
   Function *F = unwrap<Function>(f);
   auto *Out = new DaoLoopFacts();
   if (F->isDeclaration())
@@ -540,6 +666,35 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       PromoteMemToReg(promo, DTp);
     }
   }
+  // the arguments bound to globals (after promotion: -O0's copies of an
+  // argument into a local slot are gone, the loads are of the argument)
+  for (unsigned i = 0; i < nBind; ++i) {
+    if (bindArg[i] >= C->arg_size())
+      continue;
+    Argument *A = C->getArg(bindArg[i]);
+    Value *G = unwrap(bindGlobal[i]);
+    if (!A->getType()->isPointerTy() || G->getType() != A->getType())
+      continue;
+    if (!bindSlot[i]) {
+      A->replaceAllUsesWith(G);
+      continue;
+    }
+    // the loads of the slot at byte offset bindSlot[i] - 1 of the block
+    // the argument points to
+    const DataLayout &DLb = C->getParent()->getDataLayout();
+    std::vector<LoadInst *> Lds;
+    for (auto &BB : *C)
+      for (auto &I : BB)
+        if (auto *LD = dyn_cast<LoadInst>(&I); LD && LD->getType() == G->getType()) {
+          APInt Off(DLb.getIndexTypeSizeInBits(A->getType()), 0);
+          if (LD->getPointerOperand()->stripAndAccumulateConstantOffsets(DLb, Off, true) == A && Off.getSignificantBits() <= 48 &&
+              Off.getSExtValue() == bindSlot[i] - 1)
+            Lds.push_back(LD);
+        }
+    for (auto *LD : Lds)
+      LD->replaceAllUsesWith(G);
+  }
+  foldVectorChecks(*C);
   // Loop bounds read from memory (issue #15, runtime-checked conditions):
   // integer loads at a constant offset of an eligible global (see `elig`
   // below) become the unknowns of symbolic counts, when the value loaded

@@ -346,6 +346,35 @@ fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
 ///   Answering it from `bases` would change the guards (a pointer loaded
 ///   from a local slot would become private, a foreign thread-local
 ///   unknown).
+/// Whether every value `f` returns is derived (address arithmetic, phis,
+/// selects) from its arguments alone: NPB FT's `fft_lines` returns the one
+/// of its two buffers that holds the result.
+fn returns_an_argument(f: Value) -> bool {
+    let mut rets = Vec::new();
+    for b in f.blocks() {
+        if let Some(t) = b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet) {
+            if t.num_operands() != 1 {
+                return false;
+            }
+            rets.push(t.operand(0));
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(v) = rets.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if v.is_argument() {
+            continue;
+        }
+        match derived_from(v) {
+            Some(srcs) if v.is_instruction() => rets.extend(srcs),
+            _ => return false,
+        }
+    }
+    !seen.is_empty()
+}
+
 pub fn derived_from(v: Value) -> Option<Vec<Value>> {
     if v.is_const_expr() {
         return match v.const_opcode() {
@@ -408,10 +437,109 @@ pub struct FuncFacts<'a> {
     /// The loops' must-write sections (ScalarEvolution, team view), asked
     /// for once, when the function is first translated.
     loops: std::cell::OnceCell<crate::ir::LoopFacts>,
+    /// The function analysed for one call site: its pointer arguments that
+    /// are known globals there ([`Bind`], checked: slot bindings only for
+    /// an argument whose block the function only loads), by (argument,
+    /// slot offset or -1).
+    bind: HashMap<(Value, i64), usize>,
+    pub bind_list: Vec<Bind>,
+    /// Calls of this function whose callee is analysed with the globals
+    /// their arguments are ([`Spec`], `plan::Specs`); set before it is
+    /// translated.
+    pub spec: std::cell::RefCell<HashMap<Value, Spec>>,
+}
+
+/// A pointer argument that is a known global at one call site: (argument
+/// index, slot, global). With slot -1 the argument is the global's address
+/// (a call `f(u1)`); with slot k >= 0 the argument points to a block of
+/// the caller's stack that holds the global's address at byte offset k for
+/// the whole call, and the callee only loads it (a parallel region's
+/// by-reference capture of a pointer: the outlined function of `#pragma
+/// omp parallel` in `fft(x)` gets `&x`; flang passes a struct of the
+/// captured addresses).
+pub type Bind = (u32, i64, usize);
+
+/// The "global" of a slot binding whose slot holds addresses of the
+/// caller's stack objects, or of what the caller's parameters point to:
+/// in the callee a load of it gives a pointer like a parameter (the call
+/// site uses what it points to: `Spec::extra_uses`).
+pub const LOCAL: usize = usize::MAX;
+
+/// A call's callee summary specialised to the globals the call passes, and
+/// the call's argument positions whose reads through the argument the
+/// summary already counts (as reads of those globals).
+#[derive(Clone)]
+pub struct Spec {
+    pub sum: std::rc::Rc<Summary>,
+    pub covered_args: Vec<usize>,
+    /// Pointers stored in [`LOCAL`] slots: the call reads what they point
+    /// to.
+    pub extra_uses: Vec<Value>,
 }
 
 impl<'a> FuncFacts<'a> {
     pub fn new(mf: &'a ModuleFacts, f: Value) -> Self {
+        Self::bound(mf, f, &[])
+    }
+
+    /// The facts of `f` at a call site whose pointer arguments `bind` are
+    /// known globals. The slot bindings of an argument hold only while the
+    /// function only loads pointers from its block ([`FuncFacts::slots_read_only`]),
+    /// else they are dropped.
+    pub fn bound(mf: &'a ModuleFacts, f: Value, bind: &[Bind]) -> Self {
+        let params = f.params();
+        let mut ff = Self::unbound(mf, f);
+        for &(i, slot, g) in bind {
+            let Some(&a) = params.get(i as usize) else { continue };
+            if !a.ty().is_pointer() || (slot >= 0 && !ff.slots_read_only(a)) {
+                continue;
+            }
+            ff.bind.insert((a, slot), g);
+            ff.bind_list.push((i, slot, g));
+        }
+        ff
+    }
+
+    /// Whether argument `a` points to a block this function only reads
+    /// pointers from: its users are loads of pointers at constant offsets
+    /// (through constant GEPs that are only loaded), or (-O0) one store of
+    /// `a` into a local slot that is only loaded, whose loads are only
+    /// loaded from.
+    fn slots_read_only(&self, a: Value) -> bool {
+        fn loads_only(v: Value, depth: u32) -> bool {
+            v.users().iter().all(|u| {
+                u.is_instruction()
+                    && match u.opcode() {
+                        Opcode::LLVMLoad => u.ty().is_pointer(),
+                        Opcode::LLVMGetElementPtr if depth < 4 => u.operand(0) == v && u.strip_offset().is_some_and(|(b, _)| b == v || b.is_argument()) && loads_only(*u, depth + 1),
+                        _ => false,
+                    }
+            })
+        }
+        a.users().iter().all(|u| {
+            if !u.is_instruction() {
+                return false;
+            }
+            match u.opcode() {
+                Opcode::LLVMStore if u.operand(0) == a => {
+                    let local = u.operand(1);
+                    self.alloca_ix.get(&local).is_some_and(|&ix| !self.alloca_escaped[ix])
+                        && local.users().iter().all(|w| {
+                            w.is_instruction()
+                                && match w.opcode() {
+                                    Opcode::LLVMLoad => loads_only(*w, 0),
+                                    Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == a,
+                                    Opcode::LLVMCall => known::call_intrinsic(*w) == Some(Intr::Lifetime),
+                                    _ => false,
+                                }
+                        })
+                }
+                _ => loads_only(a, 0),
+            }
+        })
+    }
+
+    fn unbound(mf: &'a ModuleFacts, f: Value) -> Self {
         let m = mf.m;
         let entry = f.entry_block();
         let mut allocas = Vec::new();
@@ -453,7 +581,191 @@ impl<'a> FuncFacts<'a> {
         }
         let alloca_ix = allocas.iter().enumerate().map(|(i, a)| (*a, i)).collect();
         let alloca_escaped = allocas.iter().map(|a| escapes(*a)).collect();
-        FuncFacts { mf, f, allocas, alloca_ix, alloca_size, alloca_escaped, dynamic_allocas, memo: Default::default(), loops: Default::default() }
+        FuncFacts {
+            mf,
+            f,
+            allocas,
+            alloca_ix,
+            alloca_size,
+            alloca_escaped,
+            dynamic_allocas,
+            memo: Default::default(),
+            loops: Default::default(),
+            bind: HashMap::new(),
+            bind_list: Vec::new(),
+            spec: Default::default(),
+        }
+    }
+
+    /// The global a pointer argument is bound to at this call site (`Some`
+    /// only for an argument that is the global's address), or the global a
+    /// load of a bound slot yields.
+    fn bound_global(&self, v: Value) -> Option<usize> {
+        if self.bind.is_empty() {
+            return None;
+        }
+        if v.is_argument() {
+            return self.bind.get(&(v, -1)).copied();
+        }
+        if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad) {
+            return None;
+        }
+        let (p, off) = v.operand(0).strip_offset()?;
+        if p.is_argument() {
+            return self.bind.get(&(p, off)).copied();
+        }
+        // -O0: the block's address went through a local slot of its own
+        // (`store %in, %in.addr`; `%0 = load %in.addr`; `load %0`)
+        if p.is_instruction() && p.opcode() == Opcode::LLVMLoad {
+            let local = p.operand(0);
+            if self.alloca_ix.get(&local).is_some_and(|&ix| !self.alloca_escaped[ix]) {
+                let mut g = None;
+                for u in local.users() {
+                    if u.is_instruction() && u.opcode() == Opcode::LLVMStore && u.operand(1) == local {
+                        match self.bind.get(&(u.operand(0), off)) {
+                            Some(&x) if g.is_none() || g == Some(x) => g = Some(x),
+                            _ => return None,
+                        }
+                    }
+                }
+                return g;
+            }
+        }
+        None
+    }
+
+    /// The object a pointer loaded from a non-escaping local slot certainly
+    /// designates from its first byte: the one every store into the slot
+    /// stores (-O0 keeps pointer arguments in such slots).
+    fn forwarded_exact(&self, v: Value) -> Option<Obj> {
+        if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad) {
+            return None;
+        }
+        let slot = v.operand(0);
+        let &ix = self.alloca_ix.get(&slot)?;
+        if self.alloca_escaped[ix] {
+            return None;
+        }
+        let mut o = None;
+        for u in slot.users() {
+            if !u.is_instruction() {
+                return None;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore if u.operand(1) == slot && u.operand(0) != slot => {
+                    let x = self.exact_object(u.operand(0))?;
+                    if o.is_some_and(|y| y != x) {
+                        return None;
+                    }
+                    o = Some(x);
+                }
+                Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => {}
+                _ => return None,
+            }
+        }
+        o
+    }
+
+    /// For a call of a defined function (or a fork of an outlined one),
+    /// the callee, the pointer arguments that are known globals at this
+    /// call ([`Bind`]: an argument that is exactly a global's address, or a
+    /// stack block of this function holding globals' addresses,
+    /// [`FuncFacts::slot_globals`]) and the argument positions bound
+    /// directly.
+    pub fn call_binding(&self, call: Value) -> Option<(usize, Vec<Bind>, Vec<usize>, Vec<Value>)> {
+        let mf = self.mf;
+        let (callee, first, param0) = match call_kind(mf, call) {
+            CallKind::Defined(g) => (g, 0u32, 0u32),
+            CallKind::Known(Effect::ForkCall) => {
+                let microtask = call.called_function().and_then(known::fork_microtask)?;
+                (*mf.func_ix.get(&call.operand(microtask))?, microtask + 1, 2)
+            }
+            _ => return None,
+        };
+        let mut bind = Vec::new();
+        let mut covered = Vec::new();
+        let mut extra = Vec::new();
+        for k in first..call.num_args() {
+            let a = call.operand(k);
+            if !a.ty().is_pointer() {
+                continue;
+            }
+            let pi = param0 + (k - first);
+            if let Some(Obj::Global(g)) = self.exact_object(a) {
+                bind.push((pi, -1, g));
+                covered.push(k as usize);
+            } else {
+                let (slots, locals) = self.slot_globals(a);
+                bind.extend(slots.into_iter().map(|(off, g)| (pi, off, g)));
+                extra.extend(locals);
+            }
+        }
+        (!bind.is_empty()).then_some((callee, bind, covered, extra))
+    }
+
+    /// The pointer slots of stack object `a` that only ever hold one
+    /// global's address, as (byte offset, global), or only addresses of
+    /// this function's stack objects or of what its parameters point to
+    /// (global [`LOCAL`]; those objects are added to the call's uses, the
+    /// returned values): `a`'s users are stores into it (directly or
+    /// through constant GEPs), loads, lifetime markers and fork calls
+    /// (which pass it to a region by reference); a slot counts when every
+    /// store overlapping its 8 bytes stores at its offset a pointer of the
+    /// same kind (the same global).
+    fn slot_globals(&self, a: Value) -> (Vec<(i64, usize)>, Vec<Value>) {
+        if !self.alloca_ix.contains_key(&a) {
+            return (Vec::new(), Vec::new());
+        }
+        // (offset, size, what is stored: a global, LOCAL, or nothing known)
+        let mut stores: Vec<(i64, u64, Option<usize>, Value)> = Vec::new();
+        let mut work = vec![(a, 0i64)];
+        while let Some((p, off)) = work.pop() {
+            for u in p.users() {
+                if !u.is_instruction() {
+                    return (Vec::new(), Vec::new());
+                }
+                match u.opcode() {
+                    Opcode::LLVMLoad => {}
+                    Opcode::LLVMStore if u.operand(1) == p && u.operand(0) != p => {
+                        let v = u.operand(0);
+                        let size = self.mf.m.store_size(v.ty());
+                        let kind = if !v.ty().is_pointer() {
+                            None
+                        } else if let Some(Obj::Global(g)) = self.exact_object(v) {
+                            Some(g)
+                        } else {
+                            let b = self.bases(v);
+                            (!b.unknown && !b.heap && b.objs.iter().all(|o| matches!(o, Obj::Alloca(_)))).then_some(LOCAL)
+                        };
+                        stores.push((off, size, kind, v));
+                    }
+                    Opcode::LLVMGetElementPtr if u.operand(0) == p => match u.strip_offset() {
+                        Some((b, o)) if b == a => work.push((u, o)),
+                        _ => return (Vec::new(), Vec::new()),
+                    },
+                    Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => {}
+                    Opcode::LLVMCall if call_kind(self.mf, u) == CallKind::Known(Effect::ForkCall) && u.called_value() != p => {}
+                    _ => return (Vec::new(), Vec::new()),
+                }
+            }
+        }
+        let mut out: Vec<(i64, usize)> = Vec::new();
+        let mut locals = Vec::new();
+        for &(off, size, kind, _) in &stores {
+            let Some(g) = kind else { continue };
+            if size != 8 || out.iter().any(|o| o.0 == off) {
+                continue;
+            }
+            let clean = stores.iter().all(|&(o2, s2, k2, _)| o2 + s2 as i64 <= off || off + 8 <= o2 || (o2 == off && s2 == 8 && k2 == Some(g)));
+            if clean {
+                out.push((off, g));
+                if g == LOCAL {
+                    locals.extend(stores.iter().filter(|s| s.0 == off).map(|s| s.3));
+                }
+            }
+        }
+        (out, locals)
     }
 
     pub fn bases(&self, v: Value) -> Bases {
@@ -472,6 +784,12 @@ impl<'a> FuncFacts<'a> {
             return Bases { objs: vec![Obj::Alloca(i)], ..Default::default() };
         }
         if let Some(&g) = self.mf.global_ix.get(&v) {
+            return Bases { objs: vec![Obj::Global(g)], ..Default::default() };
+        }
+        if let Some(g) = self.bound_global(v) {
+            if g == LOCAL {
+                return Bases { param: true, ..Default::default() };
+            }
             return Bases { objs: vec![Obj::Global(g)], ..Default::default() };
         }
         if v.is_argument() {
@@ -523,6 +841,16 @@ impl<'a> FuncFacts<'a> {
                     self.bases(v.operand(data))
                 } else if matches!(callee.and_then(known::effect), Some(Effect::Alloc { .. })) {
                     Bases { heap: true, ..Default::default() }
+                } else if callee.is_some_and(|c| (self.mf.func_ix.contains_key(&c) && returns_an_argument(c)) || (c.is_declaration() && dao_analysis::known::returns_handle_of_args(&c.name()))) {
+                    // a defined function that returns one of its pointer
+                    // arguments (or an address inside what it points to),
+                    // or a runtime handle that refers to them (flang's I/O
+                    // cookies): what the call's pointer arguments point to
+                    let mut b = Bases::default();
+                    for a in v.args().into_iter().filter(|a| a.ty().is_pointer()) {
+                        b.join(&self.bases(a));
+                    }
+                    b
                 } else {
                     Bases::unknown()
                 }
@@ -566,6 +894,12 @@ impl<'a> FuncFacts<'a> {
         if let Some(&i) = self.alloca_ix.get(&p) {
             return Some(Obj::Alloca(i));
         }
+        if let Some(g) = self.bound_global(p) {
+            return (g != LOCAL).then_some(Obj::Global(g));
+        }
+        if let Some(o) = self.forwarded_exact(p) {
+            return Some(o);
+        }
         // flang's threadprivate: the calling thread's copy of `data`, from
         // its first byte (the analysis's one object for every thread's copy)
         if let Some(Role::ThreadprivateCached { data, .. }) = known::call_role(p) {
@@ -578,7 +912,8 @@ impl<'a> FuncFacts<'a> {
         self.loops.get_or_init(|| {
             let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
             let (elig, writers) = self.mf.cond.for_shim(self.mf);
-            crate::ir::loop_facts(self.f, &inits, &elig, &writers)
+            let bind: Vec<(u32, i64, Value)> = self.bind_list.iter().filter(|b| b.2 != LOCAL).map(|&(i, slot, g)| (i, slot, self.mf.globals[g])).collect();
+            crate::ir::loop_facts(self.f, &inits, &elig, &writers, &bind)
         })
     }
 
@@ -728,23 +1063,24 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
             }
         }
         CallKind::Known(Effect::ForkCall) => {
-            for a in ptr_args() {
-                mem_uses(ff, vars, a, out);
-            }
+            let spec = sums.and_then(|_| ff.spec.borrow().get(&call).cloned());
+            uncovered_arg_uses(ff, vars, call, spec.as_ref(), out);
             let microtask = call.called_function().and_then(known::fork_microtask).expect("a fork call has a microtask operand");
             let task = call.operand(microtask);
-            match (mf.func_ix.get(&task), sums) {
-                (Some(&t), Some(s)) => summary_uses(&s[t], vars, ff, out),
-                (Some(_), None) => {}
-                (None, _) => unknown_uses(ff, vars, out),
+            match (mf.func_ix.get(&task), sums, spec) {
+                (Some(_), Some(_), Some(sp)) => summary_uses(&sp.sum, vars, ff, out),
+                (Some(&t), Some(s), None) => summary_uses(&s[t], vars, ff, out),
+                (Some(_), None, _) => {}
+                (None, _, _) => unknown_uses(ff, vars, out),
             }
         }
         CallKind::Defined(g) => {
-            for a in ptr_args() {
-                mem_uses(ff, vars, a, out);
-            }
-            if let Some(s) = sums {
-                summary_uses(&s[g], vars, ff, out);
+            let spec = sums.and_then(|_| ff.spec.borrow().get(&call).cloned());
+            uncovered_arg_uses(ff, vars, call, spec.as_ref(), out);
+            match (spec, sums) {
+                (Some(sp), _) => summary_uses(&sp.sum, vars, ff, out),
+                (None, Some(s)) => summary_uses(&s[g], vars, ff, out),
+                (None, None) => {}
             }
         }
         // (an intrinsic is CallKind::Intrinsic)
@@ -754,6 +1090,20 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
             }
             unknown_uses(ff, vars, out);
         }
+    }
+}
+
+/// What a call to a defined function or a fork reads through its pointer
+/// arguments: every object each may point to, except the arguments whose
+/// reads the specialised callee summary counts (`Spec::covered_args`).
+fn uncovered_arg_uses(ff: &FuncFacts, vars: &VarMap, call: Value, spec: Option<&Spec>, out: &mut Vec<usize>) {
+    for (k, a) in call.args().into_iter().enumerate() {
+        if a.ty().is_pointer() && !spec.is_some_and(|sp| sp.covered_args.contains(&k)) {
+            mem_uses(ff, vars, a, out);
+        }
+    }
+    for &v in spec.map_or(&[][..], |sp| &sp.extra_uses[..]) {
+        mem_uses(ff, vars, v, out);
     }
 }
 
@@ -782,19 +1132,19 @@ fn call_kills(
         _ => None,
     };
     if let Some(g) = callee {
-        out.extend(sums[g].kills.iter().map(|k| vars.global_var(k)));
+        let spec = ff.spec.borrow().get(&call).cloned();
+        let s: &Summary = spec.as_ref().map_or(&sums[g], |sp| &sp.sum);
+        out.extend(s.kills.iter().map(|k| vars.global_var(k)));
         pout.extend(
-            sums[g]
+            s
                 .partial
                 .iter()
                 .map(|(k, w)| (vars.global_var(*k), w.clone())),
         );
         let mut by_args = Vec::new();
-        for a in call.args().into_iter().filter(|a| a.ty().is_pointer()) {
-            mem_uses(ff, vars, a, &mut by_args);
-        }
+        uncovered_arg_uses(ff, vars, call, spec.as_ref(), &mut by_args);
         puses.extend(
-            sums[g]
+            s
                 .exposed
                 .iter()
                 .map(|(k, e)| (vars.global_var(*k), e.clone()))

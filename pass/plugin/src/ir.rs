@@ -405,6 +405,14 @@ impl Value {
         out
     }
     // ---- calls ----
+    /// The value this pointer is a constant byte offset from (through
+    /// GEPs and casts), and the offset.
+    pub fn strip_offset(self) -> Option<(Value, i64)> {
+        let mut off = 0i64;
+        // SAFETY: `self` is a live value of the module; the shim only reads it.
+        let b = unsafe { crate::ffi::dao_cxx_strip_offset(self.0, &mut off) };
+        (!b.is_null()).then_some((Value(b), off))
+    }
     pub fn called_value(self) -> Value {
         Value(unsafe { LLVMGetCalledValue(self.0) })
     }
@@ -654,7 +662,10 @@ pub struct LoopFacts {
 /// view; `elig`: globals a loop bound may be read from, and `writers`: the
 /// (global, function) pairs of the defined functions that may write them
 /// (a loop bound loaded from one may be symbolic, [`SymCount`]).
-pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)]) -> LoopFacts {
+/// `bind`: (argument index, slot offset or -1, global) of a function
+/// analysed for one call site (`front::Bind`; the shim's
+/// `dao_cxx_loop_facts`).
+pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)]) -> LoopFacts {
     // SAFETY: `f` is a function of the module being planned; the handle
     // returned by the shim is read through its accessors with indices below
     // its counts, and freed once, here.
@@ -663,7 +674,10 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
         let mut el: Vec<LLVMValueRef> = elig.iter().map(|g| g.0).collect();
         let mut wg: Vec<LLVMValueRef> = writers.iter().map(|w| w.0 .0).collect();
         let mut wf: Vec<LLVMValueRef> = writers.iter().map(|w| w.1 .0).collect();
-        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32);
+        let mut ba: Vec<u32> = bind.iter().map(|b| b.0).collect();
+        let mut bs: Vec<i64> = bind.iter().map(|b| b.1 + 1).collect();
+        let mut bg: Vec<LLVMValueRef> = bind.iter().map(|b| b.2 .0).collect();
+        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32, ba.as_mut_ptr(), bs.as_mut_ptr(), bg.as_mut_ptr(), ba.len() as u32);
         let team = ffi::dao_cxx_loop_facts_team(h) != 0;
         let mut loops = Vec::new();
         for i in 0..ffi::dao_cxx_loop_count(h) {

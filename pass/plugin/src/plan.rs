@@ -13,7 +13,7 @@ use crate::ir::{Module, Opcode, Value};
 use crate::known::{self, Effect, MarkerKind, Role};
 use dao_analysis::paths::{self, CallFacts, MarkerPaths};
 use dao_analysis::liveness::LiveSets;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// What a labelled site is: the ABI's `dao_site_desc.kind` (values in
 /// `dao_abi`, defined once for the pass and the runtime).
@@ -188,7 +188,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
     }
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
-    let sums = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { sums };
+    let (sums, specialised) = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { (sums, 0) };
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     if !participates {
         drop(ffs);
@@ -205,6 +205,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
         }
     }
     let Planner { diags, moves, conservative, mut sections, .. } = p;
+    sections.specialised = specialised;
     // World 1 of the runtime-checked conditions (`cond.rs`): the same
     // plan with the conditional kills as kills and writes of their
     // globals as uses of what they kill. A global live at a site in world
@@ -213,7 +214,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
         facts.cond.world1.set(true);
         let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
         let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
-        let sums1 = refine_summaries(&facts, &scan.calls, &ffs, sums1);
+        let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
         let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0, sections: SectionReport::default() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
@@ -263,13 +264,125 @@ pub fn plan_module(m: Module) -> ModulePlan {
 /// outlined region's summary is its team's (its worksharing loops taken
 /// over the whole iteration space): it applies at the fork, after which the
 /// whole team has run the region.
-fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>) -> Vec<Summary> {
+///
+/// A call that passes globals as pointer arguments (directly, or through a
+/// by-reference capture of a region) uses its callee's summary specialised
+/// to them ([`Specs`]): the callee analysed again with those arguments as
+/// the globals, so its loops' writes through them kill and its reads of
+/// them are reads of those globals, not of unknown memory.
+fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>) -> (Vec<Summary>, usize) {
+    let specs = Specs::new(facts, calls);
     for scc in calls.graph.sccs_bottom_up() {
         let [f] = scc[..] else { continue };
         if calls.graph.callees[f].contains(&f) {
             continue;
         }
+        specs.set_overrides(&ffs[f], &sums);
         let t = translate(&ffs[f], Some(&sums));
+        sums[f] = summarize(facts, &t);
+    }
+    // the functions not refined (recursive ones) and those planned below
+    // use specialised summaries at their calls too
+    for scc in calls.graph.sccs_bottom_up() {
+        if scc.len() > 1 || scc.iter().any(|&f| calls.graph.callees[f].contains(&f)) {
+            for &f in &scc {
+                specs.set_overrides(&ffs[f], &sums);
+            }
+        }
+    }
+    let n = specs.memo.borrow().values().filter(|s| s.is_some()).count();
+    (sums, n)
+}
+
+/// Callee summaries specialised to the globals a call passes (`front::Bind`),
+/// memoised by (callee, bindings); only for callees outside recursion (the
+/// specialisations then form a DAG), at most `LIMIT` per module (compile
+/// time; past it a call uses the callee's own summary).
+///
+/// On the marker paths the call still uses every object its arguments
+/// point to (no `covered_args`): a call whose callee may reach a marker
+/// (or unknown code, which may reach one in another module) is labelled
+/// and executed again on restart, and the callee then resumes at its own
+/// site, whose live set is computed on the callee's own body, where the
+/// arguments are parameters: what it reads through them after that site
+/// is only accounted for by the call using what they point to, which a
+/// specialised summary would replace by what the callee reads from its
+/// entry. (Reads through a bound slot are unknown reads in the callee's
+/// own body, which use every escaped global there.)
+struct Specs<'a> {
+    facts: &'a ModuleFacts,
+    recursive: Vec<bool>,
+    on_path: Vec<bool>,
+    memo: std::cell::RefCell<HashMap<(usize, Vec<crate::front::Bind>), Option<std::rc::Rc<Summary>>>>,
+}
+
+impl<'a> Specs<'a> {
+    const LIMIT: usize = 256;
+
+    fn new(facts: &'a ModuleFacts, calls: &CallFacts) -> Self {
+        let mut recursive = vec![false; facts.funcs.len()];
+        for scc in calls.graph.sccs_bottom_up() {
+            if scc.len() > 1 || calls.graph.callees[scc[0]].contains(&scc[0]) {
+                for &f in &scc {
+                    recursive[f] = true;
+                }
+            }
+        }
+        let on_path = paths::marker_paths(calls, None).on_path;
+        Specs { facts, recursive, on_path, memo: Default::default() }
+    }
+
+    /// Sets `ff.spec` for each of its calls that passes known globals.
+    fn set_overrides(&self, ff: &FuncFacts, sums: &[Summary]) {
+        let mut spec = HashMap::new();
+        for i in ff.f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if !i.is_call() {
+                continue;
+            }
+            let Some((callee, bind, mut covered, extra)) = ff.call_binding(i) else { continue };
+            if self.on_path[callee] {
+                covered.clear();
+            }
+            if let Some(sum) = self.summary(callee, bind, sums) {
+                spec.insert(i, crate::front::Spec { sum, covered_args: covered, extra_uses: extra });
+            }
+        }
+        *ff.spec.borrow_mut() = spec;
+    }
+
+    fn summary(&self, f: usize, bind: Vec<crate::front::Bind>, sums: &[Summary]) -> Option<std::rc::Rc<Summary>> {
+        if self.recursive[f] {
+            return None;
+        }
+        let key = (f, bind);
+        if let Some(s) = self.memo.borrow().get(&key) {
+            return s.clone();
+        }
+        if self.memo.borrow().len() >= Self::LIMIT {
+            return None;
+        }
+        self.memo.borrow_mut().insert(key.clone(), None);
+        let ff = FuncFacts::bound(self.facts, self.facts.funcs[f], &key.1);
+        let out = if ff.bind_list.is_empty() {
+            None
+        } else {
+            self.set_overrides(&ff, sums);
+            let t = translate(&ff, Some(sums));
+            let sm = summarize(self.facts, &t);
+            Some(std::rc::Rc::new(sm))
+        };
+        self.memo.borrow_mut().insert(key, out.clone());
+        out
+    }
+}
+
+/// The summary of a translated function for its callers: the globals live
+/// at its entry when nothing is live at its exits (read before written
+/// whole), whether it reads unknown memory first, the globals every path
+/// writes whole before reading, and the byte-level kills and exposed
+/// bytes of those it rewrites in part.
+fn summarize(facts: &ModuleFacts, t: &Translated) -> Summary {
+    {
         let ng = facts.globals.len();
         let mut of_interest = dao_analysis::BitSet::new_empty(t.body.num_vars);
         for g in 0..ng {
@@ -315,9 +428,8 @@ fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], m
                 s.exposed.push((g, e));
             }
         }
-        sums[f] = s;
+        s
     }
-    sums
 }
 
 /// (variable, size) of the globals a body partly rewrites somewhere
@@ -358,6 +470,8 @@ pub struct SectionReport {
     /// runtime's table), and the sites where one is dead under them.
     pub conds: Vec<(usize, Vec<crate::cond::Cond>)>,
     pub cond_sites: usize,
+    /// Callee summaries specialised to the globals a call passes.
+    pub specialised: usize,
 }
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`

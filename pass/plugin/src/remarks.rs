@@ -204,7 +204,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
         eprintln!("remark: dao: {source}: every call of '{func}' writes {} before reading it: those bytes dead before the call", part_list(ps));
     }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} kill under runtime-checked conditions ({} sites with globals dead under them), {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} kill under runtime-checked conditions ({} sites with globals dead under them), {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known; {} callee summaries specialised to the globals a call passes",
         plan.funcs.len(),
         plan.conservative_sites,
         plan.sections.loops.iter().filter(|l| !l.2.is_empty()).count(),
@@ -212,7 +212,8 @@ pub fn print(m: Module, plan: &ModulePlan) {
         plan.sections.cond_loops.iter().map(|l| (&l.0, &l.1)).collect::<std::collections::HashSet<_>>().len(),
         plan.sections.cond_sites,
         plan.sections.loops_without_kill,
-        plan.sections.loops_unrecognised
+        plan.sections.loops_unrecognised,
+        plan.sections.specialised
     );
 }
 

@@ -13,7 +13,8 @@
  *   `omp for schedule(static)` nest in fill_work2, three calls deep
  *   (main -> phase_a, which opens the region -> phase_b -> fill_work2),
  *   then read by another orphaned loop (dead at the top of the step loop);
- * - `work3`: rewritten row by row by a `parallel for` in fill_work3 whose
+ * - `work3`: passed to fill_work3 as a pointer argument and rewritten row
+ *   by row there by a `parallel for` (on the region's captured pointer) whose
  *   iteration j first fills row j and then reads it back (a running sum
  *   along the row: reads after writes in one iteration, the shape of NPB
  *   BT's compute_rhs), then read (dead at the top of the step loop);
@@ -91,14 +92,15 @@ __attribute__((noinline)) static void phase_a(int step) {
     phase_b(step);
 }
 
-/* Rewrites work3 row by row: iteration j fills row j, then reads it back. */
-__attribute__((noinline)) static void fill_work3(int step) {
+/* Rewrites the array w points to (work3) row by row: iteration j fills row
+ * j, then reads it back. */
+__attribute__((noinline)) static void fill_work3(int64_t (*w)[NX], int step) {
 #pragma omp parallel for schedule(static)
     for (int j = 0; j < NY; j++) {
         for (int i = 0; i < NX; i++)
-            work3[j][i] = (state[j][i] * 7 + step + i) % P;
+            w[j][i] = (state[j][i] * 7 + step + i) % P;
         for (int i = 1; i < NX; i++)
-            work3[j][i] = (work3[j][i] + work3[j][i - 1] * 3) % P;
+            w[j][i] = (w[j][i] + w[j][i - 1] * 3) % P;
     }
 }
 
@@ -150,7 +152,7 @@ int main(int argc, char **argv) {
             for (int i = 0; i < NX; i++)
                 work1[j][i] = (state[j][i] * 3 + state[(j + 1) % NY][i] + step) % P;
         phase_a(step);
-        fill_work3(step);
+        fill_work3(work3, step);
         update_part(step);
         if (step % every_k == 0)
             update_cond(step);

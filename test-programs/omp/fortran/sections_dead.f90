@@ -13,7 +13,8 @@
 !   `!$omp do schedule(static)` nest in fill_work2, three calls deep (main
 !   -> phase_a, which opens the region -> phase_b -> fill_work2), then read
 !   by another orphaned loop (dead at the top of the step loop);
-! - `work3`: rewritten column by column by a `parallel do` in fill_work3
+! - `work3`: passed to fill_work3 as a dummy argument and rewritten column
+!   by column there by a `parallel do`
 !   whose iteration j first fills column j and then reads it back (a running
 !   sum along it: reads after writes in one iteration, the shape of NPB BT's
 !   compute_rhs), then read (dead at the top of the step loop);
@@ -95,16 +96,17 @@ contains
 
   ! Rewrites work3 column by column: iteration j fills column j, then reads
   ! it back.
-  subroutine fill_work3(step)
+  subroutine fill_work3(w, step)
+    integer(8), intent(inout) :: w(0:nx-1, 0:ny-1)
     integer, intent(in) :: step
     integer :: i, j
     !$omp parallel do schedule(static) private(i)
     do j = 0, ny - 1
       do i = 0, nx - 1
-        work3(i, j) = mod(state(i, j) * 7 + int(step + i, 8), p)
+        w(i, j) = mod(state(i, j) * 7 + int(step + i, 8), p)
       end do
       do i = 1, nx - 1
-        work3(i, j) = mod(work3(i, j) + work3(i - 1, j) * 3, p)
+        w(i, j) = mod(w(i, j) + w(i - 1, j) * 3, p)
       end do
     end do
     !$omp end parallel do
@@ -189,7 +191,7 @@ program sections_dead
     end do
     !$omp end parallel do
     call phase_a(step)
-    call fill_work3(step)
+    call fill_work3(work3, step)
     call update_part(step)
     if (mod(step, every_k) == 0) call update_cond(step)
     call update_subset(step)

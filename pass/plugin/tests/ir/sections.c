@@ -10,8 +10,8 @@
 // - `readin`: rewritten by a loop that reads it;
 // - `cond_w`: rewritten on one branch only;
 // - `alias_a`, `alias_b`: written through a pointer that may be either;
-// - `viap`: rewritten whole by a callee through its pointer parameter
-//   (conservative: writes through parameters do not kill yet).
+// - (`viap`, rewritten whole by a callee through its pointer parameter, is
+//   dead: the call's summary is write_through's specialised to `viap`).
 // `nw`, rewritten by a `nowait` worksharing loop in a region, is dead: the
 // region ends with the team's join, and before it a thread may only read
 // its own chunk (anything else is a data race).
@@ -120,8 +120,9 @@ double run(int steps)
     return s;
 }
 // At -O2 the optimiser specialises write_through to the one array it is
-// called with (the argument becomes @viap), so there viap is dead too.
-// O0: sections.c:105: candidate 1 in 'run': live: {{.*}} 9 globals (166884 B) [flag, viap, halo (2016 of 32768 B live), early, readin, cond_w, state, alias_a, alias_b]; dead in 'run' after this point: {{.*}}halo (30752 of 32768 B, rewritten first by the call of 'interior' at {{.*}}sections.c:108)
+// called with (the argument becomes @viap); at -O0 the pass analyses it for
+// that call (a callee summary specialised to the global passed).
+// O0: sections.c:105: candidate 1 in 'run': live: {{.*}} 8 globals (134116 B) [flag, halo (2016 of 32768 B live), early, readin, cond_w, state, alias_a, alias_b]; dead in 'run' after this point: {{.*}}viap (32768 B, rewritten first by the call of 'write_through' at {{.*}}sections.c:114){{.*}}halo (30752 of 32768 B, rewritten first by the call of 'interior' at {{.*}}sections.c:108)
 // O2: sections.c:105: candidate 1 in 'run': live: {{.*}} 8 globals (134116 B) [flag, halo (2016 of 32768 B live), early, readin, cond_w, state, alias_a, alias_b]; dead in 'run' after this point: {{.*}}halo (30752 of 32768 B, rewritten first by the loop at {{.*}}sections.c:{{[0-9]+}})
 // O0-DAG: every call of 'interior' writes 30752 of 32768 B of halo before reading it: those bytes dead before the call
 // O2-DAG: sections.c:70: loop in 'run' writes 30752 of 32768 B of halo before reading it: those bytes dead before the loop
