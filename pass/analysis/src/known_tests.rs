@@ -383,3 +383,15 @@ fn dao_rows_match_the_abi() {
     }
     assert!(checked >= 10, "{checked}");
 }
+
+/// flang's I/O statement cookies are handles of what the statement's
+/// `Begin` call was given, never unknown memory; nothing else is.
+#[test]
+fn io_cookies_are_handles_of_their_arguments() {
+    for n in ["_FortranAioBeginInternalListInput", "_FortranAioBeginExternalListOutput", "_FortranAioBeginExternalFormattedOutput"] {
+        assert!(returns_handle_of_args(n), "{n}");
+    }
+    for n in ["_FortranAioOutputInteger32", "_FortranAioEndIoStatement", "malloc", "fopen", "_FortranAProgramStart"] {
+        assert!(!returns_handle_of_args(n), "{n}");
+    }
+}

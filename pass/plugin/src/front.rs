@@ -637,7 +637,11 @@ impl<'a> FuncFacts<'a> {
     /// The object a pointer loaded from a non-escaping local slot certainly
     /// designates from its first byte: the one every store into the slot
     /// stores (-O0 keeps pointer arguments in such slots).
-    fn forwarded_exact(&self, v: Value) -> Option<Obj> {
+    fn forwarded_exact(&self, v: Value, depth: u32) -> Option<Obj> {
+        // slots copied into each other (`p = q; q = p;`) end the chain
+        if depth > 4 {
+            return None;
+        }
         if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad) {
             return None;
         }
@@ -654,7 +658,7 @@ impl<'a> FuncFacts<'a> {
             match u.opcode() {
                 Opcode::LLVMLoad => {}
                 Opcode::LLVMStore if u.operand(1) == slot && u.operand(0) != slot => {
-                    let x = self.exact_object(u.operand(0))?;
+                    let x = self.exact_object_at(u.operand(0), depth + 1)?;
                     if o.is_some_and(|y| y != x) {
                         return None;
                     }
@@ -891,13 +895,17 @@ impl<'a> FuncFacts<'a> {
     /// The object a pointer certainly designates from its first byte, if
     /// any (for kills: a write covering that many bytes overwrites it).
     pub fn exact_object(&self, p: Value) -> Option<Obj> {
+        self.exact_object_at(p, 0)
+    }
+
+    fn exact_object_at(&self, p: Value, depth: u32) -> Option<Obj> {
         if let Some(&i) = self.alloca_ix.get(&p) {
             return Some(Obj::Alloca(i));
         }
         if let Some(g) = self.bound_global(p) {
             return (g != LOCAL).then_some(Obj::Global(g));
         }
-        if let Some(o) = self.forwarded_exact(p) {
+        if let Some(o) = self.forwarded_exact(p, depth) {
             return Some(o);
         }
         // flang's threadprivate: the calling thread's copy of `data`, from
