@@ -324,8 +324,16 @@ void splitDivisors(const SCEV *S, std::set<uint64_t> &Out) {
 // v(0) + q * A + r * B), checked at every iteration (at most 2^16, within
 // `budget` nodes in all). Returns Inv + v(0) and the dimensions (stride,
 // count), inner first.
+// (v's SCEV, L, count) -> v(0) and the dimensions, or nothing: unrolled
+// copies of a store differ only in the constant of the invariant part
+using SplitCache = std::map<std::tuple<const SCEV *, const Loop *, uint64_t>,
+                            std::optional<std::pair<APInt, std::vector<std::pair<int64_t, uint64_t>>>>>;
+
+std::optional<std::pair<APInt, std::vector<std::pair<int64_t, uint64_t>>>>
+splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget);
+
 std::optional<std::pair<const SCEV *, std::vector<std::pair<int64_t, uint64_t>>>>
-splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count, uint64_t &budget) {
+splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count, uint64_t &budget, SplitCache &Cache) {
   if (count < 2 || count > (1u << 16) || !O->getType()->isIntegerTy())
     return std::nullopt;
   SmallVector<const SCEV *, 4> Inv, Var;
@@ -338,6 +346,19 @@ splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count
   if (Var.empty())
     return std::nullopt;
   const SCEV *VarS = Var.size() == 1 ? Var[0] : SE.getAddExpr(Var);
+  auto Key = std::make_tuple(VarS, L, count);
+  auto It = Cache.find(Key);
+  if (It == Cache.end())
+    It = Cache.emplace(Key, splitVar(VarS, L, count, budget)).first;
+  if (!It->second)
+    return std::nullopt;
+  Inv.push_back(SE.getConstant(It->second->first));
+  return std::make_pair(Inv.size() == 1 ? Inv[0] : SE.getAddExpr(Inv), It->second->second);
+}
+
+// v(0) and the dimensions of `splitCollapsed` for the varying part VarS.
+std::optional<std::pair<APInt, std::vector<std::pair<int64_t, uint64_t>>>>
+splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
   std::vector<APInt> v;
   v.reserve(count);
   for (uint64_t k = 0; k < count; ++k) {
@@ -365,8 +386,7 @@ splitCollapsed(ScalarEvolution &SE, const SCEV *O, const Loop *L, uint64_t count
     std::vector<std::pair<int64_t, uint64_t>> dims{{B.getSExtValue(), D}};
     if (D < count)
       dims.push_back({A.getSExtValue(), count / D});
-    Inv.push_back(SE.getConstant(v[0]));
-    return std::make_pair(Inv.size() == 1 ? Inv[0] : SE.getAddExpr(Inv), dims);
+    return std::make_pair(v[0], dims);
   }
   return std::nullopt;
 }
@@ -1005,6 +1025,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
   uint64_t splitBudget = uint64_t(1) << 24;
+  SplitCache splitCache;
   for (auto &BB : *C) {
     Loop *L0 = LI.getLoopFor(&BB);
     if (!L0)
@@ -1073,7 +1094,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         } else if (!SE.isLoopInvariant(Off, L)) {
           // a collapsed nest (`iv / D`, `iv % D`): one or two exact
           // dimensions, when the count is a constant
-          auto Sp = isSym || S.ndims + 2 > 8 ? std::nullopt : splitCollapsed(SE, Off, L, count, splitBudget);
+          auto Sp = isSym || S.ndims + 2 > 8 ? std::nullopt : splitCollapsed(SE, Off, L, count, splitBudget, splitCache);
           if (!Sp)
             break;
           Off = Sp->first;
