@@ -24,6 +24,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
 #include <functional>
@@ -391,13 +392,17 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
   return std::nullopt;
 }
 
-// LoopVectorize's runtime checks, folded towards the vector loop in the
-// scratch clone. A vectorised loop over pointers that may alias is
-// versioned: a check (`vector.memcheck`) branches to the vector loop or to
-// a scalar copy of the same loop, and both exit to the same block. Both
+// LoopVectorize's runtime checks, folded towards the scalar loop in the
+// scratch clone. A vectorised loop is versioned: a check (too few
+// iterations: `min.iters.check`; pointers that may alias:
+// `vector.memcheck`) branches to the vector loop or to a scalar copy of
+// the same loop, and both exit to the same block (the vector one through
+// its middle block, which may run the scalar copy on the remainder). Both
 // versions perform the same memory accesses (that is what makes the
 // versioning correct), so the facts of either describe the loop; keeping
-// the branch made every store conditional, so nothing was killed. A
+// the branch made every store conditional, so nothing was killed, and the
+// scalar copy entered from the check covers the whole range even when the
+// count is symbolic. A
 // branch is folded when its two sides lead (through blocks with one
 // successor) straight to two loops at the branch's own depth, both marked
 // `llvm.loop.isvectorized`, exactly one of them with vector memory
@@ -468,7 +473,10 @@ unsigned foldVectorChecks(Function &C) {
       if (!ES || !EV || !(EV == ES || EV->getSingleSuccessor() == ES ||
                           (isa<BranchInst>(EV->getTerminator()) && is_contained(successors(EV), ES))))
         continue;
-      unsigned keep = va ? 0 : 1;
+      // the scalar copy: on the check's edge it starts at the loop's own
+      // start and runs the whole range, where the vector loop leaves a
+      // remainder (which a symbolic count does not cover)
+      unsigned keep = va ? 1 : 0;
       BasicBlock *Drop = Br->getSuccessor(1 - keep), *Keep = Br->getSuccessor(keep);
       if (Drop == Keep)
         continue;
@@ -481,6 +489,19 @@ unsigned foldVectorChecks(Function &C) {
     }
     if (!changed)
       break;
+    // the vector loop and its middle block are gone: the scalar loop's
+    // resume phis keep only the checks' edges (the loop's start)
+    removeUnreachableBlocks(C);
+    for (auto &BB : C)
+      for (auto It = BB.begin(); It != BB.end();) {
+        auto *PN = dyn_cast<PHINode>(&*It++);
+        if (!PN)
+          break;
+        if (Value *V = PN->hasConstantValue(); V && V != PN) {
+          PN->replaceAllUsesWith(V);
+          PN->eraseFromParent();
+        }
+      }
   }
   return n;
 }
