@@ -11,8 +11,12 @@
  *   grid[1] >= NX), then every element is read;
  * - `scan`: rewritten each step by a serial recurrence over k < cells (all
  *   of it when cells >= NY*NX; not vectorisable, so the -O2 loop keeps its
- *   shape), then every element is read.
- * With full extents (no arguments after the step count) work and scan are
+ *   shape), then every element is read;
+ * - `vec`: rewritten each step by a loop over k < cells that -O2
+ *   vectorises (a vector loop, a remainder, a check for short counts: the
+ *   pass reads it through the loop's scalar copy), then every element is
+ *   read.
+ * With full extents (no arguments after the step count) work, scan and vec are
  * dead at the top of the step loop when the checkpoint is taken; with
  * smaller ones (e.g. `40 63 512`) part of each keeps its start-up values,
  * which the checksum reads: they must be saved and restored.
@@ -34,6 +38,7 @@
 static int64_t state[NY][NX];
 static int64_t work[NY][NX];
 static int64_t scan[NY * NX];
+static int64_t vec[NY * NX];
 static int grid[2];
 static int cells;
 
@@ -54,6 +59,12 @@ __attribute__((noinline)) static void fill_scan(int step) {
     }
 }
 
+/* Rewrites vec[0..cells) from scan: vectorised at -O2. */
+__attribute__((noinline)) static void fill_vec(int step) {
+    for (int k = 0; k < cells; k++)
+        vec[k] = scan[k] * 5 + step;
+}
+
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 200;
     int rows = argc > 2 ? atoi(argv[2]) : NY;
@@ -71,16 +82,18 @@ int main(int argc, char **argv) {
             state[j][i] = (x * 7919) % P;
             work[j][i] = (x * 104729 + 17) % P; /* kept where the extents stop short */
             scan[j * NX + i] = (x * 31 + 5) % P;
+            vec[j * NX + i] = (x * 71 + 3) % P;
         }
     for (int step = 1; step <= steps; step++) {
-        dao_potential_checkpoint(); /* top of the step loop: work and scan dead with full extents */
+        dao_potential_checkpoint(); /* top of the step loop: work, scan and vec dead with full extents */
         fill_work(step);
         fill_scan(step);
+        fill_vec(step);
         int64_t sum = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sum)
         for (int j = 0; j < NY; j++)
             for (int i = 0; i < NX; i++) {
-                state[j][i] = (state[j][i] + work[j][i] * 5 + scan[j * NX + i]) % P;
+                state[j][i] = (state[j][i] + work[j][i] * 5 + scan[j * NX + i] + vec[j * NX + i] * 3) % P;
                 sum += state[j][i] % 1000;
             }
         if (step % 10 == 0 || step == steps)
