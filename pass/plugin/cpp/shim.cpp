@@ -166,6 +166,9 @@ struct DaoSection {
   // dims whose count is symbolic (count[d] is then 0)
   unsigned symMask = 0;
   DaoSym sym[8];
+  // what the bound loads must be at least for the zero-trip guards of
+  // inner loops inside the box's loops to go towards them
+  std::vector<std::pair<DaoSym, int64_t>> reqs;
 };
 struct DaoLoopRec {
   BasicBlock *preheader, *header;
@@ -621,6 +624,14 @@ struct DaoSectionOut {
   int symSigned[8];
   int64_t symAdd[8];
   int64_t symLow[8];
+  // requirements of inner loops' guards: the bound load (global, offset,
+  // bytes, signed) must be at least reqMin
+  unsigned nreqs;
+  LLVMValueRef reqGlobal[4];
+  int64_t reqOff[4];
+  unsigned reqBytes[4];
+  int reqSigned[4];
+  int64_t reqMin[4];
 };
 struct DaoLoopOut {
   LLVMBasicBlockRef preheader, header;
@@ -1044,6 +1055,58 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       o.low = std::max(o.low, -(add - outer));
     return true;
   };
+  // A branch condition `a + U pred k` (U a bound load, k a constant) that
+  // goes the wanted way whenever U is at least m (for loop guards).
+  auto boundOf = [&](const SCEV *S, int64_t &a, DaoSym &u) -> bool {
+    a = 0;
+    if (auto *A = dyn_cast<SCEVAddExpr>(S)) {
+      auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+      if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
+        return false;
+      a = K->getAPInt().getSExtValue();
+      S = A->getOperand(1);
+    }
+    auto Bd = boundLoad(S);
+    if (!Bd)
+      return false;
+    u = *Bd;
+    return true;
+  };
+  auto decide = [&](ICmpInst *IC, bool wantTrue, DaoSym &u, int64_t &m) -> bool {
+    if (!SE.isSCEVable(IC->getOperand(0)->getType()) || !IC->getOperand(0)->getType()->isIntegerTy())
+      return false;
+    ICmpInst::Predicate Pr = wantTrue ? IC->getPredicate() : IC->getInversePredicate();
+    const SCEV *L = SE.getSCEV(IC->getOperand(0)), *R = SE.getSCEV(IC->getOperand(1));
+    if (isa<SCEVConstant>(L)) {
+      std::swap(L, R);
+      Pr = ICmpInst::getSwappedPredicate(Pr);
+    }
+    auto *K = dyn_cast<SCEVConstant>(R);
+    int64_t a;
+    if (!K || K->getAPInt().getSignificantBits() > 40 || !boundOf(L, a, u))
+      return false;
+    if (8 * u.bytes > IC->getOperand(0)->getType()->getIntegerBitWidth())
+      return false;
+    int64_t k = K->getAPInt().getSExtValue();
+    switch (Pr) {
+    case ICmpInst::ICMP_SGT:
+    case ICmpInst::ICMP_UGT:
+    case ICmpInst::ICMP_NE:
+      m = k + 1 - a;
+      break;
+    case ICmpInst::ICMP_SGE:
+    case ICmpInst::ICMP_UGE:
+      m = k - a;
+      break;
+    default:
+      return false;
+    }
+    if (ICmpInst::isUnsigned(Pr) && k < 0)
+      return false;
+    // a + U not negative: signed and unsigned readings agree
+    m = std::max({m, -a, (int64_t)0});
+    return true;
+  };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
   uint64_t splitBudget = uint64_t(1) << 24;
   SplitCache splitCache;
@@ -1082,7 +1145,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       Loop *Child = nullptr;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
         // what one iteration of L writes, relative to the iteration
-        if (auto K = relStart(Off, L); K && !S.symMask) {
+        if (auto K = relStart(Off, L); K && !S.symMask && S.reqs.empty()) {
           DaoRel W{LoopIx[L], OrigBase, &I, K->first, Size, K->second, S.ndims, {}, {}, Child, {}};
           std::copy(S.stride, S.stride + 8, W.stride);
           std::copy(S.count, S.count + 8, W.count);
@@ -1090,8 +1153,42 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         }
         uint64_t btc = 0;
         DaoSym sym;
-        if (!DT.dominates(X, L->getLoopLatch()))
-          break;
+        if (!DT.dominates(X, L->getLoopLatch())) {
+          // an inner loop under its own zero-trip guard in L (`if (0 <
+          // n)` before `for (i < n)` in every row): it runs in every
+          // iteration of L when the bound loads are large enough. Walk up
+          // from its entry through blocks with one predecessor, each
+          // conditional branch on the way going towards it under such a
+          // requirement, to a block that runs in every iteration of L.
+          BasicBlock *Cur = Child && !symOf.empty() ? Child->getHeader() : nullptr;
+          BasicBlock *Y = Child && !symOf.empty() ? Child->getLoopPredecessor() : nullptr;
+          std::vector<std::pair<DaoSym, int64_t>> G;
+          for (int k = 0; Y && k < 6; ++k) {
+            auto *Br = L->contains(Y) ? dyn_cast<BranchInst>(Y->getTerminator()) : nullptr;
+            if (!Br) {
+              Y = nullptr;
+              break;
+            }
+            if (Br->isConditional()) {
+              auto *IC = dyn_cast<ICmpInst>(Br->getCondition());
+              DaoSym u;
+              int64_t m;
+              if (Br->getSuccessor(0) == Br->getSuccessor(1) || !IC || !decide(IC, Br->getSuccessor(0) == Cur, u, m)) {
+                Y = nullptr;
+                break;
+              }
+              G.push_back({u, m});
+            }
+            if (DT.dominates(Y, L->getLoopLatch()))
+              break;
+            Cur = Y;
+            Y = Y->getSinglePredecessor();
+          }
+          if (!Y || G.empty() || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4)
+            break;
+          S.reqs.insert(S.reqs.end(), G.begin(), G.end());
+          X = Y;
+        }
         bool isSym = false;
         if (!constBTC(L, btc)) {
           if (!symBTC(L, sym))
@@ -1157,56 +1254,6 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // the loop whenever U is at least some m: a kill under the conditions
   // plus `U >= m` may then sit at the top of that chain.
   if (!symOf.empty()) {
-    auto boundOf = [&](const SCEV *S, int64_t &a, DaoSym &u) -> bool {
-      a = 0;
-      if (auto *A = dyn_cast<SCEVAddExpr>(S)) {
-        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
-        if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
-          return false;
-        a = K->getAPInt().getSExtValue();
-        S = A->getOperand(1);
-      }
-      auto Bd = boundLoad(S);
-      if (!Bd)
-        return false;
-      u = *Bd;
-      return true;
-    };
-    auto decide = [&](ICmpInst *IC, bool wantTrue, DaoSym &u, int64_t &m) -> bool {
-      if (!SE.isSCEVable(IC->getOperand(0)->getType()) || !IC->getOperand(0)->getType()->isIntegerTy())
-        return false;
-      ICmpInst::Predicate Pr = wantTrue ? IC->getPredicate() : IC->getInversePredicate();
-      const SCEV *L = SE.getSCEV(IC->getOperand(0)), *R = SE.getSCEV(IC->getOperand(1));
-      if (isa<SCEVConstant>(L)) {
-        std::swap(L, R);
-        Pr = ICmpInst::getSwappedPredicate(Pr);
-      }
-      auto *K = dyn_cast<SCEVConstant>(R);
-      int64_t a;
-      if (!K || K->getAPInt().getSignificantBits() > 40 || !boundOf(L, a, u))
-        return false;
-      if (8 * u.bytes > IC->getOperand(0)->getType()->getIntegerBitWidth())
-        return false;
-      int64_t k = K->getAPInt().getSExtValue();
-      switch (Pr) {
-      case ICmpInst::ICMP_SGT:
-      case ICmpInst::ICMP_UGT:
-      case ICmpInst::ICMP_NE:
-        m = k + 1 - a;
-        break;
-      case ICmpInst::ICMP_SGE:
-      case ICmpInst::ICMP_UGE:
-        m = k - a;
-        break;
-      default:
-        return false;
-      }
-      if (ICmpInst::isUnsigned(Pr) && k < 0)
-        return false;
-      // a + U not negative: signed and unsigned readings agree
-      m = std::max({m, -a, (int64_t)0});
-      return true;
-    };
     for (Loop *L : LI.getLoopsInPreorder()) {
       auto &R = Out->loops[LoopIx[L]];
       BasicBlock *X = nullptr;
@@ -1425,6 +1472,14 @@ void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
     o->symSigned[d] = S.sym[d].sgn;
     o->symAdd[d] = S.sym[d].add;
     o->symLow[d] = S.sym[d].low;
+  }
+  o->nreqs = std::min<size_t>(S.reqs.size(), 4);
+  for (unsigned r = 0; r < o->nreqs; ++r) {
+    o->reqGlobal[r] = wrap(static_cast<Value *>(S.reqs[r].first.G));
+    o->reqOff[r] = S.reqs[r].first.off;
+    o->reqBytes[r] = S.reqs[r].first.bytes;
+    o->reqSigned[r] = S.reqs[r].first.sgn;
+    o->reqMin[r] = S.reqs[r].second;
   }
 }
 unsigned dao_cxx_relw_count(void *h) { return static_cast<DaoLoopFacts *>(h)->relWrites.size(); }

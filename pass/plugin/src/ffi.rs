@@ -90,4 +90,12 @@ pub struct DaoSectionOut {
     pub sym_signed: [c_int; 8],
     pub sym_add: [i64; 8],
     pub sym_low: [i64; 8],
+    /// Requirements of inner loops' zero-trip guards: the integer at
+    /// `req_off[r]` of `req_global[r]` must be at least `req_min[r]`.
+    pub nreqs: c_uint,
+    pub req_global: [LLVMValueRef; 4],
+    pub req_off: [i64; 4],
+    pub req_bytes: [c_uint; 4],
+    pub req_signed: [c_int; 4],
+    pub req_min: [i64; 4],
 }

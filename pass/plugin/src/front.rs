@@ -1336,7 +1336,7 @@ fn add_loop_kills(
     let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
-        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none)) {
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
             let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
                 (Some(&g), _) => Obj::Global(g),
                 (None, Some(&a)) if !lf.team => Obj::Alloca(a),
@@ -1407,7 +1407,7 @@ fn add_loop_kills(
         // symbolic counts (loop bounds read from stable globals) that cover
         // a global when the counts are large enough (`cond.rs`)
         let mut cond_cands: Vec<(usize, Vec<crate::cond::Cond>)> = Vec::new();
-        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().any(Option::is_some)) {
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && (s.sym.iter().any(Option::is_some) || !s.reqs.is_empty())) {
             let Some(&g) = ff.mf.global_ix.get(&sr.base) else { continue };
             let var = vars.global_var(g);
             if cands.iter().any(|(v, _)| *v == var) || cond_cands.iter().any(|(x, _)| *x == g) {
@@ -1420,6 +1420,11 @@ fn add_loop_kills(
             let others: Vec<Section> = per_obj.iter().filter(|(o, _)| *o == Obj::Global(g)).flat_map(|(_, v)| v.iter().cloned()).collect();
             let dims: Vec<(i64, Option<u64>)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, y.is_none().then_some(c))).collect();
             let Some(ks) = dao_analysis::sections::symbolic_cover(sr.start, sr.size, &dims, &others, &need) else { continue };
+            // and the inner loops' guards (`if (0 < n)` in every row)
+            let guards = sr.reqs.iter().map(|(sc, m)| {
+                let cg = *ff.mf.global_ix.get(&sc.global)?;
+                crate::cond::Cond::at_least(cg, &crate::ir::SymCount { add: 0, low: *m, ..*sc }, 0)
+            });
             let conds: Option<Vec<_>> = ks
                 .iter()
                 .map(|&(d, k)| {
@@ -1427,6 +1432,7 @@ fn add_loop_kills(
                     let cg = *ff.mf.global_ix.get(&sc.global)?;
                     crate::cond::Cond::at_least(cg, &sc, k)
                 })
+                .chain(guards)
                 .collect();
             if let Some(conds) = conds {
                 cond_cands.push((g, conds));

@@ -616,6 +616,9 @@ pub struct SectionRec {
     /// Per dim, a count known only at run time (issue #15, runtime-checked
     /// conditions).
     pub sym: Vec<Option<SymCount>>,
+    /// What bound loads must be at least for the zero-trip guards of inner
+    /// loops to go towards them: the box holds only then.
+    pub reqs: Vec<(SymCount, i64)>,
 }
 
 /// A loop's count read from memory: `add` + the `bytes`-wide integer at
@@ -722,7 +725,10 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                     })
                 })
                 .collect();
-            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym });
+            let reqs = (0..(o.nreqs as usize).min(4))
+                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0 }, o.req_min[r]))
+                .collect();
+            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
         }
         let mut reads = Vec::new();
         for i in 0..ffi::dao_cxx_read_count(h) {
