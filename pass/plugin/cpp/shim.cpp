@@ -1202,38 +1202,29 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           S.sym[S.ndims] = sym;
           count = 0;
         }
-        int64_t step = 0;
+        // L's dimension: (step, count), or two exact ones for a collapsed
+        // nest (`iv / D`, `iv % D`) when the count is a constant
+        std::vector<std::pair<int64_t, uint64_t>> dims;
         if (auto *AR = dyn_cast<SCEVAddRecExpr>(Off); AR && AR->getLoop() == L) {
           auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
           if (!AR->isAffine() || !St || St->getAPInt().getSignificantBits() > 48)
             break;
-          step = St->getAPInt().getSExtValue();
+          dims.push_back({St->getAPInt().getSExtValue(), count});
           Off = AR->getStart();
-        } else if (!SE.isLoopInvariant(Off, L)) {
-          // a collapsed nest (`iv / D`, `iv % D`): one or two exact
-          // dimensions, when the count is a constant
+        } else if (SE.isLoopInvariant(Off, L)) {
+          dims.push_back({0, count});
+        } else {
           auto Sp = isSym || S.ndims + 2 > 8 ? std::nullopt : splitCollapsed(SE, Off, L, count, splitBudget, splitCache);
           if (!Sp)
             break;
           Off = Sp->first;
-          for (auto [st, n] : Sp->second) {
-            S.stride[S.ndims] = st;
-            S.count[S.ndims] = n;
-            S.ndims++;
-          }
-          if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
-            S.start = K->getAPInt().getSExtValue();
-            S.loop = LoopIx[L];
-            Out->sections.push_back(S);
-            Out->loops[LoopIx[L]].sections++;
-          }
-          Child = L;
-          X = L->getHeader();
-          continue;
+          dims = Sp->second;
         }
-        S.stride[S.ndims] = step;
-        S.count[S.ndims] = count;
-        S.ndims++;
+        for (auto [st, n] : dims) {
+          S.stride[S.ndims] = st;
+          S.count[S.ndims] = n;
+          S.ndims++;
+        }
         if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
           S.start = K->getAPInt().getSExtValue();
           S.loop = LoopIx[L];
