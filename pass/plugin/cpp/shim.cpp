@@ -24,7 +24,6 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
-#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
 #include <functional>
@@ -412,7 +411,7 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
 // accesses, whose stores carry the same set of source locations (the
 // scalar one is the vectoriser's copy), and which leave to the same block
 // (the vector one possibly through one middle block). Returns how many.
-unsigned foldVectorChecks(Function &C) {
+unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forget) {
   unsigned n = 0;
   for (int round = 0; round < 4; ++round) {
     DominatorTree DT(C);
@@ -483,8 +482,11 @@ unsigned foldVectorChecks(Function &C) {
       BasicBlock *Drop = Br->getSuccessor(1 - keep), *Keep = Br->getSuccessor(keep);
       if (Drop == Keep)
         continue;
-      Drop->removePredecessor(&BB);
+      // (nothing the clone's value map names is erased but through
+      // `forget`: a later instruction may reuse the address)
+      Drop->removePredecessor(&BB, /*KeepOneInputPHIs=*/true);
       BranchInst::Create(Keep, Br->getIterator());
+      forget(Br);
       Br->eraseFromParent();
       ++n;
       changed = true;
@@ -492,16 +494,53 @@ unsigned foldVectorChecks(Function &C) {
     }
     if (!changed)
       break;
-    // the vector loop and its middle block are gone: the scalar loop's
-    // resume phis keep only the checks' edges (the loop's start)
-    removeUnreachableBlocks(C);
-    for (auto &BB : C)
-      for (auto It = BB.begin(); It != BB.end();) {
+    // the vector loop and its middle block are no longer reachable: the
+    // scalar loop's resume phis keep only the checks' edges (the loop's
+    // start). The dead blocks stay (unreachable code is outside every
+    // analysis).
+    std::set<BasicBlock *> Live;
+    std::vector<BasicBlock *> Work{&C.getEntryBlock()};
+    while (!Work.empty()) {
+      BasicBlock *B = Work.back();
+      Work.pop_back();
+      if (Live.insert(B).second)
+        Work.insert(Work.end(), succ_begin(B), succ_end(B));
+    }
+    // dead blocks lose their edges (a terminator `unreachable`), so no
+    // live block keeps a dead predecessor (walks up through single
+    // predecessors, exiting blocks)
+    for (auto &B : C) {
+      if (Live.count(&B))
+        continue;
+      Instruction *T = B.getTerminator();
+      if (!T || isa<UnreachableInst>(T))
+        continue;
+      for (BasicBlock *Sx : successors(&B))
+        Sx->removePredecessor(&B, /*KeepOneInputPHIs=*/true);
+      forget(T);
+      T->eraseFromParent();
+      new UnreachableInst(C.getContext(), &B);
+    }
+    for (BasicBlock *B : Live)
+      for (auto It = B->begin(); It != B->end();) {
         auto *PN = dyn_cast<PHINode>(&*It++);
         if (!PN)
           break;
-        if (Value *V = PN->hasConstantValue(); V && V != PN) {
+        // the one value all reachable edges bring, if any (the phi stays
+        // whole otherwise: its entries must match its predecessors)
+        Value *V = nullptr;
+        bool one = true;
+        for (unsigned k = 0; k < PN->getNumIncomingValues() && one; ++k)
+          if (Live.count(PN->getIncomingBlock(k))) {
+            Value *In = PN->getIncomingValue(k);
+            if (In != PN && V && In != V)
+              one = false;
+            else if (In != PN)
+              V = In;
+          }
+        if (one && V) {
           PN->replaceAllUsesWith(V);
+          forget(PN);
           PN->eraseFromParent();
         }
       }
@@ -688,8 +727,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   std::map<BasicBlock *, Instruction *> initBlock; // clone block -> original call
   for (auto *CI : inits)
     initBlock[CI->getParent()] = cast<Instruction>(Back[CI]);
-  for (auto *CI : inits)
+  // (erased clone values leave the value map: a later instruction may
+  // reuse the address)
+  for (auto *CI : inits) {
+    Back.erase(CI);
     CI->eraseFromParent();
+  }
   Out->team = !inits.empty();
   {
     // flang puts a region's allocas in a block after the entry: fixed-size
@@ -746,7 +789,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     for (auto *LD : Lds)
       LD->replaceAllUsesWith(G);
   }
-  foldVectorChecks(*C);
+  foldVectorChecks(*C, [&](Value *V) { Back.erase(V); });
   // Loop bounds read from memory (issue #15, runtime-checked conditions):
   // integer loads at a constant offset of an eligible global (see `elig`
   // below) become the unknowns of symbolic counts, when the value loaded
