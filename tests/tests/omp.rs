@@ -132,7 +132,7 @@ const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
-const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond"];
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3"];
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
@@ -248,6 +248,8 @@ cases! {
     f_sections_dead        => OmpCase { name: "sections_dead",          lang: Lang::Fortran, args: &["66"],  master: 132,   serial: true };
     sections_cond          => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120"], master: 120,   serial: true };
     sections_cond_short    => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
+    sections_bt3           => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    sections_bt3_short     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.

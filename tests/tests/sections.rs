@@ -263,13 +263,13 @@ fn fortran_o2() {
 // command line decide whether `work` and `scan` are dead at the top of the
 // step loop
 
-fn cond_binary(opt: Opt, variant: Variant) -> PathBuf {
-    let src = tools().repo.join("test-programs/omp/c/sections_cond.c");
+fn cond_binary(stem: &str, opt: Opt, variant: Variant) -> PathBuf {
+    let src = tools().repo.join(format!("test-programs/omp/c/{stem}.c"));
     let v = if variant == Variant::Clean { "clean" } else { "inst" };
-    build_once(&format!("sections-cond-{}-{v}", opt.name()), || {
-        build_sources(Lang::C, &[src.clone()], &["-fopenmp".to_string()], opt, variant, &tools().out.join("sections-build").join(format!("cond-{}", opt.name())))
+    build_once(&format!("sections-{stem}-{}-{v}", opt.name()), || {
+        build_sources(Lang::C, &[src.clone()], &["-fopenmp".to_string()], opt, variant, &tools().out.join("sections-build").join(format!("{stem}-{}", opt.name())))
     })
-    .unwrap_or_else(|e| panic!("build of sections_cond ({}, {v}): {e}", opt.name()))
+    .unwrap_or_else(|e| panic!("build of {stem} ({}, {v}): {e}", opt.name()))
 }
 
 /// (seq, bytes saved) of every checkpoint of a run (one marker only).
@@ -281,10 +281,15 @@ fn all_checkpoints(stats: &Path) -> Vec<(u64, u64)> {
 /// its second checkpoint and restarted with the dead globals poisoned
 /// (output as the clean run's). Returns the bytes of each checkpoint.
 fn cond_run(opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
-    let label = format!("sections_cond {} {tag}", opt.name());
-    let clean = cond_binary(opt, Variant::Clean);
-    let inst = cond_binary(opt, Variant::Instrumented);
-    let dir = fresh_dir(&format!("sections/cond-{}-{tag}", opt.name()));
+    prog_run("sections_cond", opt, args, tag)
+}
+
+/// [`cond_run`] for test program `stem` (test-programs/omp/c/`stem`.c).
+fn prog_run(stem: &str, opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
+    let label = format!("{stem} {} {tag}", opt.name());
+    let clean = cond_binary(stem, opt, Variant::Clean);
+    let inst = cond_binary(stem, opt, Variant::Instrumented);
+    let dir = fresh_dir(&format!("sections/{stem}-{}-{tag}", opt.name()));
     let go = |exe: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>| {
         let spec = RunSpec { exe, args, env, stdout_append: dir.join(out), stderr: dir.join(format!("{name}.stderr")) };
         run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"))
@@ -334,4 +339,46 @@ fn cond_c_o0() {
 #[test]
 fn cond_c_o2() {
     cond_check(Opt::O2, 3 * ARRAY)
+}
+
+// ---- an NPB 3.0 BT-style program (sections_bt3.c): big global work
+// arrays (`lhs`, `fjac`, `njac`, `rhs`, ...) rewritten by every time step
+// in called functions' worksharing loops over extents read from a global
+// (`grid_points`); only `u` and `forcing` carry state
+
+/// `u` and `forcing`: 20^3 cells of 5 doubles each.
+const BT3_CARRIED: u64 = 2 * 20 * 20 * 20 * 5 * 8;
+/// Every array of the program: u, forcing, rhs (5 doubles per cell), us,
+/// vs, rho_i, qs (1), fjac, njac (25), lhs (75).
+const BT3_ALL: u64 = 20 * 20 * 20 * 8 * (3 * 5 + 4 + 2 * 25 + 75);
+
+/// Full grid: each checkpoint at the top of the step saves `u` and
+/// `forcing` and at most `extra` bytes more (-O0: frames and scalars; -O2:
+/// also the arrays of compute_rhs, whose loops the shim cannot describe
+/// yet); a grid of 17 points: every array saved (its conditions fail).
+/// Both killed and restarted with the dead globals poisoned.
+fn bt3_check(opt: Opt, extra: u64) {
+    let full = prog_run("sections_bt3", opt, &["30"], "full");
+    for &(seq, b) in &full {
+        assert!(
+            b >= BT3_CARRIED && b <= BT3_CARRIED + extra,
+            "[sections_bt3 {}] checkpoint {seq} saved {b} bytes: want u and forcing ({BT3_CARRIED}) plus at most {extra} (save-all: {BT3_ALL})",
+            opt.name()
+        );
+    }
+    let short = prog_run("sections_bt3", opt, &["30", "17"], "short");
+    for &(seq, b) in &short {
+        assert!(b >= BT3_ALL, "[sections_bt3 {}] checkpoint {seq} with 17 grid points saved {b} bytes, want every array ({BT3_ALL})", opt.name());
+    }
+}
+
+#[test]
+fn bt3_c_o0() {
+    bt3_check(Opt::O0, 16384)
+}
+
+#[test]
+fn bt3_c_o2() {
+    // us, vs, rho_i, qs and rhs too: 576000 bytes
+    bt3_check(Opt::O2, 576000 + 16384)
 }

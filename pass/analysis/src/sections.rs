@@ -233,7 +233,17 @@ pub fn covered(sections: &[Section]) -> Intervals {
 /// count is then lowered to the least that still covers (rows of a padded
 /// array whose padding nothing reads).
 pub fn symbolic_cover(start: i64, size: u64, dims: &[(i64, Option<u64>)], others: &[Section], need: &Intervals) -> Option<Vec<(usize, u64)>> {
+    symbolic_cover_cells(&[(start, size)], dims, others, need)
+}
+
+/// [`symbolic_cover`] for several boxes that share their dimensions and
+/// differ only in start and size (`cells`: the stores of one loop nest
+/// into the parts of one element, e.g. the three 5x5 blocks of NPB BT's
+/// `lhs[i][j][k][3][5][5]`). Their symbolic counts are the same run-time
+/// values, so one choice of least counts holds for all of them.
+pub fn symbolic_cover_cells(cells: &[(i64, u64)], dims: &[(i64, Option<u64>)], others: &[Section], need: &Intervals) -> Option<Vec<(usize, u64)>> {
     let need_end = need.0.last()?.1;
+    let start = cells.iter().map(|c| c.0).min()?;
     let mut chosen = Vec::new();
     let mut inst = Vec::with_capacity(dims.len());
     for (d, &(stride, count)) in dims.iter().enumerate() {
@@ -264,7 +274,7 @@ pub fn symbolic_cover(start: i64, size: u64, dims: &[(i64, Option<u64>)], others
     }
     let covers = |inst: &[(i64, u64)]| {
         let mut all = others.to_vec();
-        all.push(Section { start, size, dims: inst.to_vec() });
+        all.extend(cells.iter().map(|&(start, size)| Section { start, size, dims: inst.to_vec() }));
         covered(&all).covers_all(need)
     };
     if !covers(&inst) {

@@ -215,7 +215,7 @@ fn only_the_excused_statement_is_excused() {
 
 // ---- runtime-checked conditions: the least counts of symbolic dimensions
 
-use dao_analysis::sections::{symbolic_cover, Intervals, Section};
+use dao_analysis::sections::{symbolic_cover, symbolic_cover_cells, Intervals, Section};
 
 #[test]
 fn symbolic_cover_one_dimension_needs_every_element() {
@@ -260,4 +260,17 @@ fn symbolic_cover_with_constant_boxes_and_rejections() {
     assert_eq!(symbolic_cover(792, 8, &[(-8, None)], &[], &need), None);
     // nothing needed: nothing to cover
     assert_eq!(symbolic_cover(0, 8, &[(8, None)], &[], &Intervals(vec![])), None);
+}
+
+#[test]
+fn symbolic_cover_cells_of_one_element() {
+    // lhs[k][3][2] of doubles written as three blocks per k < n:
+    // lhs[k][0][*], lhs[k][1][*], lhs[k][2][*] (16 bytes each, k stride 48):
+    // no block alone covers, the three together do when n >= 10
+    let need = Intervals(vec![(0, 10 * 48)]);
+    let dims = [(48, None)];
+    assert_eq!(symbolic_cover(0, 16, &dims, &[], &need), None);
+    assert_eq!(symbolic_cover_cells(&[(0, 16), (16, 16), (32, 16)], &dims, &[], &need), Some(vec![(0, 10)]));
+    // two of the three blocks: a gap in every element
+    assert_eq!(symbolic_cover_cells(&[(0, 16), (32, 16)], &dims, &[], &need), None);
 }

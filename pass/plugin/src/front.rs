@@ -1419,7 +1419,16 @@ fn add_loop_kills(
             };
             let others: Vec<Section> = per_obj.iter().filter(|(o, _)| *o == Obj::Global(g)).flat_map(|(_, v)| v.iter().cloned()).collect();
             let dims: Vec<(i64, Option<u64>)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, y.is_none().then_some(c))).collect();
-            let Some(ks) = dao_analysis::sections::symbolic_cover(sr.start, sr.size, &dims, &others, &need) else { continue };
+            // the loop's other boxes of the same global with the same
+            // dimensions (same strides, constant counts and symbolic
+            // counts: the same run-time values) and guards
+            let cells: Vec<(i64, u64)> = lf
+                .sections
+                .iter()
+                .filter(|s| s.loop_ix == li && s.base == sr.base && s.dims == sr.dims && s.sym == sr.sym && s.reqs == sr.reqs)
+                .map(|s| (s.start, s.size))
+                .collect();
+            let Some(ks) = dao_analysis::sections::symbolic_cover_cells(&cells, &dims, &others, &need) else { continue };
             // and the inner loops' guards (`if (0 < n)` in every row)
             let guards = sr.reqs.iter().map(|(sc, m)| {
                 let cg = *ff.mf.global_ix.get(&sc.global)?;
