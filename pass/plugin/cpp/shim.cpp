@@ -410,7 +410,8 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
 // `llvm.loop.isvectorized`, exactly one of them with vector memory
 // accesses, whose stores carry the same set of source locations (the
 // scalar one is the vectoriser's copy), and which leave to the same block
-// (the vector one possibly through one middle block). Returns how many.
+// (the vector one possibly through one middle block, or into the scalar
+// copy, which runs the remainder). Returns how many.
 unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forget) {
   unsigned n = 0;
   for (int round = 0; round < 4; ++round) {
@@ -472,8 +473,11 @@ unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forge
       if (LocsS.empty() || LocsV != LocsS)
         continue;
       BasicBlock *ES = S->getUniqueExitBlock(), *EV = V->getUniqueExitBlock();
+      // (the vector loop leaves to the common exit, through a middle
+      // block that may run the scalar copy on the remainder, or straight
+      // into the scalar copy, which runs the remainder)
       if (!ES || !EV || !(EV == ES || EV->getSingleSuccessor() == ES ||
-                          (isa<BranchInst>(EV->getTerminator()) && is_contained(successors(EV), ES))))
+                          (isa<BranchInst>(EV->getTerminator()) && is_contained(successors(EV), ES)) || firstLoop(EV, Outer) == S))
         continue;
       // the scalar copy: on the check's edge it starts at the loop's own
       // start and runs the whole range, where the vector loop leaves a
