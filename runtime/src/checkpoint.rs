@@ -26,7 +26,9 @@ use crate::stdio;
 pub fn take(frame: *mut DaoFrame) {
     // The storage engine with async flush: settle (wait for, or skip
     // because of) the checkpoint still flushing, before the team is stopped.
-    if !session::with(crate::storage::before_checkpoint).unwrap_or(true) {
+    // A background writer still running: settled first (DAO_ASYNC=wait
+    // waits for it; skip skips this candidate while it runs).
+    if !session::with(|s| crate::storage::before_checkpoint(s) && crate::background::before_checkpoint(s)).unwrap_or(true) {
         return;
     }
     if crate::omp::in_region() {
@@ -134,6 +136,37 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
         let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round));
         return store_write(s, &parts, fields, t0, collect_s, crash_now);
     }
+    // Background (DAO_ASYNC=wait|skip, the default): a forked child writes
+    // the file from its copy-on-write image; the program goes on.
+    if crate::background::wanted(s) {
+        match crate::background::unaffordable(rss, crate::background::mem_available(s.cfg.mem_available)) {
+            Some(why) => diag::warn_once("background memory", format_args!("{why}: this checkpoint is written by the program (synchronously); this warning is shown once")),
+            None => {
+                let fields = stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
+                let kill = if crash_now {
+                    crate::background::Kill::Job
+                } else if s.cfg.crash_writer == Some(s.attempts) {
+                    crate::background::Kill::Writer
+                } else {
+                    crate::background::Kill::None
+                };
+                let tmp = dir.path().join(format!(".{}.tmp", dao_format::CheckpointDir::file_name(header.seq)));
+                let (keep, run_id) = (s.cfg.keep, s.run_id);
+                let write = || write_in_child(&dir, &header, &rt, &omp, &c, kill, run_id, keep);
+                match crate::background::start(s, header.seq, tmp, c.chain.len(), collect_s, t0, fields, write) {
+                    Ok(()) => {
+                        // DAO_CRASH_AFTER due at this one: the kill comes
+                        // once it is committed, as when writing in place
+                        if s.cfg.crash_after == Some(s.commits + 1) {
+                            crate::background::finish(s);
+                        }
+                        return;
+                    }
+                    Err(e) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
+                }
+            }
+        }
+    }
     // Distributed saving (DAO_WRITERS=team), only inside a region. Between
     // regions writer threads could stand in for libomp's idle threads, but on MG.W (63 359 heap blocks, 57 MB)
     // that measured no faster than the master alone here (docs/results.md,
@@ -154,12 +187,13 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
         });
         dir.commit(header.seq, |w| {
             let t = Instant::now();
-            let r = encode(CrashWriter { inner: w, written: 0, kill_at }, &header, &rt, &omp, &c).map(drop);
+            let r = encode(CrashWriter { inner: w, written: 0, kill_at, writer_only: false }, &header, &rt, &omp, &c).map(drop);
             encode_s.set(t.elapsed().as_secs_f64());
             r
         })
     };
     let write_s = t1.elapsed().as_secs_f64();
+    crate::background::returned(Some(write_s));
     match r {
         Ok(path) => {
             s.checkpoints += 1;
@@ -202,7 +236,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
             }
         }
         Err(e) => {
-            let key = format!("write {:?} {}", e.io().kind(), e.io());
+            let key = write_error_key(&e);
             diag::warn_once(
                 &key,
                 format_args!("{e} (checkpointing continues; this warning is shown once)"),
@@ -210,6 +244,51 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
             crate::policy::rearm();
         }
     }
+}
+
+/// What a failed write warns once per: the I/O error, not the file.
+fn write_error_key(e: &dao_format::DirError) -> String {
+    format!("write {:?} {}", e.io().kind(), e.io())
+}
+
+/// The background writer's work (in the forked child, background.rs):
+/// encode and commit the file, prune, and say how it went.
+#[allow(clippy::too_many_arguments)]
+fn write_in_child(
+    dir: &dao_format::CheckpointDir,
+    header: &Header,
+    rt: &RuntimeState,
+    omp: &dao_format::OmpState,
+    c: &Collected,
+    kill: crate::background::Kill,
+    run_id: u64,
+    keep: usize,
+) -> crate::background::Report {
+    let t = Instant::now();
+    let kill_at = (kill != crate::background::Kill::None).then(|| {
+        let total = encode(CountingSink::default(), header, rt, omp, c).map_or(0, |k| k.len);
+        total / 2
+    });
+    let mut encode_s = 0.0;
+    let r = dir.commit(header.seq, |w| {
+        let te = Instant::now();
+        let r = encode(CrashWriter { inner: w, written: 0, kill_at, writer_only: kill == crate::background::Kill::Writer }, header, rt, omp, c).map(drop);
+        encode_s = te.elapsed().as_secs_f64();
+        r
+    });
+    let write_s = t.elapsed().as_secs_f64();
+    let mut rep = crate::background::Report { write_s, encode_s, ..Default::default() };
+    match r {
+        Ok(path) => {
+            let n = std::fs::metadata(&path).map_or(0, |m| m.len());
+            rep.result = Ok((path, n));
+            if let Err(e) = dir.prune(run_id, keep) {
+                rep.prune_warning = Some(e.to_string());
+            }
+        }
+        Err(e) => rep.result = Err((write_error_key(&e), e.to_string())),
+    }
+    rep
 }
 
 /// DAO_STORE=engine: the checkpoint as a skeleton plus regions, handed to
@@ -406,11 +485,14 @@ impl Seek for CountingSink {
 }
 
 /// Passes writes through; with `kill_at`, flushes what was written up to that
-/// many bytes and SIGKILLs the process (DAO_CRASH_IN).
+/// many bytes and SIGKILLs the process (DAO_CRASH_IN; in a background
+/// writer, the program with it), or only the background writer
+/// (`writer_only`, DAO_CRASH_WRITER).
 struct CrashWriter<W: Write + Seek> {
     inner: W,
     written: u64,
     kill_at: Option<u64>,
+    writer_only: bool,
 }
 
 impl<W: Write + Seek> Write for CrashWriter<W> {
@@ -420,6 +502,9 @@ impl<W: Write + Seek> Write for CrashWriter<W> {
                 let part = (k - self.written.min(k)) as usize;
                 self.inner.write_all(&b[..part])?;
                 self.inner.flush()?;
+                if self.writer_only {
+                    crate::diag::kill_this_process();
+                }
                 crate::diag::kill_self();
             }
         }

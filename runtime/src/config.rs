@@ -31,6 +31,21 @@ pub enum Policy {
     Profile,
 }
 
+/// DAO_ASYNC for single-file checkpoints (background.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Async {
+    /// The program writes (synchronous).
+    Off,
+    /// In the background, but synchronously when checkpoints come faster
+    /// than they are written (the default).
+    Auto,
+    /// Always in the background; a checkpoint due while the previous one
+    /// is being written waits for it.
+    Wait,
+    /// Always in the background; such a checkpoint is skipped.
+    Skip,
+}
+
 /// Default interval when no policy variable is set: 60 seconds.
 pub const DEFAULT_INTERVAL_S: f64 = 60.0;
 pub const DEFAULT_RELIABILITY: f64 = 0.99;
@@ -70,6 +85,17 @@ pub struct Config {
     /// flush; storage.rs) with this configuration (its DAO_* variables).
     /// None (DAO_STORE=file, the default): one dao-format file each.
     pub store: Option<dao_store::StoreConfig>,
+    /// DAO_ASYNC: off | auto | wait | skip; None when unset (single files:
+    /// auto, a background writer forked at each checkpoint, background.rs;
+    /// the engine: off, its own parse in dao_store).
+    pub async_policy: Option<Async>,
+    /// DAO_CRASH_WRITER=k: the background writer of the k-th checkpoint
+    /// attempt SIGKILLs itself half-way through (tests: the program must
+    /// report it and go on).
+    pub crash_writer: Option<u64>,
+    /// DAO_MEM_AVAILABLE: the memory a background snapshot may use, instead
+    /// of what /proc/meminfo and the cgroup say.
+    pub mem_available: Option<u64>,
 }
 
 /// One environment variable: name, meaning, default, allowed values.
@@ -98,6 +124,8 @@ pub const VARS: &[Var] = &[
     v("DAO_RESTART", "resume from a checkpoint of an unfinished run, or always start fresh", "auto", "auto, never"),
     v("DAO_CRASH_AFTER", "SIGKILL right after the k-th committed checkpoint of the process", "unset", "a checkpoint count"),
     v("DAO_CRASH_IN", "SIGKILL half-way through writing the k-th checkpoint", "unset", "a checkpoint count"),
+    v("DAO_CRASH_WRITER", "the background writer of the k-th checkpoint SIGKILLs itself half-way through (the program goes on)", "unset", "a checkpoint count"),
+    v("DAO_MEM_AVAILABLE", "memory a background checkpoint's snapshot may use (instead of MemAvailable and the cgroup's headroom)", "unset", "a size (bytes, K, M, G)"),
     v("DAO_SAVE", "what is saved: what the pass says is live, or everything", "live", "live, all"),
     v("DAO_HEAP", "heap blocks saved: reachable ones or all", "reachable", "reachable, all"),
     v("DAO_DEAD", "on restart, globals the checkpoint did not save (dead at every saved position): keep their start-up contents, or fill them with 0xff bytes (tests of the liveness analysis)", "keep", "keep, poison"),
@@ -114,7 +142,7 @@ pub const VARS: &[Var] = &[
     v("DAO_BUFFER", "engine: pipeline buffer (chunk) size", "256K", "a size from 4K to 16M"),
     v("DAO_QUEUE", "engine: depth of each pipeline queue", "8", "1 to 1024"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
-    v("DAO_ASYNC", "engine: off (the program waits for the commit), wait or skip (background flush)", "off", "off, wait, skip"),
+    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (single files), off (DAO_STORE=engine)", "off, auto, wait, skip"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
     v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "unset (off)", "any value; 0 is off"),
@@ -127,7 +155,7 @@ pub const VARS: &[Var] = &[
 
 /// The storage engine's variables (dao_store::config); they mean nothing
 /// without DAO_STORE=engine.
-const STORE_VARS: [&str; 13] = [
+const STORE_VARS: [&str; 12] = [
     "DAO_INCREMENTAL",
     "DAO_CHAIN_MAX",
     "DAO_DELTA_MAX",
@@ -139,7 +167,6 @@ const STORE_VARS: [&str; 13] = [
     "DAO_BUFFER",
     "DAO_QUEUE",
     "DAO_WORKERS",
-    "DAO_ASYNC",
     "DAO_KEEP_CHAINS",
 ];
 
@@ -265,6 +292,15 @@ impl Config {
             profile,
             placement,
             store: store(),
+            async_policy: var("DAO_ASYNC").map(|v| match v.trim() {
+                "off" | "0" | "no" => Async::Off,
+                "auto" => Async::Auto,
+                "wait" | "1" | "on" | "yes" => Async::Wait,
+                "skip" => Async::Skip,
+                _ => fatal(format_args!("DAO_ASYNC={v:?}: expected off, auto, wait or skip")),
+            }),
+            crash_writer: parse("DAO_CRASH_WRITER", "a checkpoint count"),
+            mem_available: size("DAO_MEM_AVAILABLE"),
         }
     }
 }

@@ -47,8 +47,24 @@ pub fn info(msg: impl std::fmt::Display) {
     emit(&format!("dao: {msg}\n"));
 }
 
-/// SIGKILL to this process (crash injection for tests).
+/// In a background writer child (background.rs sets it): the pid of the
+/// program it writes for; 0 elsewhere.
+pub static WRITER_OF: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// SIGKILL to the program (crash injection for tests): this process, and
+/// when called in a background writer, the program it writes for first
+/// (the job dies while its checkpoint is being written).
 pub fn kill_self() -> ! {
+    let parent = WRITER_OF.load(Ordering::Relaxed);
+    if parent != 0 {
+        // SAFETY: SIGKILL to the program this writer was forked from.
+        unsafe { libc::kill(parent, libc::SIGKILL) };
+    }
+    kill_this_process()
+}
+
+/// SIGKILL to this process only.
+pub fn kill_this_process() -> ! {
     // SAFETY: sending SIGKILL to ourselves; it does not return.
     unsafe {
         libc::kill(libc::getpid(), libc::SIGKILL);

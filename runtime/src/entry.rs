@@ -138,7 +138,11 @@ pub unsafe extern "C" fn dao_main(
         size
     });
     let Some(f) = user_main else { fatal("dao_main called without a main function") };
-    stack::run_on_fixed_stack(size, f, argc, argv, envp)
+    // main returned: a background writer is waited for on its thread (the
+    // writer dies with the thread that forked it, PR_SET_PDEATHSIG)
+    stack::run_on_fixed_stack(size, f, argc, argv, envp, || {
+        crate::session::with(crate::background::finish);
+    })
 }
 
 extern "C" fn at_exit() {

@@ -3,7 +3,8 @@
 //! fixed-address heap (heap.rs) and stack (stack.rs), the per-thread frame
 //! chain and its lazy restoration (chain.rs), OpenMP teams (omp/), the team
 //! checkpoint protocols (protocol/, with its README.md), checkpoint
-//! collection and writing (collect.rs, checkpoint.rs, storage.rs) and the
+//! collection and writing (collect.rs, checkpoint.rs, storage.rs,
+//! background.rs: the forked background writer) and the
 //! restart at startup (startup.rs). The model and the environment contract
 //! are in README.md; every environment variable is read in config.rs.
 //!
@@ -11,8 +12,8 @@
 //! program-memory access), heap.rs, stack.rs, libc_alloc.rs and wrap.rs
 //! (allocation), omp/ (libomp through dlsym, the `pthread_create`
 //! override), protocol/ (the lifetime-erased shared job), and small libc
-//! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs and
-//! modules.rs.
+//! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs,
+//! modules.rs and background.rs (fork, pipe, waitpid).
 //!
 //! # Layers
 //!
@@ -28,11 +29,12 @@
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
 //! 5. team protocol: protocol
-//! 6. storage: storage
+//! 6. storage: storage, background
 //! 7. drivers: checkpoint, profile, startup
 //! 8. C boundary: entry, wrap
 
 pub mod abi;
+pub mod background;
 pub mod chain;
 pub mod checkpoint;
 pub mod collect;

@@ -42,6 +42,9 @@ struct Call {
     argc: c_int,
     argv: *mut *mut c_char,
     envp: *mut *mut c_char,
+    /// Run on the program's main thread after main returns (while the
+    /// thread still exists: a background writer dies with it).
+    after: fn(),
     ret: c_int,
 }
 
@@ -51,11 +54,13 @@ extern "C" fn thread_main(arg: *mut c_void) -> *mut c_void {
     crate::omp::set_main_thread();
     // SAFETY: user_main is the program's main with its C signature.
     c.ret = unsafe { (c.f)(c.argc, c.argv, c.envp) };
+    (c.after)();
     std::ptr::null_mut()
 }
 
-/// Maps the stack and runs `f(argc, argv, envp)` on it.
-pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char) -> c_int {
+/// Maps the stack and runs `f(argc, argv, envp)` on it, then `after` on
+/// the same thread.
+pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char, after: fn()) -> c_int {
     if size >= STACK_TOP / 2 {
         fatal("DAO_STACK_SIZE is too large");
     }
@@ -81,7 +86,7 @@ pub fn run_on_fixed_stack(size: usize, f: UserMain, argc: c_int, argv: *mut *mut
     // SAFETY: the lowest GUARD bytes of the mapping just created.
     unsafe { libc::mprotect(p, GUARD, libc::PROT_NONE) };
     let argv = copy_argv(argc, argv);
-    let mut call = Call { f, argc, argv, envp, ret: 0 };
+    let mut call = Call { f, argc, argv, envp, after, ret: 0 };
     // The program's main runs on a thread whose stack is this mapping (below
     // the argv area): glibc puts the thread's TLS block at the top of a
     // stack the caller provides, so the main thread's thread-local data

@@ -416,7 +416,7 @@ fn choose_protocol(cfg: &Config) {
 
 /// The exit hook: on normal termination mark the run finished.
 pub fn at_exit() {
-    if diag::FATAL.load(std::sync::atomic::Ordering::SeqCst) {
+    if diag::FATAL.load(std::sync::atomic::Ordering::SeqCst) || crate::background::in_writer() {
         return;
     }
     if let Some(p) = crate::chain::restart_pending() {
@@ -435,8 +435,10 @@ pub fn at_exit() {
                 ),
             );
         }
-        // the storage engine's flush in flight commits (or fails) first
+        // the storage engine's flush in flight commits (or fails) first,
+        // and so does a background writer
         crate::storage::finish(s);
+        crate::background::finish(s);
         if let Some(dir) = &s.dir {
             if let Err(e) = dir.mark_finished_after(s.run_id, StoreDir::at(dir.path()).max_seq()) {
                 diag::warn_once("finished", format_args!("cannot mark the run finished: {e}"));

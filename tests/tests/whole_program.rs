@@ -37,6 +37,8 @@ const B: &[u64] = &[2, 7];
 
 cases! {
     // candidates reached at these arguments in a comment per row
+    // 8 MiB rewritten on every page each step: background writes under copy-on-write
+    c_big_state        => Case { name: "big_state",        lang: Lang::C, args: &["8", "48"],  every: 4,      crash_after: A, crash_in: B }; // 48
     c_call_result      => Case { name: "call_result",      lang: Lang::C, args: &["1000000"],  every: 5000,   crash_after: A, crash_in: B }; // 56900
     c_checkpoint_now   => Case { name: "checkpoint_now",   lang: Lang::C, args: &["2"],        every: 60,     crash_after: &[1, 6, 12], crash_in: &[2, 9] }; // 600 + 4 forced
     c_deep_chain       => Case { name: "deep_chain",       lang: Lang::C, args: &["1000"],     every: 700,    crash_after: A, crash_in: B }; // 9000

@@ -18,7 +18,7 @@
 //! | `DAO_BUFFER` | pipeline buffer (chunk) size, 4K..16M | [`DEFAULT_BUFFER_SIZE`] |
 //! | `DAO_QUEUE` | depth of each pipeline queue (1..=1024) | 8 |
 //! | `DAO_WORKERS` | compression threads (1..=256) | cores - 1, at least 1 |
-//! | `DAO_ASYNC` | `off` (synchronous), `wait`, `skip` (see `flush.rs`) | `off` |
+//! | `DAO_ASYNC` | `off` (synchronous; `auto`, the runtime's single-file default, means `off` here), `wait`, `skip` (see `flush.rs`) | `off` |
 //! | `DAO_KEEP_CHAINS` | complete chains (base + its deltas) kept by GC (>= 1) | 2 |
 use crate::error::ConfigError;
 
@@ -263,10 +263,13 @@ impl StoreConfig {
         }
         if let Some(v) = get("DAO_ASYNC") {
             c.async_policy = match v.trim() {
-                "off" | "0" | "no" => AsyncPolicy::Off,
+                // auto: the runtime's default for single files (background
+                // unless checkpoints come back to back); the engine's
+                // default is synchronous
+                "off" | "0" | "no" | "auto" => AsyncPolicy::Off,
                 "wait" | "1" | "on" | "yes" => AsyncPolicy::Wait,
                 "skip" => AsyncPolicy::Skip,
-                _ => return Err(bad("DAO_ASYNC", &v, "off, wait or skip")),
+                _ => return Err(bad("DAO_ASYNC", &v, "off, auto, wait or skip")),
             };
         }
         if let Some(v) = get("DAO_KEEP_CHAINS") {

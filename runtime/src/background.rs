@@ -1,0 +1,588 @@
+//! Background checkpoints (single files, `DAO_ASYNC=wait|skip`, the
+//! default `wait`): the program is stopped only until a copy-on-write
+//! snapshot of itself exists; a child process writes the checkpoint.
+//!
+//! At the consistent point (the team gathered or checked in, the live set
+//! collected: `collect::Collected` describes the bytes to save by their
+//! addresses) the main thread calls `fork()`. The child is a copy-on-write
+//! image of the process at that instant: the collected addresses hold the
+//! checkpoint's bytes there for as long as it lives, whatever the parent
+//! does next. The child encodes, writes, fsyncs and commits the file
+//! (temp name, fsync, rename, directory fsync; `CheckpointDir::commit`),
+//! prunes, reports the outcome on a pipe and `_exit`s. The parent returns
+//! to the program as soon as `fork` returns. (Redis's BGSAVE works the same
+//! way; docs/design.md section 15 has the choice against the staging copy.)
+//!
+//! The child of a multithreaded process has one thread. It runs only code
+//! that needs no lock another thread could have held: no libomp, no dao
+//! heap (the runtime's own allocations go to glibc's malloc, whose locks
+//! glibc's `fork` takes and releases around the fork), no stdio, no
+//! diagnostics (what it has to say goes into the report). Every signal with
+//! a handler is reset to its default action, so a handler of the program
+//! never runs in it (ignored ones stay ignored, as across `exec`), and `PR_SET_PDEATHSIG` makes it die with the thread that
+//! forked it (the main thread, which lives as long as the program): no
+//! writer outlives its job. It `_exit`s without running `atexit` handlers.
+//!
+//! The parent learns the outcome before the checkpoint counts: at the next
+//! checkpoint (`before_checkpoint`: `wait` blocks for it, `skip` skips the
+//! candidate while the writer runs) and at normal exit (`finish`, before the
+//! run is marked finished). A committed checkpoint is then counted (the
+//! sequence number advances, DAO_STATS line, DAO_CRASH_AFTER); a failed one
+//! warns once per distinct error; a writer killed before it committed is
+//! reported, its temp file removed, and the previous checkpoint stays
+//! current. The pipe, not `waitpid`, carries the outcome: a program that
+//! reaps children itself (`wait(-1)` in a SIGCHLD handler) may take the
+//! child's exit status, never its report.
+//!
+//! Fallback to writing in the program, with one warning: when the worst
+//! case of the snapshot's extra memory (every resident page of the process
+//! copied because the program writes it while the child lives: the
+//! resident size) exceeds the memory available (MemAvailable, or the
+//! cgroup's limit less its usage, or `DAO_MEM_AVAILABLE`), or when `fork`
+//! fails.
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::config::Async;
+
+use crate::diag;
+use crate::session::Session;
+use crate::stats;
+
+/// This process is a background writer child.
+pub fn in_writer() -> bool {
+    diag::WRITER_OF.load(Ordering::Relaxed) != 0
+}
+
+/// What the child did, sent to the parent on the pipe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The committed file and its size, or the error: (key, message); the
+    /// key is what a synchronous write's failure warns once per
+    /// (`checkpoint.rs`), so one failure warns once in either mode.
+    pub result: Result<(PathBuf, u64), (String, String)>,
+    pub write_s: f64,
+    pub encode_s: f64,
+    /// A warning about pruning old checkpoints (the commit stands).
+    pub prune_warning: Option<String>,
+    /// Anonymous memory the child held alone when it finished (pages the
+    /// program rewrote while the snapshot lived, plus the child's own
+    /// buffers): the snapshot's extra resident memory.
+    pub extra_bytes: u64,
+}
+
+impl Default for Report {
+    fn default() -> Self {
+        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0 }
+    }
+}
+
+impl Report {
+    /// Line-oriented text: `key\tvalue` lines, `end` last (a report without
+    /// it was cut short: the child died while sending it).
+    pub fn encode(&self) -> Vec<u8> {
+        let clean = |s: &str| s.replace(['\n', '\t'], " ");
+        let mut t = String::new();
+        match &self.result {
+            Ok((p, n)) => t.push_str(&format!("ok\t{n}\t{}\n", clean(&p.display().to_string()))),
+            Err((k, e)) => t.push_str(&format!("err\t{}\t{}\n", clean(k), clean(e))),
+        }
+        t.push_str(&format!("write_s\t{}\nencode_s\t{}\nextra\t{}\n", self.write_s, self.encode_s, self.extra_bytes));
+        if let Some(w) = &self.prune_warning {
+            t.push_str(&format!("prune\t{}\n", clean(w)));
+        }
+        t.push_str("end\n");
+        t.into_bytes()
+    }
+
+    /// The report, if `b` holds a complete one.
+    pub fn decode(b: &[u8]) -> Option<Report> {
+        let t = std::str::from_utf8(b).ok()?;
+        let mut r = Report::default();
+        let mut result = None;
+        for line in t.lines() {
+            let mut f = line.splitn(3, '\t');
+            match f.next()? {
+                "ok" => {
+                    let n = f.next()?.parse().ok()?;
+                    result = Some(Ok((PathBuf::from(f.next()?), n)));
+                }
+                "err" => result = Some(Err((f.next()?.to_string(), f.next().unwrap_or("").to_string()))),
+                "write_s" => r.write_s = f.next()?.parse().ok()?,
+                "encode_s" => r.encode_s = f.next()?.parse().ok()?,
+                "extra" => r.extra_bytes = f.next()?.parse().ok()?,
+                "prune" => r.prune_warning = Some(f.next().unwrap_or("").to_string()),
+                "end" => {
+                    r.result = result?;
+                    return Some(r);
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+/// A checkpoint being written by a child.
+struct InFlight {
+    pid: libc::pid_t,
+    /// The read end of the report pipe (non-blocking).
+    fd: RawFd,
+    got: Vec<u8>,
+    seq: u64,
+    /// The temp file the child writes (removed if the child dies).
+    tmp: PathBuf,
+    /// The DAO_STATS fields known at the fork (no braces).
+    fields: String,
+    frames: usize,
+    collect_s: f64,
+    /// Program stopped for: flush, collection, fork.
+    pause_s: f64,
+    fork_s: f64,
+    started: Instant,
+    /// The process that forked (a child of the program that exits must not
+    /// settle its parent's writer).
+    owner: u32,
+}
+
+static IN_FLIGHT: std::sync::Mutex<Option<InFlight>> = std::sync::Mutex::new(None);
+
+fn in_flight() -> std::sync::MutexGuard<'static, Option<InFlight>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The policy for single files: DAO_ASYNC, `auto` when unset.
+pub fn policy(s: &Session) -> Async {
+    s.cfg.async_policy.unwrap_or(Async::Auto)
+}
+
+/// `auto`'s measurements (ns, f64 seconds as bits): when the program last
+/// returned from a checkpoint, how long the last write took (the writer's
+/// own time, or the synchronous write), and the gap the program computed
+/// before the checkpoint now being taken.
+static LAST_END_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static LAST_WRITE_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static GAP_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+
+fn load_f(a: &std::sync::atomic::AtomicU64) -> f64 {
+    f64::from_bits(a.load(Ordering::Relaxed))
+}
+
+/// The program goes on after a checkpoint; `write_s` is its synchronous
+/// write's time (None: a background one, whose time its report brings).
+pub fn returned(write_s: Option<f64>) {
+    LAST_END_NS.store(crate::policy::now_ns(), Ordering::Relaxed);
+    if let Some(w) = write_s {
+        LAST_WRITE_S.store(w.to_bits(), Ordering::Relaxed);
+    }
+}
+
+/// Whether this checkpoint is written in the background. `auto`: unless
+/// the program computed less since the previous checkpoint than that one's
+/// write took: then checkpoints come faster than they are written, the
+/// next would wait for the writer anyway, and the fork, the copy-on-write
+/// faults and a writer competing with the program's threads for cores
+/// make background writing slower than writing in place (measured:
+/// docs/design.md section 15).
+pub fn wanted(s: &Session) -> bool {
+    match policy(s) {
+        Async::Off => false,
+        Async::Wait | Async::Skip => true,
+        Async::Auto => {
+            let gap = load_f(&GAP_S);
+            !(gap < load_f(&LAST_WRITE_S))
+        }
+    }
+}
+
+/// Memory available for a snapshot's copies, in bytes: DAO_MEM_AVAILABLE,
+/// else the smaller of /proc/meminfo's MemAvailable and the headroom of
+/// this process's cgroup (v2: memory.max - memory.current), if limited.
+pub fn mem_available(configured: Option<u64>) -> Option<u64> {
+    if configured.is_some() {
+        return configured;
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).map(|kib| kib * 1024)
+    });
+    let cgroup = cgroup_headroom();
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn cgroup_headroom() -> Option<u64> {
+    let rel = std::fs::read_to_string("/proc/self/cgroup").ok()?.lines().find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
+    let dir = PathBuf::from("/sys/fs/cgroup").join(rel.trim().trim_start_matches('/'));
+    let max = std::fs::read_to_string(dir.join("memory.max")).ok()?.trim().parse::<u64>().ok()?;
+    let cur = std::fs::read_to_string(dir.join("memory.current")).ok()?.trim().parse::<u64>().ok()?;
+    Some(max.saturating_sub(cur))
+}
+
+/// Why a background checkpoint cannot be afforded now, if so.
+pub fn unaffordable(rss: u64, available: Option<u64>) -> Option<String> {
+    let a = available?;
+    (rss > a).then(|| {
+        format!(
+            "a background checkpoint could need up to {} MiB (the resident size, if the program rewrites all of it while the snapshot is written) and {} MiB are available",
+            rss >> 20,
+            a >> 20
+        )
+    })
+}
+
+/// How the child's write ends under crash injection.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Kill {
+    None,
+    /// DAO_CRASH_IN: the job (parent and writer) half-way through.
+    Job,
+    /// DAO_CRASH_WRITER: the writer alone, half-way through.
+    Writer,
+}
+
+/// Forks the writer. `write` runs in the child and returns its report;
+/// `fields` are the DAO_STATS fields known now. Returns Err(errno text)
+/// when the fork (or the pipe) fails: the caller writes synchronously.
+#[allow(clippy::too_many_arguments)]
+pub fn start(
+    s: &mut Session,
+    seq: u64,
+    tmp: PathBuf,
+    frames: usize,
+    collect_s: f64,
+    t0: Instant,
+    fields: String,
+    write: impl FnOnce() -> Report,
+) -> Result<(), String> {
+    let measure = s.cfg.stats.is_some();
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: pipe2 writes two descriptors into the array we pass.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    let (rfd, wfd) = (fds[0], fds[1]);
+    let parent = std::process::id() as libc::pid_t;
+    let tf = Instant::now();
+    // SAFETY: fork; the child runs only `child` below and _exits.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: closing the descriptors pipe2 gave us.
+        unsafe {
+            libc::close(rfd);
+            libc::close(wfd);
+        }
+        return Err(format!("fork: {e}"));
+    }
+    if pid == 0 {
+        child(parent, rfd, wfd, measure, write);
+    }
+    let fork_s = tf.elapsed().as_secs_f64();
+    // SAFETY: our copy of the write end; the read end is made non-blocking.
+    unsafe {
+        libc::close(wfd);
+        let fl = libc::fcntl(rfd, libc::F_GETFL);
+        libc::fcntl(rfd, libc::F_SETFL, fl | libc::O_NONBLOCK);
+    }
+    let f = InFlight {
+        pid,
+        fd: rfd,
+        got: Vec::new(),
+        seq,
+        tmp,
+        fields,
+        frames,
+        collect_s,
+        pause_s: t0.elapsed().as_secs_f64(),
+        fork_s,
+        started: Instant::now(),
+        owner: std::process::id(),
+    };
+    *in_flight() = Some(f);
+    returned(None);
+    crate::policy::rearm();
+    Ok(())
+}
+
+/// The child: write, report, _exit. Never returns.
+/// `measure`: report the extra memory (for DAO_STATS; reading
+/// smaps_rollup walks the page tables).
+fn child(parent: libc::pid_t, rfd: RawFd, wfd: RawFd, measure: bool, write: impl FnOnce() -> Report) -> ! {
+    diag::WRITER_OF.store(parent, Ordering::Relaxed);
+    // SAFETY: plain libc calls on this single-threaded child.
+    unsafe {
+        libc::close(rfd);
+        // a handler of the program never runs here; ignored signals stay
+        // ignored (as across exec)
+        for sig in 1..32 {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP && libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction != libc::SIG_IGN && old.sa_sigaction != libc::SIG_DFL {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        // the parent died before the line above: nobody to write for
+        if libc::getppid() != parent {
+            libc::_exit(0);
+        }
+    }
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write))
+        .unwrap_or_else(|_| Report { result: Err(("panic".into(), "the background writer panicked".into())), ..Report::default() });
+    let mut r = r;
+    if measure {
+        r.extra_bytes = private_anon_bytes();
+    }
+    let b = r.encode();
+    let mut off = 0;
+    while off < b.len() {
+        // SAFETY: writing our own buffer to our pipe end.
+        let n = unsafe { libc::write(wfd, b[off..].as_ptr().cast(), b.len() - off) };
+        if n <= 0 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        off += n as usize;
+    }
+    // SAFETY: leave without atexit handlers, stdio flushes or destructors.
+    unsafe { libc::_exit(0) }
+}
+
+/// Anonymous memory of this process not shared with another (kB lines of
+/// /proc/self/smaps_rollup: Private_Dirty + Private_Clean of anonymous
+/// pages, approximated by Anonymous - Shared of the rollup).
+fn private_anon_bytes() -> u64 {
+    let Ok(t) = std::fs::read_to_string("/proc/self/smaps_rollup") else { return 0 };
+    let field = |name: &str| -> u64 {
+        t.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()).unwrap_or(0) * 1024
+    };
+    field("Private_Dirty:") + field("Private_Clean:")
+}
+
+/// Reads what the pipe holds. Returns true when the child is done (a
+/// complete report, or end of file: every write end closed).
+fn drain(f: &mut InFlight) -> bool {
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: reading into our buffer from our pipe end.
+        let n = unsafe { libc::read(f.fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n > 0 {
+            f.got.extend_from_slice(&buf[..n as usize]);
+            continue;
+        }
+        if n == 0 {
+            return true;
+        }
+        let e = std::io::Error::last_os_error();
+        match e.kind() {
+            std::io::ErrorKind::Interrupted => continue,
+            std::io::ErrorKind::WouldBlock => return Report::decode(&f.got).is_some(),
+            _ => return true,
+        }
+    }
+}
+
+/// Blocks until the child is done.
+fn wait_done(f: &mut InFlight) {
+    while !drain(f) {
+        let mut p = libc::pollfd { fd: f.fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: poll on one descriptor we own.
+        unsafe { libc::poll(&mut p, 1, -1) };
+    }
+}
+
+/// Writers that reported and were still exiting (tearing down their copy
+/// of the address space) when their report was read: reaped later.
+static EXITING: std::sync::Mutex<Vec<libc::pid_t>> = std::sync::Mutex::new(Vec::new());
+
+/// Reaps the writers of [`EXITING`] that have exited.
+fn reap_exited() {
+    let mut g = EXITING.lock().unwrap_or_else(|e| e.into_inner());
+    g.retain(|&pid| {
+        let mut st = 0;
+        // SAFETY: polling our own child.
+        let r = unsafe { libc::waitpid(pid, &mut st, libc::WNOHANG) };
+        r == 0
+    });
+}
+
+/// Reaps the child and returns how it ended: Some(signal) if killed; None
+/// when it exited or the program reaped it. `reported`: its report is
+/// complete, so it is not waited for (its exit may take a while: it
+/// unmaps its copy of the address space); it is reaped later.
+fn reap(pid: libc::pid_t, reported: bool) -> Option<i32> {
+    let mut st = 0;
+    loop {
+        // SAFETY: waiting for our own child.
+        let r = unsafe { libc::waitpid(pid, &mut st, if reported { libc::WNOHANG } else { 0 }) };
+        if r == 0 {
+            EXITING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+            return None;
+        }
+        if r == pid {
+            return libc::WIFSIGNALED(st).then(|| libc::WTERMSIG(st));
+        }
+        if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return None;
+    }
+}
+
+/// Before a checkpoint: settles the one being written. Under `skip`,
+/// returns false (skip this candidate) while the writer still runs;
+/// otherwise waits for it.
+pub fn before_checkpoint(s: &mut Session) -> bool {
+    let end = LAST_END_NS.load(Ordering::Relaxed);
+    let gap = if end == 0 { f64::INFINITY } else { crate::policy::now_ns().saturating_sub(end) as f64 * 1e-9 };
+    GAP_S.store(gap.to_bits(), Ordering::Relaxed);
+    let mut g = in_flight();
+    let Some(f) = g.as_mut() else { return true };
+    if f.owner != std::process::id() {
+        *g = None;
+        return true;
+    }
+    let wait_t = Instant::now();
+    if policy(s) == Async::Skip && !drain(f) {
+        return false;
+    }
+    wait_done(f);
+    let f = g.take().expect("in flight");
+    drop(g);
+    settle(s, f, wait_t.elapsed().as_secs_f64());
+    true
+}
+
+/// Waits for the checkpoint being written, if any, and settles it (at
+/// normal exit, before the run is marked finished; and right after the
+/// fork when DAO_CRASH_AFTER is due at this checkpoint).
+pub fn finish(s: &mut Session) {
+    let mut g = in_flight();
+    let Some(f) = g.as_mut() else { return };
+    if f.owner != std::process::id() {
+        *g = None;
+        return;
+    }
+    let t = Instant::now();
+    wait_done(f);
+    let f = g.take().expect("in flight");
+    drop(g);
+    settle(s, f, t.elapsed().as_secs_f64());
+}
+
+fn settle(s: &mut Session, f: InFlight, wait_s: f64) {
+    let report = Report::decode(&f.got);
+    reap_exited();
+    let killed = reap(f.pid, report.is_some());
+    // SAFETY: closing our read end.
+    unsafe { libc::close(f.fd) };
+    let elapsed = f.started.elapsed().as_secs_f64();
+    let Some(r) = report else {
+        let _ = std::fs::remove_file(&f.tmp);
+        let how = killed.map_or("ended".to_string(), |sig| format!("was killed by signal {sig}"));
+        diag::warn(format_args!(
+            "checkpoint {}: its background writer (pid {}) {how} before committing it; the previous checkpoint stays current (checkpointing continues)",
+            f.seq, f.pid
+        ));
+        crate::policy::rearm();
+        return;
+    };
+    if let Some(w) = &r.prune_warning {
+        diag::warn_once(&format!("prune {w}"), w);
+    }
+    LAST_WRITE_S.store(r.write_s.to_bits(), Ordering::Relaxed);
+    match r.result {
+        Ok((path, file_bytes)) => {
+            s.checkpoints += 1;
+            s.commits += 1;
+            s.next_seq = s.next_seq.max(f.seq + 1);
+            if s.cfg.verbose {
+                diag::info(format_args!(
+                    "checkpoint {} written to {} ({} bytes, {} frames, collect {:.6} s, pause {:.6} s, background write {:.6} s)",
+                    f.seq,
+                    path.display(),
+                    file_bytes,
+                    f.frames,
+                    f.collect_s,
+                    f.pause_s,
+                    r.write_s
+                ));
+            }
+            stats::append(
+                s.cfg.stats.as_deref(),
+                &format!(
+                    "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},\"encode_s\":{:.6},\"background\":{{\"mode\":\"fork\",\"policy\":\"{}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{}}},{}}}",
+                    f.seq,
+                    stats::quote(&path.display().to_string()),
+                    file_bytes,
+                    r.write_s,
+                    r.encode_s,
+                    match policy(s) {
+                        Async::Skip => "skip",
+                        Async::Wait => "wait",
+                        _ => "auto",
+                    },
+                    f.pause_s,
+                    f.fork_s,
+                    wait_s,
+                    elapsed,
+                    r.extra_bytes,
+                    f.fields
+                ),
+            );
+            if s.cfg.crash_after == Some(s.commits) {
+                if s.cfg.verbose {
+                    diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
+                }
+                diag::kill_self();
+            }
+        }
+        Err((key, e)) => {
+            let _ = std::fs::remove_file(&f.tmp);
+            diag::warn_once(&key, format_args!("{e} (checkpointing continues; this warning is shown once)"));
+            crate::policy::rearm();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_round_trip() {
+        let r = Report {
+            result: Ok((PathBuf::from("/tmp/d\tir/ckpt.000001.dao"), 1234)),
+            write_s: 0.5,
+            encode_s: 0.25,
+            prune_warning: Some("cannot prune\nx".into()),
+            extra_bytes: 4096,
+        };
+        let d = Report::decode(&r.encode()).unwrap();
+        assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
+        assert_eq!((d.write_s, d.encode_s, d.extra_bytes), (0.5, 0.25, 4096));
+        assert_eq!(d.prune_warning.as_deref(), Some("cannot prune x"));
+        let e = Report { result: Err(("write StorageFull".into(), "no space left".into())), ..Report::default() };
+        assert_eq!(Report::decode(&e.encode()).unwrap().result, Err(("write StorageFull".into(), "no space left".into())));
+        // cut short: no report
+        let b = r.encode();
+        assert!(Report::decode(&b[..b.len() - 2]).is_none());
+        assert!(Report::decode(b"").is_none());
+    }
+
+    #[test]
+    fn affordability() {
+        assert!(unaffordable(100 << 20, Some(50 << 20)).is_some());
+        assert!(unaffordable(10 << 20, Some(50 << 20)).is_none());
+        assert!(unaffordable(10 << 20, None).is_none());
+        assert_eq!(mem_available(Some(7)), Some(7));
+    }
+}

@@ -1,0 +1,388 @@
+//! Background checkpoints (issue #16): single-file checkpoints written by a
+//! forked copy-on-write snapshot of the program (`DAO_ASYNC=wait`, the
+//! default; `runtime/src/background.rs`). Every other whole-program, OpenMP
+//! and NPB test runs in this mode already (it is the default); this file
+//! has what only it can go wrong with, and the older synchronous mode's
+//! smaller matrix:
+//!
+//! - `auto_default`: with no DAO_ASYNC (`auto`), checkpoints far apart
+//!   are all written in the background (`"background":{"mode":"fork"..}`),
+//!   back-to-back ones (the program computes less between two than a write
+//!   takes) in place after the first; with `DAO_ASYNC=off` none is in the
+//!   background. The other tests force `DAO_ASYNC=wait`;
+//! - `kill_program_while_writer_runs`: the program SIGKILLed while its
+//!   writer child runs (found in /proc): the writer goes too (within 3 s),
+//!   the restart resumes from a checkpoint committed before the kill (or the
+//!   one in flight if it committed first), never from a temp file, and the
+//!   output equals the clean run's;
+//! - `writer_killed_alone`: `DAO_CRASH_WRITER=k` kills only the writer of
+//!   checkpoint k half-way: the program warns, goes on, the next checkpoint
+//!   is taken, the output is the clean one, no temp file stays; a crash
+//!   after that and a restart give the clean output;
+//! - `busy_skip` / `busy_wait`: a checkpoint due while the previous one is
+//!   still being written is skipped (`skip`, fewer checkpoints than
+//!   candidates with `DAO_EVERY=1`, scenarios with `exact_count: false`) or
+//!   waits for it (`wait`: every due checkpoint is taken, `wait_s` > 0 on
+//!   some);
+//! - `write_error_in_background`: the writer's file writes fail (file size
+//!   limit, SIGXFSZ ignored: EFBIG half-way through, as a full disk fails
+//!   a write): one warning, the program goes on, the checkpoint committed
+//!   before stays current;
+//! - `memory_pressure_falls_back`: `DAO_MEM_AVAILABLE` below the resident
+//!   size: one warning, checkpoints written synchronously, restarts right;
+//! - `sync_mode_matrix`: `DAO_ASYNC=off` through the crash scenarios on a C,
+//!   a Fortran and an OpenMP program.
+//!
+//! Run one: `cargo test --release -p dao-tests --test background kill`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dao_tests::build::{build_once, build_sources};
+use dao_tests::paths::{fresh_dir, tools};
+use dao_tests::process::{self, RunSpec};
+use dao_tests::{check_plan, Lang, Opt, Plan, Variant};
+
+struct Built {
+    clean: PathBuf,
+    inst: PathBuf,
+}
+
+fn build(name: &str, lang: Lang, rel: &str, flags: &[&str], opt: Opt) -> Built {
+    let src = tools().repo.join(rel);
+    let dir = tools().out.join("background-build").join(format!("{name}-{}", opt.name()));
+    let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+    let clean = build_once(&format!("bg-{name}-{}-clean", opt.name()), || build_sources(lang, &[src.clone()], &flags, opt, Variant::Clean, &dir)).unwrap();
+    let inst = build_once(&format!("bg-{name}-{}-inst", opt.name()), || build_sources(lang, &[src.clone()], &flags, opt, Variant::Instrumented, &dir)).unwrap();
+    Built { clean, inst }
+}
+
+/// DAO_ASYNC=wait: every checkpoint in the background.
+const WAIT: (&str, &str) = ("DAO_ASYNC", "wait");
+
+fn big_state() -> Built {
+    build("big_state", Lang::C, "test-programs/c/big_state.c", &[], Opt::O2)
+}
+
+fn spec<'a>(exe: &'a Path, args: &'a [&'a str], dir: &Path, env: &[(&'static str, &str)]) -> RunSpec<'a> {
+    let mut e: Vec<(&'static str, String)> = vec![
+        ("DAO_DIR", dir.join("ck").display().to_string()),
+        ("DAO_STATS", dir.join("stats.jsonl").display().to_string()),
+    ];
+    e.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    RunSpec { exe, args, env: e, stdout_append: dir.join("out.txt"), stderr: dir.join("err.txt") }
+}
+
+/// The clean run's output of `b` with `args`, in `dir/clean.txt`.
+fn reference(b: &Built, args: &[&str], dir: &Path) -> PathBuf {
+    let out = dir.join("clean.txt");
+    let _ = std::fs::remove_file(&out);
+    let s = RunSpec { exe: &b.clean, args, env: vec![], stdout_append: out.clone(), stderr: dir.join("clean.err") };
+    let r = process::run(&s, Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "clean run: {}", r.describe());
+    out
+}
+
+fn events(dir: &Path, event: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("stats.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == event)
+        .collect()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("ck")).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn committed_seqs(dir: &Path) -> Vec<u64> {
+    files(dir).iter().filter_map(|f| f.strip_prefix("ckpt.")?.strip_suffix(".dao")?.parse().ok()).collect()
+}
+
+/// The writer children of `pid` (/proc's children list of its threads).
+fn children(pid: u32) -> Vec<u32> {
+    let mut v = Vec::new();
+    if let Ok(d) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in d.flatten() {
+            if let Ok(s) = std::fs::read_to_string(t.path().join("children")) {
+                v.extend(s.split_whitespace().filter_map(|x| x.parse::<u32>().ok()));
+            }
+        }
+    }
+    v
+}
+
+/// The process is gone (or a zombie nobody waits for).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn auto_default() {
+    let b = big_state();
+    let dir = fresh_dir("background-default");
+    // (args, DAO_EVERY, DAO_ASYNC, checkpoints, how many in the background)
+    let runs: [(&[&str], &str, &str, usize, std::ops::RangeInclusive<usize>); 3] = [
+        // 30 hash passes per step: ~60 ms of work between checkpoints, far
+        // more than writing 16 MiB
+        (&["16", "24", "30"], "6", "", 4, 4..=4),
+        // no work between checkpoints: the first in the background, then
+        // in place (the next is due before the writer would be done)
+        (&["16", "24", "0"], "1", "", 24, 1..=3),
+        (&["16", "24", "30"], "6", "off", 4, 0..=0),
+    ];
+    for (args, every, mode, n, bg) in runs {
+        let clean = reference(&b, args, &dir);
+        let _ = std::fs::remove_dir_all(dir.join("ck"));
+        let _ = std::fs::remove_file(dir.join("stats.jsonl"));
+        let _ = std::fs::remove_file(dir.join("out.txt"));
+        let mut env = vec![("DAO_EVERY", every)];
+        if !mode.is_empty() {
+            env.push(("DAO_ASYNC", mode));
+        }
+        let r = process::run(&spec(&b.inst, args, &dir, &env), Duration::from_secs(120)).unwrap();
+        assert!(r.status.success(), "{mode}: {}", r.describe());
+        process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+        let ev = events(&dir, "checkpoint");
+        assert_eq!(ev.len(), n, "{args:?} DAO_ASYNC={mode:?}: {ev:?}");
+        let forked = ev.iter().filter(|e| e["background"]["mode"] == "fork").count();
+        assert!(bg.contains(&forked), "{args:?} DAO_EVERY={every} DAO_ASYNC={mode:?}: {forked} of {n} in the background, expected {bg:?}");
+        if n > 1 && mode.is_empty() {
+            assert_eq!(ev[0]["background"]["mode"], "fork", "the first checkpoint has no measurement against it: {}", ev[0]);
+        }
+        for e in &ev {
+            if e["background"]["mode"] == "fork" {
+                assert_eq!(e["background"]["policy"], "auto", "{e}");
+                // the snapshot's pause is collection + fork, the write is
+                // the child's; the child saw its own copies of the pages
+                // the program rewrote (every page, every step)
+                assert!(e["background"]["pause_s"].as_f64().unwrap() >= e["background"]["fork_s"].as_f64().unwrap(), "{e}");
+                assert!(e["write_s"].as_f64().unwrap() > 0.0, "{e}");
+                assert!(e["background"]["extra_bytes"].as_u64().is_some(), "{e}");
+            }
+        }
+        assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "{:?}", files(&dir));
+        assert!(r.stderr.is_empty(), "DAO_ASYNC={mode:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn kill_program_while_writer_runs() {
+    let b = big_state();
+    let args = ["96", "40"];
+    let base = fresh_dir("background-kill");
+    let clean = reference(&b, &args, &base);
+    // a checkpoint at every 3rd step: the kill comes when the program has
+    // a writer child for the 1st, 2nd or 3rd time after one commit
+    for (round, nth) in [1usize, 2, 3].into_iter().enumerate() {
+        let dir = base.join(format!("r{round}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let s = spec(&b.inst, &args, &dir, &[("DAO_EVERY", "3"), WAIT]);
+        let (mut child, _) = process::spawn(&s);
+        let pid = child.id();
+        let t0 = Instant::now();
+        let mut seen = Vec::new();
+        let mut victim = None;
+        while t0.elapsed() < Duration::from_secs(60) {
+            if let Ok(Some(st)) = child.try_wait() {
+                panic!("round {round}: the program ended ({st}) before {nth} writers were seen: {seen:?}");
+            }
+            let c = children(pid);
+            for w in &c {
+                if !seen.contains(w) {
+                    seen.push(*w);
+                }
+            }
+            if seen.len() >= nth && !c.is_empty() && !committed_seqs(&dir).is_empty() {
+                victim = Some((c[0], committed_seqs(&dir)));
+                // SAFETY: SIGKILL to the program we started.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(300));
+        }
+        let (writer, committed) = victim.unwrap_or_else(|| panic!("round {round}: no writer child seen while a checkpoint existed"));
+        let st = child.wait().unwrap();
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&st), Some(9));
+        let t = Instant::now();
+        while !gone(writer) && t.elapsed() < Duration::from_secs(3) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(gone(writer), "round {round}: the writer {writer} outlived its program by 3 s");
+        // restart: resumes from what was committed at the kill (or from the
+        // checkpoint in flight, had it committed in between)
+        let r = process::run(&s, Duration::from_secs(120)).unwrap();
+        assert!(r.status.success(), "round {round}: {}", r.describe());
+        assert!(r.stderr.contains("dao: resuming"), "round {round}: {}", r.stderr);
+        let restart = events(&dir, "restart");
+        assert_eq!(restart.len(), 1, "{restart:?}");
+        let from = restart[0]["seq"].as_u64().unwrap();
+        let newest = *committed.iter().max().unwrap();
+        assert!(from == newest || from == newest + 1, "round {round}: resumed from {from}, committed at the kill: {committed:?}");
+        process::compare_outputs(&clean, &dir.join("out.txt")).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "round {round}: {:?}", files(&dir));
+    }
+}
+
+#[test]
+fn writer_killed_alone() {
+    let b = big_state();
+    let dir = fresh_dir("background-writer-killed");
+    let args = ["16", "24"];
+    let clean = reference(&b, &args, &dir);
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(r.stderr.contains("background writer") && r.stderr.contains("killed by signal 9") && r.stderr.contains("previous checkpoint stays current"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+    // six due, the second lost; the next ones are taken (the lost one's
+    // number is given to the next)
+    let ev = events(&dir, "checkpoint");
+    assert_eq!(ev.len(), 5, "{ev:?}");
+    let seqs: Vec<u64> = ev.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=5).collect::<Vec<_>>(), "{seqs:?}");
+    assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "{:?}", files(&dir));
+    // and a crash after the loss restarts right
+    std::fs::remove_dir_all(dir.join("ck")).unwrap();
+    std::fs::remove_file(dir.join("out.txt")).unwrap();
+    std::fs::remove_file(dir.join("stats.jsonl")).unwrap();
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), ("DAO_CRASH_AFTER", "3"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.killed_by(9), "{}", r.describe());
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success() && r.stderr.contains("dao: resuming"), "{}", r.describe());
+    assert_eq!(events(&dir, "restart")[0]["seq"], 3);
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+}
+
+/// DAO_ASYNC=wait with a checkpoint at every candidate: each waits for the
+/// previous writer (some wait_s > 0) and none is skipped.
+#[test]
+fn busy_wait() {
+    let b = big_state();
+    let dir = fresh_dir("background-busy-wait");
+    let args = ["32", "12"];
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "1"), ("DAO_ASYNC", "wait")]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "{}", r.describe());
+    let ev = events(&dir, "checkpoint");
+    assert_eq!(ev.len(), 12, "{}", ev.len());
+    assert!(ev.iter().all(|e| e["background"]["policy"] == "wait"));
+    assert!(ev.iter().any(|e| e["background"]["wait_s"].as_f64().unwrap() > 0.0), "{ev:?}");
+}
+
+/// DAO_ASYNC=skip: candidates that come while a writer runs are skipped;
+/// the scenarios (with a checkpoint count that depends on timing).
+#[test]
+fn busy_skip() {
+    let b = big_state();
+    let dir = fresh_dir("background-busy-skip");
+    let args = ["32", "40"];
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "1"), ("DAO_ASYNC", "skip")]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "{}", r.describe());
+    let ev = events(&dir, "checkpoint");
+    assert!(!ev.is_empty() && ev.len() < 40, "skip: {} checkpoints at 40 candidates (writing 32 MiB takes longer than a step)", ev.len());
+    assert!(ev.iter().all(|e| e["background"]["policy"] == "skip"));
+    let clean = b.clean.clone();
+    check_plan(&Plan {
+        label: "big_state O2 DAO_ASYNC=skip".into(),
+        dir: fresh_dir("background-busy-skip-plan"),
+        clean,
+        inst: b.inst.clone(),
+        args: &["8", "48"],
+        env: vec![("DAO_ASYNC", "skip".into())],
+        every: 4,
+        crash_after: &[1, 3],
+        crash_in: &[2],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: false,
+    });
+}
+
+#[test]
+fn write_error_in_background() {
+    let b = big_state();
+    let dir = fresh_dir("background-write-error");
+    let args = ["16", "24"];
+    let clean = reference(&b, &args, &dir);
+    // two checkpoints committed, then killed
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_AFTER", "2"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.killed_by(9), "{}", r.describe());
+    // the restart's writers hit the file size limit (8 MiB of 16): EFBIG
+    let s = spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), WAIT]);
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg("ulimit -f 16384; trap '' XFSZ; exec \"$0\" \"$@\"").arg(&b.inst).args(args);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("DAO_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in &s.env {
+        cmd.env(k, v);
+    }
+    let out = std::fs::OpenOptions::new().append(true).open(dir.join("out.txt")).unwrap();
+    let o = cmd.stdout(out).stderr(std::process::Stdio::piped()).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}: {err}", o.status);
+    assert!(err.contains("dao: resuming"), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("dao: warning")).collect();
+    assert_eq!(warnings.len(), 1, "one warning for the failed writes: {err}");
+    assert!(warnings[0].contains("File too large") && warnings[0].contains("checkpointing continues"), "{err}");
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+    // nothing committed after the restart; no temp file; checkpoint 2 there
+    assert_eq!(committed_seqs(&dir), vec![1, 2], "{:?}", files(&dir));
+    assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "{:?}", files(&dir));
+}
+
+#[test]
+fn memory_pressure_falls_back() {
+    let b = big_state();
+    let dir = fresh_dir("background-memory");
+    let args = ["16", "24"];
+    let clean = reference(&b, &args, &dir);
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_MEM_AVAILABLE", "1M"), ("DAO_CRASH_AFTER", "3"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.killed_by(9), "{}", r.describe());
+    assert_eq!(r.stderr.lines().filter(|l| l.contains("written by the program (synchronously)")).count(), 1, "{}", r.stderr);
+    let ev = events(&dir, "checkpoint");
+    assert_eq!(ev.len(), 3);
+    assert!(ev.iter().all(|e| e.get("background").is_none()), "{ev:?}");
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_MEM_AVAILABLE", "1G"), WAIT]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success() && r.stderr.contains("dao: resuming"), "{}", r.describe());
+    assert!(!r.stderr.contains("synchronously"), "{}", r.stderr);
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+    assert!(events(&dir, "checkpoint")[3..].iter().all(|e| e["background"]["mode"] == "fork"));
+}
+
+/// The synchronous mode keeps a smaller matrix: a C, a Fortran and an
+/// OpenMP program (checkpoints inside a region, 3 threads, team writes)
+/// through every scenario, at -O2.
+#[test]
+fn sync_mode_matrix() {
+    let rows: [(&str, Lang, &str, &[&str], &[&str], u64); 3] = [
+        ("grid3d", Lang::C, "test-programs/c/grid3d.c", &[], &["80"], 60),
+        ("main_loop", Lang::Fortran, "test-programs/fortran/main_loop.f90", &[], &["4000000"], 350),
+        ("stencil3d_heap", Lang::C, "test-programs/omp/c/stencil3d_heap.c", &["-fopenmp"], &["65"], 200),
+    ];
+    for (name, lang, src, flags, args, every) in rows {
+        let b = build(name, lang, src, flags, Opt::O2);
+        check_plan(&Plan {
+            label: format!("{name} O2 DAO_ASYNC=off"),
+            dir: fresh_dir(&format!("background-sync-{name}")),
+            clean: b.clean.clone(),
+            inst: b.inst.clone(),
+            args,
+            env: vec![("DAO_ASYNC", "off".into()), ("OMP_NUM_THREADS", "3".into())],
+            every,
+            crash_after: &[1, 4],
+            crash_in: &[2],
+            drop_lines: &[],
+            reference_lines: vec![],
+            exact_count: true,
+        });
+    }
+}
