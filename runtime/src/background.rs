@@ -165,6 +165,8 @@ pub fn policy(s: &Session) -> Async {
 static LAST_END_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static LAST_WRITE_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static GAP_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+/// The checkpoint now being taken had to wait for the previous writer.
+static WAITED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn load_f(a: &std::sync::atomic::AtomicU64) -> f64 {
     f64::from_bits(a.load(Ordering::Relaxed))
@@ -180,11 +182,12 @@ pub fn returned(write_s: Option<f64>) {
 }
 
 /// Whether this checkpoint is written in the background. `auto`: unless
-/// the program computed less since the previous checkpoint than that one's
-/// write took: then checkpoints come faster than they are written, the
-/// next would wait for the writer anyway, and the fork, the copy-on-write
-/// faults and a writer competing with the program's threads for cores
-/// make background writing slower than writing in place (measured:
+/// checkpoints come faster than they are written: this one had to wait for
+/// the previous writer (more than 1 ms), or the program computed less since
+/// the previous (synchronous) checkpoint than its write took. Then the next
+/// would wait for the writer anyway, and the fork, the copy-on-write faults
+/// and a writer competing with the program's threads for cores make
+/// background writing slower than writing in place (measured:
 /// docs/design.md section 15).
 pub fn wanted(s: &Session) -> bool {
     match policy(s) {
@@ -192,7 +195,7 @@ pub fn wanted(s: &Session) -> bool {
         Async::Wait | Async::Skip => true,
         Async::Auto => {
             let gap = load_f(&GAP_S);
-            !(gap < load_f(&LAST_WRITE_S))
+            !WAITED.load(Ordering::Relaxed) && !(gap < load_f(&LAST_WRITE_S))
         }
     }
 }
@@ -444,6 +447,7 @@ pub fn before_checkpoint(s: &mut Session) -> bool {
     let end = LAST_END_NS.load(Ordering::Relaxed);
     let gap = if end == 0 { f64::INFINITY } else { crate::policy::now_ns().saturating_sub(end) as f64 * 1e-9 };
     GAP_S.store(gap.to_bits(), Ordering::Relaxed);
+    WAITED.store(false, Ordering::Relaxed);
     let mut g = in_flight();
     let Some(f) = g.as_mut() else { return true };
     if f.owner != std::process::id() {
@@ -457,7 +461,9 @@ pub fn before_checkpoint(s: &mut Session) -> bool {
     wait_done(f);
     let f = g.take().expect("in flight");
     drop(g);
-    settle(s, f, wait_t.elapsed().as_secs_f64());
+    let waited = wait_t.elapsed().as_secs_f64();
+    WAITED.store(waited > 0.001, Ordering::Relaxed);
+    settle(s, f, waited);
     true
 }
 
