@@ -188,14 +188,18 @@ pub fn returned(write_s: Option<f64>) {
 /// would wait for the writer anyway, and the fork, the copy-on-write faults
 /// and a writer competing with the program's threads for cores make
 /// background writing slower than writing in place (measured:
-/// docs/design.md section 15).
-pub fn wanted(s: &Session) -> bool {
+/// docs/design.md section 15). `auto` also writes in place inside a
+/// non-blocking round (`nonblocking_round`), where the checked-in workers
+/// run while the master forks: see docs/design.md section 15, "What is not
+/// solved here".
+pub fn wanted(s: &Session, nonblocking_round: bool) -> bool {
     match policy(s) {
         Async::Off => false,
         Async::Wait | Async::Skip => true,
+        Async::Auto if nonblocking_round => false,
         Async::Auto => {
             let gap = load_f(&GAP_S);
-            !WAITED.load(Ordering::Relaxed) && !(gap < load_f(&LAST_WRITE_S))
+            !WAITED.load(Ordering::Relaxed) && gap >= load_f(&LAST_WRITE_S)
         }
     }
 }

@@ -138,7 +138,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
     }
     // Background (DAO_ASYNC=wait|skip, the default): a forked child writes
     // the file from its copy-on-write image; the program goes on.
-    if crate::background::wanted(s) {
+    if crate::background::wanted(s, round.is_some_and(|(p, _)| p == "nonblocking")) {
         match crate::background::unaffordable(rss, crate::background::mem_available(s.cfg.mem_available)) {
             Some(why) => diag::warn_once("background memory", format_args!("{why}: this checkpoint is written by the program (synchronously); this warning is shown once")),
             None => {

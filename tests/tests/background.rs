@@ -30,6 +30,9 @@
 //!   before stays current;
 //! - `memory_pressure_falls_back`: `DAO_MEM_AVAILABLE` below the resident
 //!   size: one warning, checkpoints written synchronously, restarts right;
+//! - `forked_inside_nonblocking_rounds`: `DAO_ASYNC=wait` on an OpenMP
+//!   program with checkpoints inside a non-blocking round (where `auto`
+//!   writes in place), every scenario;
 //! - `sync_mode_matrix`: `DAO_ASYNC=off` through the crash scenarios on a C,
 //!   a Fortran and an OpenMP program.
 //!
@@ -356,6 +359,39 @@ fn memory_pressure_falls_back() {
     assert!(!r.stderr.contains("synchronously"), "{}", r.stderr);
     process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
     assert!(events(&dir, "checkpoint")[3..].iter().all(|e| e["background"]["mode"] == "fork"));
+}
+
+/// `auto` writes in place inside non-blocking rounds (background.rs,
+/// `wanted`); `DAO_ASYNC=wait` forks there too: an OpenMP program with
+/// checkpoints inside its region (stencil3d_heap, 3 threads, non-blocking)
+/// through every scenario with every checkpoint forked.
+#[test]
+fn forked_inside_nonblocking_rounds() {
+    let b = build("stencil3d_heap", Lang::C, "test-programs/omp/c/stencil3d_heap.c", &["-fopenmp"], Opt::O2);
+    let dir = fresh_dir("background-nb-wait");
+    check_plan(&Plan {
+        label: "stencil3d_heap O2 t=3 nonblocking DAO_ASYNC=wait".into(),
+        dir: dir.clone(),
+        clean: b.clean.clone(),
+        inst: b.inst.clone(),
+        args: &["65"],
+        env: vec![("DAO_ASYNC", "wait".into()), ("OMP_NUM_THREADS", "3".into()), ("DAO_PROTOCOL", "nonblocking".into())],
+        every: 200,
+        crash_after: &[1, 4],
+        crash_in: &[2],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: true,
+    });
+    // the uninterrupted run's checkpoints inside the region were forked
+    let forked = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".stats"))
+        .flat_map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|l| l.contains("\"protocol\":\"nonblocking\"") && l.contains("\"mode\":\"fork\""))
+        .count();
+    assert!(forked > 0, "no checkpoint inside a non-blocking round was written by a forked writer");
 }
 
 /// The synchronous mode keeps a smaller matrix: a C, a Fortran and an
