@@ -46,6 +46,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::config::Async;
+use dao_store::{Engine, Region};
 
 use crate::diag;
 use crate::session::Session;
@@ -71,11 +72,13 @@ pub struct Report {
     /// program rewrote while the snapshot lived, plus the child's own
     /// buffers): the snapshot's extra resident memory.
     pub extra_bytes: u64,
+    /// DAO_STORE=engine: what the engine committed (`storage::Done::encode`).
+    pub store: Option<String>,
 }
 
 impl Default for Report {
     fn default() -> Self {
-        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0 }
+        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, store: None }
     }
 }
 
@@ -92,6 +95,9 @@ impl Report {
         t.push_str(&format!("write_s\t{}\nencode_s\t{}\nextra\t{}\n", self.write_s, self.encode_s, self.extra_bytes));
         if let Some(w) = &self.prune_warning {
             t.push_str(&format!("prune\t{}\n", clean(w)));
+        }
+        if let Some(w) = &self.store {
+            t.push_str(&format!("store\t{}\n", clean(w)));
         }
         t.push_str("end\n");
         t.into_bytes()
@@ -114,6 +120,7 @@ impl Report {
                 "encode_s" => r.encode_s = f.next()?.parse().ok()?,
                 "extra" => r.extra_bytes = f.next()?.parse().ok()?,
                 "prune" => r.prune_warning = Some(f.next().unwrap_or("").to_string()),
+                "store" => r.store = Some(line["store\t".len()..].to_string()),
                 "end" => {
                     r.result = result?;
                     return Some(r);
@@ -145,6 +152,8 @@ struct InFlight {
     /// The process that forked (a child of the program that exits must not
     /// settle its parent's writer).
     owner: u32,
+    /// DAO_STORE=engine: the engine's checkpoint (settled by storage.rs).
+    engine: Option<Box<ForkJob>>,
 }
 
 static IN_FLIGHT: std::sync::Mutex<Option<InFlight>> = std::sync::Mutex::new(None);
@@ -263,13 +272,14 @@ pub fn start(
     collect_s: f64,
     t0: Instant,
     fields: String,
+    engine: Option<Box<ForkJob>>,
     write: impl FnOnce() -> Report,
-) -> Result<(), String> {
+) -> Result<(), (String, Option<Box<ForkJob>>)> {
     let measure = s.cfg.stats.is_some();
     let mut fds = [0 as RawFd; 2];
     // SAFETY: pipe2 writes two descriptors into the array we pass.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+        return Err((format!("pipe: {}", std::io::Error::last_os_error()), engine));
     }
     let (rfd, wfd) = (fds[0], fds[1]);
     let parent = std::process::id() as libc::pid_t;
@@ -283,7 +293,7 @@ pub fn start(
             libc::close(rfd);
             libc::close(wfd);
         }
-        return Err(format!("fork: {e}"));
+        return Err((format!("fork: {e}"), engine));
     }
     if pid == 0 {
         child(parent, rfd, wfd, measure, write);
@@ -308,6 +318,7 @@ pub fn start(
         fork_s,
         started: Instant::now(),
         owner: std::process::id(),
+        engine,
     };
     *in_flight() = Some(f);
     returned(None);
@@ -488,13 +499,27 @@ pub fn finish(s: &mut Session) {
     settle(s, f, t.elapsed().as_secs_f64());
 }
 
-fn settle(s: &mut Session, f: InFlight, wait_s: f64) {
+fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
     let report = Report::decode(&f.got);
     reap_exited();
     let killed = reap(f.pid, report.is_some());
     // SAFETY: closing our read end.
     unsafe { libc::close(f.fd) };
     let elapsed = f.started.elapsed().as_secs_f64();
+    let policy_name = match policy(s) {
+        Async::Skip => "skip",
+        Async::Wait => "wait",
+        _ => "auto",
+    };
+    let background = format!(
+        "{{\"mode\":\"fork\",\"policy\":\"{policy_name}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{}}}",
+        f.pause_s,
+        f.fork_s,
+        wait_s,
+        elapsed,
+        report.as_ref().map_or(0, |r| r.extra_bytes)
+    );
+    let engine = f.engine.take();
     let Some(r) = report else {
         let _ = std::fs::remove_file(&f.tmp);
         let how = killed.map_or("ended".to_string(), |sig| format!("was killed by signal {sig}"));
@@ -502,13 +527,23 @@ fn settle(s: &mut Session, f: InFlight, wait_s: f64) {
             "checkpoint {}: its background writer (pid {}) {how} before committing it; the previous checkpoint stays current (checkpointing continues)",
             f.seq, f.pid
         ));
+        if let Some(job) = engine {
+            settle_forked(s, *job, None, policy_name, &background, f.pause_s);
+        }
         crate::policy::rearm();
         return;
     };
+    LAST_WRITE_S.store(r.write_s.to_bits(), Ordering::Relaxed);
+    if let Some(job) = engine {
+        if r.result.is_err() {
+            let _ = std::fs::remove_file(&f.tmp);
+        }
+        settle_forked(s, *job, Some(r), policy_name, &background, f.pause_s);
+        return;
+    }
     if let Some(w) = &r.prune_warning {
         diag::warn_once(&format!("prune {w}"), w);
     }
-    LAST_WRITE_S.store(r.write_s.to_bits(), Ordering::Relaxed);
     match r.result {
         Ok((path, file_bytes)) => {
             s.checkpoints += 1;
@@ -529,22 +564,12 @@ fn settle(s: &mut Session, f: InFlight, wait_s: f64) {
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},\"encode_s\":{:.6},\"background\":{{\"mode\":\"fork\",\"policy\":\"{}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{}}},{}}}",
+                    "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},\"encode_s\":{:.6},\"background\":{background},{}}}",
                     f.seq,
                     stats::quote(&path.display().to_string()),
                     file_bytes,
                     r.write_s,
                     r.encode_s,
-                    match policy(s) {
-                        Async::Skip => "skip",
-                        Async::Wait => "wait",
-                        _ => "auto",
-                    },
-                    f.pause_s,
-                    f.fork_s,
-                    wait_s,
-                    elapsed,
-                    r.extra_bytes,
                     f.fields
                 ),
             );
@@ -563,6 +588,145 @@ fn settle(s: &mut Session, f: InFlight, wait_s: f64) {
     }
 }
 
+// ---- the storage engine (DAO_STORE=engine) run by the writer ----
+/// An engine checkpoint written by a forked writer: what
+/// the parent settles when the writer reports.
+pub struct ForkJob {
+    pending: crate::storage::Pending,
+    /// The mapping shared with the writer (address, length): its first 8
+    /// bytes the length of the chain hand-over that follows
+    /// (`Engine::export_advance`).
+    shm: usize,
+    shm_len: usize,
+}
+
+
+/// Starts a forked writer that runs the engine on the child's image of
+/// `regions` and `skeleton`. Err (the pipe, the mapping or the fork
+/// failed): nothing was started, the caller writes synchronously.
+pub fn checkpoint_forked(s: &mut Session, regions: &[Region<'_>], skeleton: &[u8], p: crate::storage::Pending, t0: Instant, kill: Kill) -> Result<(), String> {
+    let e = crate::storage::sync_engine(s).ok_or("no synchronous storage engine")?;
+    let shm_len = e.advance_bound(regions) + 8;
+    // SAFETY: a fresh anonymous shared mapping; unmapped when the job settles.
+    let shm = unsafe { libc::mmap(std::ptr::null_mut(), shm_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0) };
+    if shm == libc::MAP_FAILED {
+        return Err(format!("mmap: {}", std::io::Error::last_os_error()));
+    }
+    let seq = e.next_seq();
+    let tmp = e.dir().path().join(format!(".{}.tmp", dao_store::StoreDir::file_name(seq)));
+    let engine_ptr: *mut Engine = e;
+    let (frames, collect_s) = (p.frames, p.collect_s);
+    let job = ForkJob { pending: p, shm: shm as usize, shm_len };
+    let write = move || {
+        // SAFETY: runs only in the forked child, on its own copy of the
+        // engine (the parent's is not touched by it).
+        let e = unsafe { &mut *engine_ptr };
+        engine_in_child(e, regions, skeleton, kill, shm.cast::<u8>(), shm_len)
+    };
+    match start(s, seq, tmp, frames, collect_s, t0, String::new(), Some(Box::new(job)), write) {
+        Ok(()) => {
+            // the number is the writer's, whatever becomes of it
+            if let Some(e) = crate::storage::sync_engine(s) {
+                e.skip_to(seq + 1);
+                s.next_seq = e.next_seq();
+            }
+            Ok(())
+        }
+        Err((e, job)) => {
+            if let Some(job) = job {
+                unmap(&job);
+            }
+            Err(e)
+        }
+    }
+}
+
+fn unmap(job: &ForkJob) {
+    // SAFETY: the mapping made in checkpoint_forked, unmapped once.
+    unsafe { libc::munmap(job.shm as *mut libc::c_void, job.shm_len) };
+}
+
+/// The forked writer's work: the engine's checkpoint (hash, delta,
+/// pipeline, commit, GC) and the chain hand-over into the shared mapping.
+fn engine_in_child(e: &mut Engine, regions: &[Region<'_>], skeleton: &[u8], kill: Kill, shm: *mut u8, shm_len: usize) -> Report {
+    use crate::storage::error_key;
+    let t = Instant::now();
+    if let Err(err) = e.after_fork() {
+        return Report { result: Err((format!("store {}", error_key(&err)), err.to_string())), ..Report::default() };
+    }
+    e.set_fault(match kill {
+        Kill::None => None,
+        Kill::Job => Some(crate::storage::crash_fault(true)),
+        Kill::Writer => Some(crate::storage::crash_fault(false)),
+    });
+    let r = e.checkpoint(regions, skeleton);
+    let write_s = t.elapsed().as_secs_f64();
+    match r {
+        Ok(c) => {
+            let b = e.export_advance(&c);
+            // SAFETY: the mapping holds shm_len bytes; a hand-over that does
+            // not fit (it cannot: advance_bound) is left out (length 0), and
+            // the parent starts a new chain.
+            unsafe {
+                let n = if b.len() + 8 <= shm_len { b.len() } else { 0 };
+                std::ptr::copy_nonoverlapping((n as u64).to_le_bytes().as_ptr(), shm, 8);
+                std::ptr::copy_nonoverlapping(b.as_ptr(), shm.add(8), n);
+            }
+            Report { result: Ok((c.path.clone(), c.file_bytes)), write_s, store: Some(crate::storage::Done::from(&c).encode()), ..Report::default() }
+        }
+        Err(err) => Report { result: Err((format!("store {}", error_key(&err)), err.to_string())), write_s, ..Report::default() },
+    }
+}
+
+/// Settles an engine checkpoint a forked writer wrote (background.rs):
+/// `r` its report (None: it died before reporting), `policy` DAO_ASYNC's,
+/// `background` the DAO_STATS `"background"` object.
+/// `pause_s`: the time the program stopped for it (collection, fork).
+fn settle_forked(s: &mut Session, mut job: ForkJob, r: Option<Report>, policy: &str, background: &str, pause_s: f64) {
+    job.pending.pause_s = pause_s;
+    let seq = job.pending.seq;
+    let outcome = match r {
+        None => None,
+        Some(r) => Some(match r.result {
+            Ok((path, _)) => match r.store.as_deref().and_then(|l| crate::storage::Done::decode(l, path)) {
+                Some(d) => Ok(d),
+                None => Err(("store report".to_string(), "the background writer's report is malformed".to_string())),
+            },
+            Err(e) => Err(e),
+        }),
+    };
+    if let Some(Ok(_)) = &outcome {
+        // SAFETY: reading the hand-over the writer (now done) left in the mapping.
+        let hand_over = unsafe {
+            let p = job.shm as *const u8;
+            let mut n = [0u8; 8];
+            std::ptr::copy_nonoverlapping(p, n.as_mut_ptr(), 8);
+            let n = (u64::from_le_bytes(n) as usize).min(job.shm_len - 8);
+            std::slice::from_raw_parts(p.add(8), n).to_vec()
+        };
+        if let Some(e) = crate::storage::sync_engine(s) {
+            if let Err(err) = e.import_advance(&hand_over) {
+                // the next checkpoint is full: never a delta against a
+                // reference the parent does not have
+                e.reset_chain();
+                diag::warn_once("store hand-over", format_args!("checkpoint {seq}: {err}; the next checkpoint starts a new chain"));
+            }
+        }
+    }
+    unmap(&job);
+    let ForkJob { pending, .. } = job;
+    match outcome {
+        None => {} // background.rs warned
+        Some(r) => {
+            let failed = r.is_err();
+            crate::storage::settle(s, pending, r, policy, "fork", &format!(",\"background\":{background}"));
+            if failed {
+                crate::policy::rearm();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,8 +739,13 @@ mod tests {
             encode_s: 0.25,
             prune_warning: Some("cannot prune\nx".into()),
             extra_bytes: 4096,
+            store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4".into()),
         };
         let d = Report::decode(&r.encode()).unwrap();
+        assert_eq!(d.store, r.store);
+        let done = crate::storage::Done::decode(d.store.as_deref().unwrap(), PathBuf::from("x")).unwrap();
+        assert_eq!((done.kind, done.parent, done.seq, done.collected, done.write_s), ("incremental", Some(3), 4, 1, 0.75));
+        assert_eq!(crate::storage::Done::decode(&done.encode(), PathBuf::from("x")), Some(done));
         assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
         assert_eq!((d.write_s, d.encode_s, d.extra_bytes), (0.5, 0.25, 4096));
         assert_eq!(d.prune_warning.as_deref(), Some("cannot prune x"));

@@ -131,29 +131,26 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
         timestamp: session::unix_time(),
     };
     let crash_now = s.cfg.crash_in == Some(s.attempts);
+    let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
     if s.storage.is_some() {
         let parts = c.parts(&header, &rt, &omp);
         let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round));
-        return store_write(s, &parts, fields, t0, collect_s, crash_now);
+        // a forked writer runs the (synchronous) engine: DAO_SNAPSHOT=fork
+        let fork = crate::storage::forkable(s) && background_affordable(s, nonblocking_round, rss);
+        let kill = kill_of(s, crash_now);
+        return store_write(s, &parts, fields, t0, collect_s, crash_now, fork.then_some(kill));
     }
     // Background (DAO_ASYNC=wait|skip, the default): a forked child writes
     // the file from its copy-on-write image; the program goes on.
-    if crate::background::wanted(s, round.is_some_and(|(p, _)| p == "nonblocking")) {
-        match crate::background::unaffordable(rss, crate::background::mem_available(s.cfg.mem_available)) {
-            Some(why) => diag::warn_once("background memory", format_args!("{why}: this checkpoint is written by the program (synchronously); this warning is shown once")),
-            None => {
+    if background_affordable(s, nonblocking_round, rss) {
+        {
+            {
                 let fields = stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
-                let kill = if crash_now {
-                    crate::background::Kill::Job
-                } else if s.cfg.crash_writer == Some(s.attempts) {
-                    crate::background::Kill::Writer
-                } else {
-                    crate::background::Kill::None
-                };
+                let kill = kill_of(s, crash_now);
                 let tmp = dir.path().join(format!(".{}.tmp", dao_format::CheckpointDir::file_name(header.seq)));
                 let (keep, run_id) = (s.cfg.keep, s.run_id);
                 let write = || write_in_child(&dir, &header, &rt, &omp, &c, kill, run_id, keep);
-                match crate::background::start(s, header.seq, tmp, c.chain.len(), collect_s, t0, fields, write) {
+                match crate::background::start(s, header.seq, tmp, c.chain.len(), collect_s, t0, fields, None, write) {
                     Ok(()) => {
                         // DAO_CRASH_AFTER due at this one: the kill comes
                         // once it is committed, as when writing in place
@@ -162,7 +159,7 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
                         }
                         return;
                     }
-                    Err(e) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
+                    Err((e, _)) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
                 }
             }
         }
@@ -246,6 +243,34 @@ fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Sto
     }
 }
 
+/// Whether this checkpoint is written by a forked writer: the policy wants
+/// it (`background::wanted`) and the memory for the snapshot's copies is
+/// there (else one warning, and it is written in place).
+fn background_affordable(s: &Session, nonblocking_round: bool, rss: u64) -> bool {
+    if !crate::background::wanted(s, nonblocking_round) {
+        return false;
+    }
+    match crate::background::unaffordable(rss, crate::background::mem_available(s.cfg.mem_available)) {
+        Some(why) => {
+            diag::warn_once("background memory", format_args!("{why}: this checkpoint is written by the program (synchronously); this warning is shown once"));
+            false
+        }
+        None => true,
+    }
+}
+
+/// How a forked writer of this attempt is to die (DAO_CRASH_IN: the job,
+/// DAO_CRASH_WRITER: itself), if at all.
+fn kill_of(s: &Session, crash_now: bool) -> crate::background::Kill {
+    if crash_now {
+        crate::background::Kill::Job
+    } else if s.cfg.crash_writer == Some(s.attempts) {
+        crate::background::Kill::Writer
+    } else {
+        crate::background::Kill::None
+    }
+}
+
 /// What a failed write warns once per: the I/O error, not the file.
 fn write_error_key(e: &dao_format::DirError) -> String {
     format!("write {:?} {}", e.io().kind(), e.io())
@@ -293,7 +318,8 @@ fn write_in_child(
 
 /// DAO_STORE=engine: the checkpoint as a skeleton plus regions, handed to
 /// the storage engine (storage.rs).
-fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, collect_s: f64, crash_now: bool) {
+/// `fork`: written by a forked writer, dying as this says.
+fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, collect_s: f64, crash_now: bool, fork: Option<crate::background::Kill>) {
     let t = Instant::now();
     let skeleton = match dao_format::encode_skeleton(parts) {
         Ok(b) => b,
@@ -320,7 +346,29 @@ fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, 
         copy_s: 0.0,
         wait_s: 0.0,
     };
+    let p = match fork {
+        None => p,
+        Some(kill) => {
+            let p2 = crate::storage::Pending { fields: p.fields.clone(), ..p };
+            match crate::background::checkpoint_forked(s, &regions, &skeleton, p, t0, kill) {
+                Ok(()) => {
+                    // DAO_CRASH_AFTER due at this one: the kill comes once
+                    // it is committed, as when writing in place
+                    if s.cfg.crash_after == Some(s.commits + 1) {
+                        crate::background::finish(s);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once"));
+                    p2
+                }
+            }
+        }
+    };
     crate::storage::checkpoint(s, &regions, &skeleton, p, t0, crash_now);
+    // DAO_ASYNC=auto compares the next gap with this write
+    crate::background::returned(Some(t0.elapsed().as_secs_f64()));
 }
 
 /// The DAO_STATS fields of a checkpoint event common to both storages.

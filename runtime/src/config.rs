@@ -96,6 +96,12 @@ pub struct Config {
     /// DAO_MEM_AVAILABLE: the memory a background snapshot may use, instead
     /// of what /proc/meminfo and the cgroup say.
     pub mem_available: Option<u64>,
+    /// DAO_SNAPSHOT=copy: with DAO_STORE=engine, a background checkpoint is
+    /// the engine's staging copy flushed by its thread (DAO_ASYNC=wait|skip;
+    /// auto is off there); fork (default): a forked copy-on-write writer,
+    /// as for single files (background.rs), the engine opened synchronous
+    /// in both processes.
+    pub snapshot_copy: bool,
 }
 
 /// One environment variable: name, meaning, default, allowed values.
@@ -142,7 +148,8 @@ pub const VARS: &[Var] = &[
     v("DAO_BUFFER", "engine: pipeline buffer (chunk) size", "256K", "a size from 4K to 16M"),
     v("DAO_QUEUE", "engine: depth of each pipeline queue", "8", "1 to 1024"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
-    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (single files), off (DAO_STORE=engine)", "off, auto, wait, skip"),
+    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_STORE=engine DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
+    v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (DAO_STORE=engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
     v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "unset (off)", "any value; 0 is off"),
@@ -171,8 +178,10 @@ const STORE_VARS: [&str; 12] = [
 ];
 
 /// DAO_STORE: `file` (default) or `engine`; the engine's configuration is
-/// read and validated only with `engine`.
-fn store() -> Option<dao_store::StoreConfig> {
+/// read and validated only with `engine`. `snapshot_copy` (DAO_SNAPSHOT=copy):
+/// the engine's own asynchronous flush follows DAO_ASYNC; otherwise the
+/// engine is synchronous and a forked writer runs it in the background.
+fn store(snapshot_copy: bool) -> Option<dao_store::StoreConfig> {
     let engine = var("DAO_STORE").map(|v| match v.trim() {
         "engine" => true,
         "file" => false,
@@ -186,7 +195,12 @@ fn store() -> Option<dao_store::StoreConfig> {
         return None;
     }
     match dao_store::StoreConfig::from_lookup(|k| std::env::var(k).ok()) {
-        Ok(c) => Some(c),
+        Ok(mut c) => {
+            if !snapshot_copy {
+                c.async_policy = dao_store::AsyncPolicy::Off;
+            }
+            Some(c)
+        }
         Err(e) => fatal(e),
     }
 }
@@ -274,6 +288,7 @@ impl Config {
         if keep == 0 {
             fatal("DAO_KEEP must be at least 1");
         }
+        let snapshot_copy = choice("DAO_SNAPSHOT", "copy", "fork").unwrap_or(false);
         Config {
             dir: var("DAO_DIR").map(PathBuf::from),
             policy,
@@ -291,7 +306,8 @@ impl Config {
             stack_size: size("DAO_STACK_SIZE"),
             profile,
             placement,
-            store: store(),
+            store: store(snapshot_copy),
+            snapshot_copy,
             async_policy: var("DAO_ASYNC").map(|v| match v.trim() {
                 "off" | "0" | "no" => Async::Off,
                 "auto" => Async::Auto,

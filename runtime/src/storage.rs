@@ -160,54 +160,143 @@ pub fn finish(s: &mut Session) {
 
 fn settle_result(s: &mut Session, r: Result<Committed, StoreError>) {
     let Some(p) = engine(&mut s.storage).and_then(|st| st.pending.take()) else { return };
-    settle(s, p, r);
+    settle_committed(s, p, r);
+}
+
+fn settle_committed(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
+    let (flush, snapshot) = engine(&mut s.storage).map_or(("sync", "none"), |st| (st.flush_name(), if st.flush_name() == "sync" { "none" } else { "copy" }));
+    settle(s, p, r.as_ref().map(Done::from).map_err(|e| (format!("store {}", error_key(e)), e.to_string())), flush, snapshot, "");
+}
+
+/// What a committed checkpoint did: the engine's [`Committed`], or what a
+/// forked writer reported of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Done {
+    pub seq: u64,
+    pub kind: &'static str,
+    pub parent: Option<u64>,
+    pub path: std::path::PathBuf,
+    pub file_bytes: u64,
+    pub total_bytes: u64,
+    pub stored_bytes: u64,
+    pub raw_bytes: u64,
+    pub hash_s: f64,
+    /// Hashing + writing (the engine's whole call).
+    pub write_s: f64,
+    pub sync_s: f64,
+    pub collected: usize,
+}
+
+impl From<&Committed> for Done {
+    fn from(c: &Committed) -> Done {
+        Done {
+            seq: c.seq,
+            kind: kind_name(c.kind),
+            parent: c.parent,
+            path: c.path.clone(),
+            file_bytes: c.file_bytes,
+            total_bytes: c.total_bytes,
+            stored_bytes: c.stored_region_bytes,
+            raw_bytes: c.raw_bytes,
+            hash_s: c.hash_time.as_secs_f64(),
+            write_s: (c.hash_time + c.write_time).as_secs_f64(),
+            sync_s: c.sync_time.as_secs_f64(),
+            collected: c.collected.len(),
+        }
+    }
+}
+
+impl Done {
+    /// One line of whitespace-free fields (a forked writer's report).
+    pub fn encode(&self) -> String {
+        format!(
+            "{} {} {} {} {} {} {} {} {} {} {}",
+            self.kind,
+            self.parent.map_or("-".to_string(), |q| q.to_string()),
+            self.file_bytes,
+            self.total_bytes,
+            self.stored_bytes,
+            self.raw_bytes,
+            self.hash_s,
+            self.write_s,
+            self.sync_s,
+            self.collected,
+            self.seq
+        )
+    }
+
+    /// [`Done::encode`]'s line back, with the file's path.
+    pub fn decode(line: &str, path: std::path::PathBuf) -> Option<Done> {
+        let f: Vec<&str> = line.split(' ').collect();
+        if f.len() != 11 {
+            return None;
+        }
+        let kind = ["full", "incremental", "differential"].into_iter().find(|k| *k == f[0])?;
+        Some(Done {
+            seq: f[10].parse().ok()?,
+            kind,
+            parent: if f[1] == "-" { None } else { Some(f[1].parse().ok()?) },
+            path,
+            file_bytes: f[2].parse().ok()?,
+            total_bytes: f[3].parse().ok()?,
+            stored_bytes: f[4].parse().ok()?,
+            raw_bytes: f[5].parse().ok()?,
+            hash_s: f[6].parse().ok()?,
+            write_s: f[7].parse().ok()?,
+            sync_s: f[8].parse().ok()?,
+            collected: f[9].parse().ok()?,
+        })
+    }
 }
 
 /// A checkpoint's outcome is known: count it, report it, and kill the
-/// process if DAO_CRASH_AFTER says so; or warn about the failure.
-fn settle(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
-    let flush = engine(&mut s.storage).map_or("sync", |st| st.flush_name());
+/// process if DAO_CRASH_AFTER says so; or warn about the failure, once
+/// per key. `flush`: the DAO_STATS `store.flush` (sync, or the policy);
+/// `snapshot`: none, copy or fork; `extra`: more fields of the line
+/// (`,"background":{..}` for a forked writer).
+pub fn settle(s: &mut Session, p: Pending, r: Result<Done, (String, String)>, flush: &str, snapshot: &str, extra: &str) {
     match r {
         Ok(c) => {
             s.checkpoints += 1;
             s.commits += 1;
+            s.next_seq = s.next_seq.max(c.seq + 1);
             if s.cfg.verbose {
                 diag::info(format_args!(
-                    "checkpoint {} written to {} ({}{}, {} of {} bytes stored, file {} bytes, {} frames, pause {:.6} s)",
+                    "checkpoint {} written to {} ({}{}, {} of {} bytes stored, file {} bytes, {} frames, pause {:.6} s{})",
                     c.seq,
                     c.path.display(),
-                    kind_name(c.kind),
+                    c.kind,
                     c.parent.map(|q| format!(" of {q}")).unwrap_or_default(),
-                    c.stored_region_bytes,
+                    c.stored_bytes,
                     c.total_bytes,
                     c.file_bytes,
                     p.frames,
-                    p.pause_s
+                    p.pause_s,
+                    if snapshot == "fork" { format!(", background write {:.6} s", c.write_s) } else { String::new() }
                 ));
             }
-            let write_s = (c.hash_time + c.write_time).as_secs_f64();
             stats::append(
                 s.cfg.stats.as_deref(),
                 &format!(
-                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},{},\"storage\":\"engine\",\"store\":{{\"kind\":\"{}\",\"parent\":{},\"flush\":\"{flush}\",\"regions\":{},\"live_bytes\":{},\"stored_bytes\":{},\"raw_bytes\":{},\"skeleton_bytes\":{},\"hash_s\":{:.6},\"sync_s\":{:.6},\"pause_s\":{:.6},\"copy_s\":{:.6},\"wait_s\":{:.6},\"collected\":{}}}}}",
+                    "{{\"event\":\"checkpoint\",\"seq\":{},\"file\":{},\"file_bytes\":{},\"write_s\":{:.6},{},\"storage\":\"engine\",\"store\":{{\"kind\":\"{}\",\"parent\":{},\"flush\":\"{flush}\",\"snapshot\":\"{snapshot}\",\"regions\":{},\"live_bytes\":{},\"stored_bytes\":{},\"raw_bytes\":{},\"skeleton_bytes\":{},\"hash_s\":{:.6},\"sync_s\":{:.6},\"pause_s\":{:.6},\"copy_s\":{:.6},\"wait_s\":{:.6},\"collected\":{}}}{extra}}}",
                     c.seq,
                     stats::quote(&c.path.display().to_string()),
                     c.file_bytes,
-                    write_s,
+                    c.write_s,
                     p.fields,
-                    kind_name(c.kind),
+                    c.kind,
                     c.parent.map_or("null".to_string(), |q| q.to_string()),
                     p.regions,
                     c.total_bytes,
-                    c.stored_region_bytes,
+                    c.stored_bytes,
                     c.raw_bytes,
                     p.skeleton_bytes,
-                    c.hash_time.as_secs_f64(),
-                    c.sync_time.as_secs_f64(),
+                    c.hash_s,
+                    c.sync_s,
                     p.pause_s,
                     p.copy_s,
                     p.wait_s,
-                    c.collected.len()
+                    c.collected
                 ),
             );
             if s.cfg.crash_after == Some(s.commits) {
@@ -217,8 +306,7 @@ fn settle(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
                 crate::diag::kill_self();
             }
         }
-        Err(e) => {
-            let key = format!("store {}", error_key(&e));
+        Err((key, e)) => {
             diag::warn_once(
                 &key,
                 format_args!("checkpoint {}: {e}; the previous checkpoint stays current (checkpointing continues; this warning is shown once)", p.seq),
@@ -229,7 +317,7 @@ fn settle(s: &mut Session, p: Pending, r: Result<Committed, StoreError>) {
 
 /// The error without what varies from one checkpoint to the next (file
 /// names), so that a repeated failure warns once.
-fn error_key(e: &StoreError) -> String {
+pub fn error_key(e: &StoreError) -> String {
     match e {
         StoreError::Io { source, .. } => format!("io {:?} {source}", source.kind()),
         StoreError::Pipeline { stage, what } => format!("pipeline {stage} {what}"),
@@ -286,6 +374,32 @@ pub fn checkpoint(s: &mut Session, regions: &[Region<'_>], skeleton: &[u8], mut 
     }
     crate::policy::rearm();
     for (p, r) in done {
-        settle(s, p, r);
+        settle_committed(s, p, r);
     }
+}
+
+
+/// Whether this run's engine may be run by a forked writer: it is
+/// synchronous (DAO_SNAPSHOT=fork, the default).
+pub fn forkable(s: &mut Session) -> bool {
+    sync_engine(s).is_some()
+}
+
+/// The run's engine when it is synchronous (a forked writer runs it:
+/// background.rs).
+pub fn sync_engine(s: &mut Session) -> Option<&mut Engine> {
+    match engine(&mut s.storage).map(|st| &mut st.backend) {
+        Some(Backend::Sync(e)) => Some(e),
+        _ => None,
+    }
+}
+
+/// The fault that makes a forked writer die half-way through its file:
+/// the job (`job`: DAO_CRASH_IN) or itself alone (DAO_CRASH_WRITER).
+pub fn crash_fault(job: bool) -> Fault {
+    Fault { stage: Stage::Write, at_chunk: MIDDLE, action: Action::Hook(if job { kill_hook } else { kill_writer_hook }) }
+}
+
+fn kill_writer_hook() {
+    crate::diag::kill_this_process()
 }

@@ -19,6 +19,11 @@
 //!   checkpoint k half-way: the program warns, goes on, the next checkpoint
 //!   is taken, the output is the clean one, no temp file stays; a crash
 //!   after that and a restart give the clean output;
+//! - `engine_writer_killed_alone`: the same with the storage engine run by
+//!   the forked writer (incremental): the lost number is not reused, the
+//!   next checkpoint is a delta against the last committed one, later ones
+//!   continue the chain the writers hand back, and a restart rebuilds the
+//!   third checkpoint from its chain;
 //! - `busy_skip` / `busy_wait`: a checkpoint due while the previous one is
 //!   still being written is skipped (`skip`, fewer checkpoints than
 //!   candidates with `DAO_EVERY=1`, scenarios with `exact_count: false`) or
@@ -261,6 +266,53 @@ fn writer_killed_alone() {
     assert!(r.status.success() && r.stderr.contains("dao: resuming"), "{}", r.describe());
     assert_eq!(events(&dir, "restart")[0]["seq"], 3);
     process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+}
+
+/// The storage engine run by a forked writer (DAO_STORE=engine, the
+/// default DAO_SNAPSHOT=fork), incremental: the writer of the second
+/// checkpoint killed alone. The program warns once and goes on; the lost
+/// number is not reused (the engine's rule); the next checkpoint is a delta
+/// against the last *committed* one (the chain state the writers hand back
+/// never names the lost one), later ones continue the chain; no temp file
+/// stays; a crash after three commits restarts from the third, rebuilt
+/// from its chain, and the output is the clean one.
+#[test]
+fn engine_writer_killed_alone() {
+    let b = big_state();
+    let dir = fresh_dir("background-engine-writer-killed");
+    let args = ["16", "24"];
+    let clean = reference(&b, &args, &dir);
+    let engine = [("DAO_STORE", "engine"), ("DAO_INCREMENTAL", "incremental"), ("DAO_COMPRESS", "none"), ("DAO_EVERY", "4"), WAIT];
+    let with = |extra: &[(&'static str, &'static str)]| engine.iter().chain(extra).copied().collect::<Vec<_>>();
+    let r = process::run(&spec(&b.inst, &args, &dir, &with(&[("DAO_CRASH_WRITER", "2")])), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(r.stderr.contains("background writer") && r.stderr.contains("killed by signal 9") && r.stderr.contains("previous checkpoint stays current"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+    let ev = events(&dir, "checkpoint");
+    let got: Vec<(u64, String, Option<u64>)> =
+        ev.iter().map(|e| (e["seq"].as_u64().unwrap(), e["store"]["kind"].as_str().unwrap().to_string(), e["store"]["parent"].as_u64())).collect();
+    let want: Vec<(u64, String, Option<u64>)> =
+        vec![(1, "full".into(), None), (3, "incremental".into(), Some(1)), (4, "incremental".into(), Some(3)), (5, "incremental".into(), Some(4)), (6, "incremental".into(), Some(5))];
+    assert_eq!(got, want, "{ev:?}");
+    assert!(ev.iter().all(|e| e["store"]["snapshot"] == "fork" && e["background"]["mode"] == "fork"), "{ev:?}");
+    assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "{:?}", files(&dir));
+    std::fs::remove_dir_all(dir.join("ck")).unwrap();
+    std::fs::remove_file(dir.join("out.txt")).unwrap();
+    std::fs::remove_file(dir.join("stats.jsonl")).unwrap();
+    let r = process::run(&spec(&b.inst, &args, &dir, &with(&[("DAO_CRASH_WRITER", "2"), ("DAO_CRASH_AFTER", "3")])), Duration::from_secs(120)).unwrap();
+    assert!(r.killed_by(9), "{}", r.describe());
+    let r = process::run(&spec(&b.inst, &args, &dir, &with(&[])), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success() && r.stderr.contains("dao: resuming"), "{}", r.describe());
+    let restart = &events(&dir, "restart")[0];
+    assert_eq!(restart["seq"], 4, "{restart}");
+    assert_eq!(restart["storage"], "engine", "{restart}");
+    process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();
+    // the resumed run continued the restored chain in its own writer
+    let all: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("stats.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let at = all.iter().position(|e| e["event"] == "restart").unwrap();
+    let next = all[at..].iter().find(|e| e["event"] == "checkpoint").expect("a checkpoint after the restart");
+    assert_eq!((next["store"]["kind"].as_str(), next["store"]["parent"].as_u64()), (Some("incremental"), Some(4)), "{next}");
 }
 
 /// DAO_ASYNC=wait with a checkpoint at every candidate: each waits for the

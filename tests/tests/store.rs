@@ -164,16 +164,27 @@ fn events(path: &std::path::Path, event: &str) -> Vec<serde_json::Value> {
 }
 
 /// Runs the scenarios of `p` with the engine in `mode`, flushing `flush`
-/// (`off`, `wait` or `skip`), then checks what the engine wrote.
+/// (`off`, `wait` or `skip`: DAO_ASYNC, a forked writer running the engine
+/// in the background; `copy-wait`: the engine's own staging copy and flush
+/// thread, DAO_SNAPSHOT=copy DAO_ASYNC=wait), then checks what the engine
+/// wrote.
 fn check_store(p: &Prog, mode: Mode, flush: &str) {
+    let (flush, snapshot) = match flush.strip_prefix("copy-") {
+        Some(f) => (f, "copy"),
+        None if flush == "off" => (flush, "none"),
+        None => (flush, "fork"),
+    };
     let clean = binary(p, Variant::Clean);
     let inst = binary(p, Variant::Instrumented);
-    let label = format!("{} store={} async={flush}", p.name, mode.var());
-    let dir = fresh_dir(&format!("store/{}-{}-{flush}", p.name, mode.var()));
+    let label = format!("{} store={} async={flush} snapshot={snapshot}", p.name, mode.var());
+    let dir = fresh_dir(&format!("store/{}-{}-{flush}-{snapshot}", p.name, mode.var()));
     let mut env: Vec<(&'static str, String)> = p.env.iter().map(|(k, v)| (*k, v.to_string())).collect();
     env.push(("DAO_STORE", "engine".into()));
     env.push(("DAO_INCREMENTAL", mode.var().into()));
     env.push(("DAO_ASYNC", flush.into()));
+    if snapshot == "copy" {
+        env.push(("DAO_SNAPSHOT", "copy".into()));
+    }
     let skip = flush == "skip";
     check_plan(&Plan {
         label: label.clone(),
@@ -203,6 +214,9 @@ fn check_store(p: &Prog, mode: Mode, flush: &str) {
     for e in &cps {
         assert_eq!(e["storage"], "engine", "[{label}] {e}");
         assert_eq!(e["store"]["flush"], if flush == "off" { "sync" } else { flush }, "[{label}] {e}");
+        // a forked writer running the engine, or the engine's staging copy
+        assert_eq!(e["store"]["snapshot"], snapshot, "[{label}] {e}");
+        assert_eq!(e.get("background").is_some(), snapshot == "fork", "[{label}] {e}");
         let (live, stored) = (e["store"]["live_bytes"].as_u64().unwrap(), e["store"]["stored_bytes"].as_u64().unwrap());
         assert!(stored <= live, "[{label}] {e}");
     }
@@ -274,6 +288,10 @@ cells! {
     npb_mg_s_differential_sync     => (MG_S, Differential, "off");
     npb_mg_s_full_wait             => (MG_S, Full, "wait");
     fp_accum_incremental_skip      => (FP_ACCUM, Incremental, "skip");
+    // the engine's own staging copy and flush thread (DAO_SNAPSHOT=copy)
+    grid3d_incremental_copy        => (GRID3D, Incremental, "copy-wait");
+    stencil_omp_adaptive_copy      => (STENCIL_OMP, Adaptive, "copy-wait");
+    npb_mg_s_differential_copy     => (MG_S, Differential, "copy-wait");
 }
 
 /// The table holds every (mode, flush) pair on at least three programs.

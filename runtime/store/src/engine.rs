@@ -26,6 +26,10 @@ use crate::payload;
 use crate::pipeline::PipelineStats;
 use crate::region::{self, Region};
 
+const ADVANCE_MAGIC: [u8; 8] = *b"DAOADVN\0";
+/// Magic, kind, has-signature flag, five u64.
+const ADVANCE_HEADER: usize = 8 + 2 + 5 * 8;
+
 /// A committed checkpoint a delta may refer to.
 #[derive(Clone, Debug)]
 struct Reference {
@@ -151,6 +155,121 @@ impl Engine {
         self.chain_bytes = 0;
     }
 
+    /// Moves the references forward after checkpoint `me` (its signature,
+    /// when the mode computes one) of `kind` committed.
+    fn advance(&mut self, kind: Kind, me: Option<Reference>, changed_bytes: u64, total: u64) {
+        match kind {
+            Kind::Full => {
+                self.base = me.clone();
+                self.prev = me;
+                self.chain_len = 0;
+                self.chain_bytes = 0;
+                self.base_bytes = total;
+            }
+            Kind::Incremental => {
+                self.prev = me;
+                self.chain_len += 1;
+                self.chain_bytes += changed_bytes;
+            }
+            Kind::Differential => {
+                self.chain_len += 1;
+            }
+        }
+    }
+
+    /// In a child made by `fork()`: the hashing pool's threads stayed in
+    /// the parent, so a new pool is made here (pool threads may be
+    /// started in a forked child; what must not be used there is a lock or
+    /// a thread of the parent's). Call it first thing in the child.
+    pub fn after_fork(&mut self) -> Result<(), StoreError> {
+        self.pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.cfg.hash_threads)
+            .thread_name(|i| format!("dao-hash-{i}"))
+            .build()
+            .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
+        Ok(())
+    }
+
+    /// An upper bound of [`Engine::export_advance`]'s length for a
+    /// checkpoint of `regions` (to size a buffer shared with a forked
+    /// writer before the fork).
+    pub fn advance_bound(&self, regions: &[Region<'_>]) -> usize {
+        let blocks: u64 = regions.iter().map(|r| hash::blocks_of(r.bytes.len() as u64, self.cfg.block_size)).sum();
+        ADVANCE_HEADER + regions.len() * 24 + blocks as usize * 16
+    }
+
+    /// What a checkpoint committed by this engine (`c`, its last one) moved
+    /// forward, for [`Engine::import_advance`] in another copy of this
+    /// engine: a forked writer commits, its parent keeps the chain.
+    pub fn export_advance(&self, c: &Committed) -> Vec<u8> {
+        let me = match c.kind {
+            Kind::Full => self.base.as_ref(),
+            Kind::Incremental => self.prev.as_ref(),
+            Kind::Differential => None,
+        }
+        .filter(|r| r.seq == c.seq);
+        let mut b = Vec::with_capacity(ADVANCE_HEADER + me.map_or(0, |r| r.sig.memory_bytes()));
+        b.extend_from_slice(&ADVANCE_MAGIC);
+        b.push(match c.kind {
+            Kind::Full => 1,
+            Kind::Incremental => 2,
+            Kind::Differential => 3,
+        });
+        b.push(me.is_some() as u8);
+        for v in [c.seq, me.map_or(0, |r| r.id), c.stored_region_bytes, c.total_bytes, me.map_or(0, |r| r.sig.regions.len() as u64)] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        if let Some(r) = me {
+            for rs in &r.sig.regions {
+                for v in [rs.addr, rs.len, rs.hashes.len() as u64] {
+                    b.extend_from_slice(&v.to_le_bytes());
+                }
+                for h in &rs.hashes {
+                    b.extend_from_slice(&h.to_le_bytes());
+                }
+            }
+        }
+        b
+    }
+
+    /// Applies what [`Engine::export_advance`] of a copy of this engine
+    /// (same configuration, same references before) wrote: the engine is
+    /// then as if it had committed that checkpoint itself. Numbers after it
+    /// are not reused.
+    pub fn import_advance(&mut self, b: &[u8]) -> Result<(), StoreError> {
+        let bad = || StoreError::InvalidInput("a forked writer's chain state is malformed".into());
+        if b.len() < ADVANCE_HEADER || b[..8] != ADVANCE_MAGIC {
+            return Err(bad());
+        }
+        let kind = match b[8] {
+            1 => Kind::Full,
+            2 => Kind::Incremental,
+            3 => Kind::Differential,
+            _ => return Err(bad()),
+        };
+        let has_sig = b[9] != 0;
+        let u = |off: usize| -> Result<u64, StoreError> { Ok(u64::from_le_bytes(b.get(off..off + 8).ok_or_else(bad)?.try_into().expect("8 bytes"))) };
+        let (seq, id, changed, total, nregions) = (u(10)?, u(18)?, u(26)?, u(34)?, u(42)?);
+        let me = if has_sig {
+            let mut off = ADVANCE_HEADER;
+            let mut regions = Vec::with_capacity(nregions as usize);
+            for _ in 0..nregions {
+                let (addr, len, n) = (u(off)?, u(off + 8)?, u(off + 16)? as usize);
+                off += 24;
+                let hb = b.get(off..off + n * 16).ok_or_else(bad)?;
+                let hashes = hb.chunks_exact(16).map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
+                off += n * 16;
+                regions.push(hash::RegionSig { addr, len, hashes });
+            }
+            Some(Reference { seq, id, sig: Signature::from_regions(self.cfg.block_size, self.cfg.hash, regions) })
+        } else {
+            None
+        };
+        self.next_seq = self.next_seq.max(seq + 1);
+        self.advance(kind, me, changed, total);
+        Ok(())
+    }
+
     /// Stores one checkpoint of `regions` (unique keys) and `meta` (opaque
     /// bytes kept whole, e.g. the runtime's frame and allocator records).
     pub fn checkpoint(&mut self, regions: &[Region<'_>], meta: &[u8]) -> Result<Committed, StoreError> {
@@ -229,23 +348,7 @@ impl Engine {
 
         // Committed: move the references forward.
         let me = sig.map(|sig| Reference { seq, id: w.commit_id, sig });
-        match kind {
-            Kind::Full => {
-                self.base = me.clone();
-                self.prev = me;
-                self.chain_len = 0;
-                self.chain_bytes = 0;
-                self.base_bytes = total;
-            }
-            Kind::Incremental => {
-                self.prev = me;
-                self.chain_len += 1;
-                self.chain_bytes += plan.changed_bytes;
-            }
-            Kind::Differential => {
-                self.chain_len += 1;
-            }
-        }
+        self.advance(kind, me, plan.changed_bytes, total);
         let collected = if kind == Kind::Full { self.dir.gc(self.cfg.keep_chains).unwrap_or_default() } else { Vec::new() };
         Ok(Committed {
             seq,

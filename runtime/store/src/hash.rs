@@ -60,6 +60,11 @@ impl Signature {
     pub fn get(&self, addr: u64) -> Option<&RegionSig> {
         self.index.get(&addr).map(|&i| &self.regions[i])
     }
+    /// A signature from its regions' hashes (in the caller's order).
+    pub fn from_regions(block_size: usize, hash: HashKind, regions: Vec<RegionSig>) -> Signature {
+        let index = regions.iter().enumerate().map(|(i, s)| (s.addr, i)).collect();
+        Signature { block_size, hash, regions, index }
+    }
     /// Bytes the signature covers.
     pub fn data_bytes(&self) -> u64 {
         self.regions.iter().map(|r| r.len).sum()
