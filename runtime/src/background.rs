@@ -331,6 +331,9 @@ pub fn start(
 /// smaps_rollup walks the page tables).
 fn child(parent: libc::pid_t, rfd: RawFd, wfd: RawFd, measure: bool, write: impl FnOnce() -> Report) -> ! {
     diag::WRITER_OF.store(parent, Ordering::Relaxed);
+    // every allocation here is the writer's own: never the dao heap (whose
+    // lock a thread of the program may have held at the fork)
+    crate::libc_alloc::own_thread();
     // SAFETY: plain libc calls on this single-threaded child.
     unsafe {
         libc::close(rfd);

@@ -99,6 +99,12 @@ pub(crate) fn site_name(top: *mut DaoFrame) -> String {
 
 /// `round`: inside a region, the protocol and the gathering time (s).
 fn take_in(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Stopped], round: Option<(&str, f64)>) {
+    // the runtime's code: what it allocates through `malloc` (threads it
+    // starts) is glibc's, not the program's (libc_alloc::in_runtime)
+    crate::libc_alloc::own(|| take_own(s, frame, workers, round))
+}
+
+fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::Stopped], round: Option<(&str, f64)>) {
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));

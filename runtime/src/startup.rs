@@ -23,6 +23,14 @@ use crate::storage::Storage;
 
 /// Sets up the session; resumes a checkpoint when there is one to resume.
 pub fn start(cfg: Config) {
+    // all of it is the runtime's own code, before the program's main: what
+    // it allocates through `malloc` (std's `System`: the threads of rayon's
+    // global pool that a store restore starts, the engine's pool) must not
+    // land in the dao heap, whose restore would overwrite it
+    crate::libc_alloc::own(|| start_own(cfg))
+}
+
+fn start_own(cfg: Config) {
     // flang's threadprivate variables start the workers' copies from their
     // values at program start: taken before a restart writes globals back
     crate::omp::tp::capture_initial();
@@ -67,6 +75,7 @@ pub fn start(cfg: Config) {
     }
     s.next_seq = s.next_seq.max(store_max + 1);
     if let Some(cfg) = s.cfg.store.clone() {
+        dao_store::set_thread_start(crate::libc_alloc::own_thread);
         match Storage::open(&path, cfg, restored.as_ref(), s.next_seq) {
             Ok(st) => {
                 s.next_seq = st.next_seq();

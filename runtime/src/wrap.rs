@@ -17,18 +17,36 @@ use std::ffi::c_void;
 
 // The link-time routes. Each is the dao heap entry of the same name.
 
+// The runtime's own calls (`libc_alloc::in_runtime`: Rust's `System`
+// allocator inside runtime code) go to glibc; `free` and `realloc` tell the
+// two heaps apart by address anyway.
+
+use crate::libc_alloc::{self as la, in_runtime};
+
 #[no_mangle]
 pub extern "C" fn __wrap_malloc(size: u64) -> *mut c_void {
+    if in_runtime() {
+        // SAFETY: glibc's malloc.
+        return unsafe { la::__libc_malloc(size as usize) };
+    }
     crate::entry::dao_malloc(size)
 }
 #[no_mangle]
 pub extern "C" fn __wrap_calloc(n: u64, size: u64) -> *mut c_void {
+    if in_runtime() {
+        // SAFETY: glibc's calloc.
+        return unsafe { la::__libc_calloc(n as usize, size as usize) };
+    }
     crate::entry::dao_calloc(n, size)
 }
 /// # Safety
 /// As realloc(3).
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_realloc(p: *mut c_void, size: u64) -> *mut c_void {
+    if in_runtime() && !crate::heap::in_region(p as *const u8) {
+        // SAFETY: NULL or a glibc block (not in the dao heap's region).
+        return unsafe { la::__libc_realloc(p, size as usize) };
+    }
     unsafe { crate::entry::dao_realloc(p, size) }
 }
 /// # Safety
@@ -39,15 +57,35 @@ pub unsafe extern "C" fn __wrap_free(p: *mut c_void) {
 }
 #[no_mangle]
 pub extern "C" fn __wrap_aligned_alloc(align: u64, size: u64) -> *mut c_void {
+    if in_runtime() {
+        // SAFETY: glibc's memalign.
+        return unsafe { la::__libc_memalign(align as usize, size as usize) };
+    }
     crate::entry::dao_aligned_alloc(align, size)
 }
 #[no_mangle]
 pub extern "C" fn __wrap_memalign(align: u64, size: u64) -> *mut c_void {
+    if in_runtime() {
+        // SAFETY: glibc's memalign.
+        return unsafe { la::__libc_memalign(align as usize, size as usize) };
+    }
     crate::entry::dao_aligned_alloc(align, size)
 }
 /// # Safety
 /// As posix_memalign(3).
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_posix_memalign(out: *mut *mut c_void, align: u64, size: u64) -> i32 {
+    if in_runtime() {
+        if !align.is_power_of_two() || align < std::mem::size_of::<*mut c_void>() as u64 {
+            return libc::EINVAL;
+        }
+        // SAFETY: glibc's memalign; `out` is the caller's pointer (contract).
+        let p = unsafe { la::__libc_memalign(align as usize, size as usize) };
+        if p.is_null() {
+            return libc::ENOMEM;
+        }
+        unsafe { *out = p };
+        return 0;
+    }
     unsafe { crate::entry::dao_posix_memalign(out, align, size) }
 }

@@ -137,9 +137,10 @@ fn auto_default() {
     let dir = fresh_dir("background-default");
     // (args, DAO_EVERY, DAO_ASYNC, checkpoints, how many in the background)
     let runs: [(&[&str], &str, &str, usize, std::ops::RangeInclusive<usize>); 3] = [
-        // 30 hash passes per step: ~60 ms of work between checkpoints, far
-        // more than writing 16 MiB
-        (&["16", "24", "30"], "6", "", 4, 4..=4),
+        // 60 hash passes per step: ~120 ms of work between checkpoints, far
+        // more than writing 16 MiB (on a machine loaded by other tests one
+        // write may still outlast its gap, and the next goes in place)
+        (&["16", "24", "60"], "6", "", 4, 3..=4),
         // no work between checkpoints: the first in the background, then
         // in place (the next is due before the writer would be done)
         (&["16", "24", "0"], "1", "", 24, 1..=3),
@@ -296,6 +297,14 @@ fn engine_writer_killed_alone() {
         vec![(1, "full".into(), None), (3, "incremental".into(), Some(1)), (4, "incremental".into(), Some(3)), (5, "incremental".into(), Some(4)), (6, "incremental".into(), Some(5))];
     assert_eq!(got, want, "{ev:?}");
     assert!(ev.iter().all(|e| e["store"]["snapshot"] == "fork" && e["background"]["mode"] == "fork"), "{ev:?}");
+    // the engine's threads (hash pool, pipeline) keep their allocations out
+    // of the program's heap: as many heap blocks as with single files
+    let single = fresh_dir("background-engine-writer-killed-single");
+    let r = process::run(&spec(&b.inst, &args, &single, &[("DAO_EVERY", "4"), ("DAO_ASYNC", "off")]), Duration::from_secs(120)).unwrap();
+    assert!(r.status.success(), "{}", r.describe());
+    let blocks = |e: &serde_json::Value| e["heap_blocks"]["total"].as_u64().unwrap();
+    let want = events(&single, "checkpoint").iter().map(blocks).max().unwrap();
+    assert!(ev.iter().all(|e| blocks(e) == want), "heap blocks with single files: {want}; with the engine: {:?}", ev.iter().map(blocks).collect::<Vec<_>>());
     assert!(!files(&dir).iter().any(|f| f.ends_with(".tmp")), "{:?}", files(&dir));
     std::fs::remove_dir_all(dir.join("ck")).unwrap();
     std::fs::remove_file(dir.join("out.txt")).unwrap();

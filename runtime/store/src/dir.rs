@@ -234,12 +234,29 @@ impl StoreDir {
     /// Files that garbage collection may delete while keeping the newest
     /// `keep_chains` (at least 1) complete chains; see the module docs.
     pub fn collectable(&self, keep_chains: usize) -> Result<Vec<PathBuf>, StoreError> {
+        self.collectable_after(keep_chains, None)
+    }
+
+    /// [`StoreDir::collectable`] right after this process committed the
+    /// full checkpoint `fresh`: that file is counted as a valid base
+    /// without reading it back (its commit record was written and fsynced
+    /// from the checksums just computed; reading it would cost as much as
+    /// writing it, on MG.A 460 MB). Older bases are verified as always.
+    pub fn collectable_after(&self, keep_chains: usize, fresh: Option<u64>) -> Result<Vec<PathBuf>, StoreError> {
         let keep = keep_chains.max(1);
         let files = self.list()?;
         let mut bases_seen = 0usize;
         let mut cut: Option<u64> = None;
         let mut memo = HashMap::new();
         for (seq, _) in files.iter().rev() {
+            if Some(*seq) == fresh {
+                bases_seen += 1;
+                if bases_seen == keep {
+                    cut = Some(*seq);
+                    break;
+                }
+                continue;
+            }
             let is_valid_base = self.verify(*seq).map(|(v, _)| v.header.kind == Kind::Full).unwrap_or(false);
             // A base counts only when it is itself valid; the chain built on
             // it may be damaged, but then newer bases were counted first.
@@ -271,8 +288,14 @@ impl StoreDir {
     /// Call it only when no writer of this directory is between creating
     /// its temp file and committing (the engine calls it right after a commit).
     pub fn gc(&self, keep_chains: usize) -> Result<Vec<PathBuf>, StoreError> {
+        self.gc_after(keep_chains, None)
+    }
+
+    /// [`StoreDir::gc`] right after committing the full checkpoint `fresh`
+    /// (see [`StoreDir::collectable_after`]).
+    pub fn gc_after(&self, keep_chains: usize, fresh: Option<u64>) -> Result<Vec<PathBuf>, StoreError> {
         let mut done = Vec::new();
-        for p in self.collectable(keep_chains)? {
+        for p in self.collectable_after(keep_chains, fresh)? {
             if fs::remove_file(&p).is_ok() {
                 done.push(p);
             }

@@ -85,6 +85,7 @@ impl Engine {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("dao-hash-{i}"))
+            .start_handler(|_| crate::thread_started())
             .build()
             .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
         let next_seq = dir.max_seq() + 1;
@@ -185,6 +186,7 @@ impl Engine {
         self.pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.cfg.hash_threads)
             .thread_name(|i| format!("dao-hash-{i}"))
+            .start_handler(|_| crate::thread_started())
             .build()
             .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
         Ok(())
@@ -349,7 +351,7 @@ impl Engine {
         // Committed: move the references forward.
         let me = sig.map(|sig| Reference { seq, id: w.commit_id, sig });
         self.advance(kind, me, plan.changed_bytes, total);
-        let collected = if kind == Kind::Full { self.dir.gc(self.cfg.keep_chains).unwrap_or_default() } else { Vec::new() };
+        let collected = if kind == Kind::Full { self.dir.gc_after(self.cfg.keep_chains, Some(seq)).unwrap_or_default() } else { Vec::new() };
         Ok(Committed {
             seq,
             kind,

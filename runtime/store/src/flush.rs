@@ -102,6 +102,7 @@ impl AsyncEngine {
         let thread = std::thread::Builder::new()
             .name("dao-flush".into())
             .spawn(move || {
+                crate::thread_started();
                 while let Ok(job) = jobs.recv() {
                     let regions: Vec<Region<'_>> =
                         job.layout.iter().map(|&(addr, off, len)| Region { addr, bytes: &job.arena[off..off + len] }).collect();

@@ -48,3 +48,21 @@ pub use hash::Signature;
 pub use payload::State;
 pub use pipeline::{PipelineStats, PipelineWriter};
 pub use region::{OwnedRegion, Region};
+
+/// A function every thread the engine starts (hash pool, pipeline, async
+/// flush) calls first: the dao runtime marks them as its own, so that
+/// what they allocate through the C allocator stays out of the program's
+/// heap.
+static THREAD_START: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets the function of [`THREAD_START`] (once, before the first engine).
+pub fn set_thread_start(f: fn()) {
+    let _ = THREAD_START.set(f);
+}
+
+/// Called first thing by every thread the engine starts.
+pub(crate) fn thread_started() {
+    if let Some(f) = THREAD_START.get() {
+        f();
+    }
+}

@@ -142,6 +142,7 @@ impl<W: Write + Send + 'static> PipelineWriter<W> {
             let (rx, wtx, free_tx, broken) = (rx.clone(), wtx.clone(), free_tx.clone(), broken.clone());
             let mut enc = Encoder::new(cfg)?;
             let h = std::thread::Builder::new().name(format!("dao-zip-{i}")).spawn(move || {
+                crate::thread_started();
                 let _flag = PanicFlag(broken.clone());
                 let mut busy = Duration::ZERO;
                 while let Ok((idx, raw)) = rx.recv() {
@@ -171,6 +172,7 @@ impl<W: Write + Send + 'static> PipelineWriter<W> {
         let write_size = cfg.write_size.max(1);
         let wbroken = broken.clone();
         let writer = std::thread::Builder::new().name("dao-write".into()).spawn(move || {
+            crate::thread_started();
             let _flag = PanicFlag(wbroken.clone());
             let r = write_stage(w, wrx, write_size, fault);
             if r.is_err() {
