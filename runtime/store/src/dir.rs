@@ -234,22 +234,23 @@ impl StoreDir {
     /// Files that garbage collection may delete while keeping the newest
     /// `keep_chains` (at least 1) complete chains; see the module docs.
     pub fn collectable(&self, keep_chains: usize) -> Result<Vec<PathBuf>, StoreError> {
-        self.collectable_after(keep_chains, None)
+        self.collectable_after(keep_chains, &|_| false)
     }
 
-    /// [`StoreDir::collectable`] right after this process committed the
-    /// full checkpoint `fresh`: that file is counted as a valid base
-    /// without reading it back (its commit record was written and fsynced
-    /// from the checksums just computed; reading it would cost as much as
-    /// writing it, on MG.A 460 MB). Older bases are verified as always.
-    pub fn collectable_after(&self, keep_chains: usize, fresh: Option<u64>) -> Result<Vec<PathBuf>, StoreError> {
+    /// [`StoreDir::collectable`] where the full checkpoints for which
+    /// `trusted` says yes are counted as valid bases without reading them
+    /// back: those this process committed itself (their commit records
+    /// were written and fsynced from the checksums it computed; reading
+    /// one back costs as much as writing it, on MG.A 460 MB at every full
+    /// checkpoint). Other bases are verified as always.
+    pub fn collectable_after(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<Vec<PathBuf>, StoreError> {
         let keep = keep_chains.max(1);
         let files = self.list()?;
         let mut bases_seen = 0usize;
         let mut cut: Option<u64> = None;
         let mut memo = HashMap::new();
         for (seq, _) in files.iter().rev() {
-            if Some(*seq) == fresh {
+            if trusted(*seq) {
                 bases_seen += 1;
                 if bases_seen == keep {
                     cut = Some(*seq);
@@ -288,14 +289,13 @@ impl StoreDir {
     /// Call it only when no writer of this directory is between creating
     /// its temp file and committing (the engine calls it right after a commit).
     pub fn gc(&self, keep_chains: usize) -> Result<Vec<PathBuf>, StoreError> {
-        self.gc_after(keep_chains, None)
+        self.gc_after(keep_chains, &|_| false)
     }
 
-    /// [`StoreDir::gc`] right after committing the full checkpoint `fresh`
-    /// (see [`StoreDir::collectable_after`]).
-    pub fn gc_after(&self, keep_chains: usize, fresh: Option<u64>) -> Result<Vec<PathBuf>, StoreError> {
+    /// [`StoreDir::gc`] trusting some bases (see [`StoreDir::collectable_after`]).
+    pub fn gc_after(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<Vec<PathBuf>, StoreError> {
         let mut done = Vec::new();
-        for p in self.collectable_after(keep_chains, fresh)? {
+        for p in self.collectable_after(keep_chains, trusted)? {
             if fs::remove_file(&p).is_ok() {
                 done.push(p);
             }

@@ -73,6 +73,11 @@ pub struct Engine {
     chain_bytes: u64,
     base_bytes: u64,
     fault: Option<Fault>,
+    /// Full checkpoints this engine (or a forked copy of it that handed its
+    /// state back) committed: garbage collection trusts them without
+    /// reading them back. Only the newest few matter (GC counts bases
+    /// from the newest): the list is cut to 16.
+    own_bases: Vec<u64>,
 }
 
 impl Engine {
@@ -89,7 +94,7 @@ impl Engine {
             .build()
             .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
         let next_seq = dir.max_seq() + 1;
-        Ok(Engine { dir, cfg, pool, next_seq, base: None, prev: None, chain_len: 0, chain_bytes: 0, base_bytes: 0, fault: None })
+        Ok(Engine { dir, cfg, pool, next_seq, base: None, prev: None, chain_len: 0, chain_bytes: 0, base_bytes: 0, fault: None, own_bases: Vec::new() })
     }
 
     pub fn dir(&self) -> &StoreDir {
@@ -159,6 +164,9 @@ impl Engine {
     /// Moves the references forward after checkpoint `me` (its signature,
     /// when the mode computes one) of `kind` committed.
     fn advance(&mut self, kind: Kind, me: Option<Reference>, changed_bytes: u64, total: u64) {
+        if self.own_bases.len() > 16 {
+            self.own_bases.drain(..self.own_bases.len() - 16);
+        }
         match kind {
             Kind::Full => {
                 self.base = me.clone();
@@ -268,6 +276,9 @@ impl Engine {
             None
         };
         self.next_seq = self.next_seq.max(seq + 1);
+        if kind == Kind::Full {
+            self.own_bases.push(seq);
+        }
         self.advance(kind, me, changed, total);
         Ok(())
     }
@@ -351,7 +362,11 @@ impl Engine {
         // Committed: move the references forward.
         let me = sig.map(|sig| Reference { seq, id: w.commit_id, sig });
         self.advance(kind, me, plan.changed_bytes, total);
-        let collected = if kind == Kind::Full { self.dir.gc_after(self.cfg.keep_chains, Some(seq)).unwrap_or_default() } else { Vec::new() };
+        if kind == Kind::Full {
+            self.own_bases.push(seq);
+        }
+        let own = &self.own_bases;
+        let collected = if kind == Kind::Full { self.dir.gc_after(self.cfg.keep_chains, &|q| own.contains(&q)).unwrap_or_default() } else { Vec::new() };
         Ok(Committed {
             seq,
             kind,
