@@ -53,6 +53,26 @@ pub struct Encoded {
     pub chunk_hash: u64,
 }
 
+/// The header of chunk `index` stored raw (codec none): what
+/// [`Encoder::encode`] writes before `raw` when it does not compress, and
+/// the chunk's hash; the caller writes the header and then `raw` itself
+/// (no copy of the bytes).
+pub fn raw_chunk_header(index: u32, raw: &[u8]) -> std::io::Result<([u8; CHUNK_HEADER_LEN], Encoded)> {
+    let raw_len = u32::try_from(raw.len()).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "chunk over 4 GiB"))?;
+    let mut h = [0u8; CHUNK_HEADER_LEN];
+    h[0..4].copy_from_slice(&index.to_le_bytes());
+    h[4] = CODEC_NONE;
+    h[8..12].copy_from_slice(&raw_len.to_le_bytes());
+    h[12..16].copy_from_slice(&raw_len.to_le_bytes());
+    h[16..24].copy_from_slice(&xxh3_64(raw).to_le_bytes());
+    let mut ch = Xxh3::new();
+    ch.update(&h[0..24]);
+    ch.update(raw);
+    let chunk_hash = ch.digest();
+    h[24..32].copy_from_slice(&chunk_hash.to_le_bytes());
+    Ok((h, Encoded { raw_len: raw.len(), stored_len: raw.len(), compressed: false, chunk_hash }))
+}
+
 impl Encoder {
     pub fn new(cfg: &PipelineConfig) -> std::io::Result<Encoder> {
         let zstd = match cfg.codec {

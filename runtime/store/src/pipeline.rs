@@ -110,6 +110,26 @@ pub struct PipelineWriter<W: Write + Send + 'static> {
     fault: Option<Fault>,
     collect_busy: Duration,
     started: Instant,
+    /// Codec none: no threads; each full buffer is framed and written by
+    /// the caller's thread (see [`Inline`]).
+    inline: Option<Inline<W>>,
+}
+
+/// The pipeline without threads, for codec none: with nothing to compress
+/// the stages only copied every byte twice more (into a framed chunk, into
+/// an aggregated write) and handed it between threads, which made a full
+/// MG.A checkpoint (246 797 regions, 459 MB) take the engine 0.8 s against
+/// 0.3 s for the single-file writer. Here a full buffer gets its chunk
+/// header (the same bytes the encoder writes for a raw chunk) and the
+/// header and the buffer are written as they are. Fault stages are
+/// checked in the same order (collection, compression, writing) and fail
+/// with the same stage names.
+struct Inline<W> {
+    w: Option<W>,
+    digest: Xxh3,
+    stored: u64,
+    write_busy: Duration,
+    compress_busy: Duration,
 }
 
 /// Sets `broken` when dropped during a panic.
@@ -130,6 +150,26 @@ impl<W: Write + Send + 'static> PipelineWriter<W> {
 
     #[doc(hidden)]
     pub fn with_fault(w: W, cfg: &PipelineConfig, fault: Option<Fault>) -> io::Result<Self> {
+        if cfg.codec == crate::config::Codec::None {
+            let (_tx, free) = bounded::<Vec<u8>>(1);
+            return Ok(PipelineWriter {
+                cfg: cfg.clone(),
+                cur: Vec::with_capacity(cfg.buffer_size),
+                next: 0,
+                raw: 0,
+                tx: None,
+                free,
+                allocated: 1,
+                max_buffers: 1,
+                workers: Vec::new(),
+                writer: None,
+                broken: Arc::new(AtomicBool::new(false)),
+                fault,
+                collect_busy: Duration::ZERO,
+                started: Instant::now(),
+                inline: Some(Inline { w: Some(w), digest: Xxh3::new(), stored: 0, write_busy: Duration::ZERO, compress_busy: Duration::ZERO }),
+            });
+        }
         let depth = cfg.queue_depth.max(1);
         let nworkers = cfg.workers.max(1);
         let max_buffers = depth + nworkers + 2;
@@ -195,11 +235,38 @@ impl<W: Write + Send + 'static> PipelineWriter<W> {
             fault,
             collect_busy: Duration::ZERO,
             started: Instant::now(),
+            inline: None,
         })
+    }
+
+    /// Codec none: frames and writes the current buffer on this thread.
+    fn write_inline(&mut self) -> Result<(), StoreError> {
+        let idx = self.next;
+        let fault = self.fault;
+        let il = self.inline.as_mut().expect("inline pipeline");
+        let stage = |stage: &'static str, e: io::Error| StoreError::Pipeline { stage, what: format!("chunk {idx}: {e}") };
+        Fault::check(fault.as_ref(), Stage::Collect, idx).map_err(|e| stage("collection", e))?;
+        let t = Instant::now();
+        Fault::check(fault.as_ref(), Stage::Compress, idx).map_err(|e| stage("compression", e))?;
+        let (head, e) = crate::codec::raw_chunk_header(idx, &self.cur).map_err(|e| stage("compression", e))?;
+        il.compress_busy += t.elapsed();
+        Fault::check(fault.as_ref(), Stage::Write, idx).map_err(|e| stage("writing", e))?;
+        let t = Instant::now();
+        let w = il.w.as_mut().expect("output");
+        w.write_all(&head).and_then(|()| w.write_all(&self.cur)).map_err(|e| stage("writing", e))?;
+        il.write_busy += t.elapsed();
+        il.digest.update(&e.chunk_hash.to_le_bytes());
+        il.stored += (head.len() + self.cur.len()) as u64;
+        self.next += 1;
+        self.cur.clear();
+        Ok(())
     }
 
     /// Hands the current buffer to the compressors and takes an empty one.
     fn hand_off(&mut self) -> Result<(), StoreError> {
+        if self.inline.is_some() {
+            return self.write_inline();
+        }
         if self.broken.load(Ordering::Acquire) {
             return Err(self.fail());
         }
@@ -276,6 +343,22 @@ impl<W: Write + Send + 'static> PipelineWriter<W> {
     pub fn finish(mut self) -> Result<(W, StreamSummary), StoreError> {
         if !self.cur.is_empty() {
             self.hand_off()?;
+        }
+        if let Some(mut il) = self.inline.take() {
+            let chunks = self.next as u64;
+            let stats = PipelineStats {
+                raw_bytes: self.raw,
+                stored_bytes: il.stored,
+                chunks,
+                raw_chunks: chunks,
+                collect_busy: self.collect_busy,
+                compress_busy: il.compress_busy,
+                write_busy: il.write_busy,
+                workers: 0,
+                wall: self.started.elapsed(),
+            };
+            let w = il.w.take().expect("output");
+            return Ok((w, StreamSummary { chunks, raw_len: self.raw, chunks_digest: il.digest.digest(), stats }));
         }
         self.tx = None;
         let mut compress_busy = Duration::ZERO;

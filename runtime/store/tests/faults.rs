@@ -12,11 +12,17 @@ use dao_store::{Codec, Engine, Kind, Mode, PipelineConfig, StoreConfig, StoreDir
 const STAGES: [Stage; 5] = [Stage::Collect, Stage::Compress, Stage::Write, Stage::Sync, Stage::Rename];
 
 fn cfg() -> StoreConfig {
+    cfg_with(Codec::Zstd(1))
+}
+
+/// Codec none runs the pipeline without threads (pipeline.rs `Inline`):
+/// the same stages fail the same way.
+fn cfg_with(codec: Codec) -> StoreConfig {
     StoreConfig {
         mode: Mode::Incremental,
         block_size: 1024,
         pipeline: PipelineConfig {
-            codec: Codec::Zstd(1),
+            codec,
             buffer_size: 4096,
             queue_depth: 2,
             workers: 2,
@@ -35,10 +41,10 @@ fn names(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn error_or_panic_in_every_stage_leaves_nothing_marked_complete() {
-    for stage in STAGES {
+    for (stage, codec) in STAGES.into_iter().flat_map(|s| [(s, Codec::Zstd(1)), (s, Codec::None)]) {
         for action in [Action::Error, Action::Panic] {
             let tmp = tempfile::tempdir().unwrap();
-            let mut e = Engine::open(tmp.path(), cfg()).unwrap();
+            let mut e = Engine::open(tmp.path(), cfg_with(codec)).unwrap();
             let mut m = Model::new(&[64_000, 100]);
             let first = e.checkpoint(&m.regions(), &m.meta).unwrap();
             let before = names(tmp.path());
