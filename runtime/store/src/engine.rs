@@ -191,12 +191,19 @@ impl Engine {
     /// started in a forked child; what must not be used there is a lock or
     /// a thread of the parent's). Call it first thing in the child.
     pub fn after_fork(&mut self) -> Result<(), StoreError> {
-        self.pool = rayon::ThreadPoolBuilder::new()
+        let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.cfg.hash_threads)
             .thread_name(|i| format!("dao-hash-{i}"))
             .start_handler(|_| crate::thread_started())
             .build()
             .map_err(|e| StoreError::InvalidInput(format!("hash thread pool: {e}")))?;
+        // Never drop the parent's pool here: its threads do not exist in
+        // the child, and dropping it wakes them through their sleep
+        // mutexes, one of which a parent's worker may have held at the fork
+        // (it goes to sleep right after the pool starts): the child would
+        // wait forever (seen once: a restarted run hung at its first
+        // background checkpoint).
+        std::mem::forget(std::mem::replace(&mut self.pool, pool));
         Ok(())
     }
 
