@@ -146,28 +146,24 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
         let kill = kill_of(s, crash_now);
         return store_write(s, &parts, fields, t0, collect_s, crash_now, fork.then_some(kill));
     }
-    // Background (DAO_ASYNC=wait|skip, the default): a forked child writes
+    // Background (DAO_ASYNC=auto, the default; wait, skip): a forked child writes
     // the file from its copy-on-write image; the program goes on.
     if background_affordable(s, nonblocking_round, rss) {
-        {
-            {
-                let fields = stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
-                let kill = kill_of(s, crash_now);
-                let tmp = dir.path().join(format!(".{}.tmp", dao_format::CheckpointDir::file_name(header.seq)));
-                let (keep, run_id) = (s.cfg.keep, s.run_id);
-                let write = || write_in_child(&dir, &header, &rt, &omp, &c, kill, run_id, keep);
-                match crate::background::start(s, header.seq, tmp, c.chain.len(), collect_s, t0, fields, None, write) {
-                    Ok(()) => {
-                        // DAO_CRASH_AFTER due at this one: the kill comes
-                        // once it is committed, as when writing in place
-                        if s.cfg.crash_after == Some(s.commits + 1) {
-                            crate::background::finish(s);
-                        }
-                        return;
-                    }
-                    Err((e, _)) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
+        let fields = stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
+        let kill = kill_of(s, crash_now);
+        let tmp = dir.path().join(format!(".{}.tmp", dao_format::CheckpointDir::file_name(header.seq)));
+        let (keep, run_id) = (s.cfg.keep, s.run_id);
+        let write = || write_in_child(&dir, &header, &rt, &omp, &c, kill, run_id, keep);
+        match crate::background::start(s, header.seq, tmp, c.chain.len(), collect_s, t0, fields, None, write) {
+            Ok(()) => {
+                // DAO_CRASH_AFTER due at this one: the kill comes
+                // once it is committed, as when writing in place
+                if s.cfg.crash_after == Some(s.commits + 1) {
+                    crate::background::finish(s);
                 }
+                return;
             }
+            Err((e, _)) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
         }
     }
     // Distributed saving (DAO_WRITERS=team), only inside a region. Between
