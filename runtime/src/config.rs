@@ -188,7 +188,11 @@ fn store(snapshot_copy: bool) -> Option<dao_store::StoreConfig> {
         _ => fatal(format_args!("DAO_STORE={v:?}: expected file (one checkpoint file each, the default) or engine (the storage engine: incremental chains, compression, async flush)")),
     });
     if engine != Some(true) {
-        let set: Vec<&str> = STORE_VARS.iter().copied().filter(|k| var(k).is_some()).collect();
+        let mut set: Vec<&str> = STORE_VARS.iter().copied().filter(|k| var(k).is_some()).collect();
+        // the staging copy is the engine's; single files are always forked
+        if snapshot_copy {
+            set.push("DAO_SNAPSHOT=copy");
+        }
         if !set.is_empty() && var("DAO_DIR").is_some() {
             crate::diag::warn(format_args!("{} set without DAO_STORE=engine: ignored (checkpoints are single files)", set.join(", ")));
         }
