@@ -136,7 +136,7 @@ def count_candidates(cfg, exe):
     """The master's candidates (DAO_EVERY=1: one checkpoint each), and which
     of them are inside a parallel region (their stats line has "protocol")."""
     d = SHM / f"dao-bench-protocol-count-{os.getpid()}"
-    _, _, ev, _ = run(cfg, exe, {"DAO_EVERY": "1", "DAO_KEEP": "1"}, ckdir=d)
+    _, _, ev, _ = run(cfg, exe, {"DAO_EVERY": "1", "DAO_KEEP": "1", "DAO_STORE": "file"}, ckdir=d)
     shutil.rmtree(d, ignore_errors=True)
     (d.parent / (d.name + ".stats.jsonl")).unlink(missing_ok=True)
     cps = [e for e in ev if e.get("event") == "checkpoint"]

@@ -51,7 +51,7 @@ def run(binary, mib, threads, mode, d):
     st = d / "stats.jsonl"
     steps = 9
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), DAO_DIR=str(d / "ck"), DAO_EVERY="3",
-               DAO_WRITERS=mode, DAO_STATS=str(st), DAO_KEEP="1")
+               DAO_WRITERS=mode, DAO_STATS=str(st), DAO_KEEP="1", DAO_STORE="file")
     r = subprocess.run([str(binary), str(mib), str(steps)], env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{binary} {mib} failed: {r.stderr[-500:]}")

@@ -155,7 +155,7 @@ def main():
             counts[side] = None if o.no_callgrind else instructions(exe, args, env)
             d = os.path.join(work, f"ck.{name}.{side}")
             os.makedirs(d)
-            r = subprocess.run([exe, *args], env=dict(env, DAO_DIR=d, DAO_EVERY=str(every), DAO_KEEP="100000"),
+            r = subprocess.run([exe, *args], env=dict(env, DAO_DIR=d, DAO_EVERY=str(every), DAO_KEEP="100000", DAO_STORE="file"),
                                capture_output=True, cwd=work)
             if r.returncode != 0:
                 raise SystemExit(f"{name} ({side}) exited {r.returncode}: {r.stderr.decode()[-400:]}")

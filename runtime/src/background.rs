@@ -742,12 +742,12 @@ mod tests {
             encode_s: 0.25,
             prune_warning: Some("cannot prune\nx".into()),
             extra_bytes: 4096,
-            store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4".into()),
+            store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4 2".into()),
         };
         let d = Report::decode(&r.encode()).unwrap();
         assert_eq!(d.store, r.store);
         let done = crate::storage::Done::decode(d.store.as_deref().unwrap(), PathBuf::from("x")).unwrap();
-        assert_eq!((done.kind, done.parent, done.seq, done.collected, done.write_s), ("incremental", Some(3), 4, 1, 0.75));
+        assert_eq!((done.kind, done.parent, done.seq, done.collected, done.write_s, done.kept_from), ("incremental", Some(3), 4, 1, 0.75, Some(2)));
         assert_eq!(crate::storage::Done::decode(&done.encode(), PathBuf::from("x")), Some(done));
         assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
         assert_eq!((d.write_s, d.encode_s, d.extra_bytes), (0.5, 0.25, 4096));

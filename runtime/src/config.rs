@@ -49,6 +49,11 @@ pub enum Async {
 /// Default interval when no policy variable is set: 60 seconds.
 pub const DEFAULT_INTERVAL_S: f64 = 60.0;
 pub const DEFAULT_RELIABILITY: f64 = 0.99;
+/// The codec of the runtime's engine when DAO_COMPRESS is unset: none.
+/// On the NPB grids lz4 (+ shuffle) saved 3-15% of the bytes for 10-160
+/// points of run time (docs/results.md, "Storage modes with background
+/// writing").
+pub const DEFAULT_COMPRESS: &str = "none";
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -135,27 +140,27 @@ pub const VARS: &[Var] = &[
     v("DAO_SAVE", "what is saved: what the pass says is live, or everything", "live", "live, all"),
     v("DAO_HEAP", "heap blocks saved: reachable ones or all", "reachable", "reachable, all"),
     v("DAO_DEAD", "on restart, globals the checkpoint did not save (dead at every saved position): keep their start-up contents, or fill them with 0xff bytes (tests of the liveness analysis)", "keep", "keep, poison"),
-    v("DAO_KEEP", "checkpoints of the current run kept (single files)", "2", "an integer >= 1"),
-    v("DAO_STORE", "how checkpoints are stored: one dao-format file each, or the storage engine", "file", "file, engine"),
+    v("DAO_KEEP", "checkpoints of the current run kept (DAO_STORE=file)", "2", "an integer >= 1"),
+    v("DAO_STORE", "how checkpoints are stored: the storage engine (chains of full and incremental checkpoints), or one dao-format file each", "engine", "engine, file"),
     v("DAO_INCREMENTAL", "engine: full, incremental, differential or adaptive checkpoints", "adaptive", "full, incremental, differential, adaptive"),
     v("DAO_CHAIN_MAX", "engine: deltas after a base before a new base", "16", "a count >= 0 (0: no limit)"),
     v("DAO_DELTA_MAX", "engine, adaptive: a delta over this fraction of the state becomes a new base", "0.5", "a fraction in (0, 1]"),
     v("DAO_BLOCK", "engine: hash block size", "4K", "a power of two from 256 to 64K"),
     v("DAO_HASH", "engine: block hash", "xxh3", "xxh3, blake3, md5"),
-    v("DAO_COMPRESS", "engine: codec", "lz4", "none, lz4, zstd, zstd:LEVEL (1..=19)"),
-    v("DAO_FILTER", "engine: filter before the codec", "shuffle", "none, shuffle, xor"),
+    v("DAO_COMPRESS", "engine: codec", "none", "none, lz4, zstd, zstd:LEVEL (1..=19)"),
+    v("DAO_FILTER", "engine: filter before the codec (with a codec)", "shuffle", "none, shuffle, xor"),
     v("DAO_COMPRESS_SKIP", "engine: store a chunk raw when compressed/raw exceeds this", "0.9", "a fraction in [0, 1]"),
     v("DAO_BUFFER", "engine: pipeline buffer (chunk) size", "256K", "a size from 4K to 16M"),
     v("DAO_QUEUE", "engine: depth of each pipeline queue", "8", "1 to 1024"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
-    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_STORE=engine DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
-    v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (DAO_STORE=engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
+    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
+    v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (the engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
     v("DAO_VERBOSE", "one line per checkpoint written, restart details, run finished", "unset (off)", "any value; 0 is off"),
     v("DAO_STACK_SIZE", "size of the fixed stack", "max(RLIMIT_STACK, 64M)", "a size (bytes, K, M, G)"),
     v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
-    v("DAO_WRITERS", "who writes a checkpoint taken inside a parallel region", "team", "team, master"),
+    v("DAO_WRITERS", "who writes a synchronous checkpoint taken inside a parallel region (DAO_STORE=file)", "team", "team, master"),
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
     v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
 ];
@@ -177,28 +182,42 @@ const STORE_VARS: [&str; 12] = [
     "DAO_KEEP_CHAINS",
 ];
 
-/// DAO_STORE: `file` (default) or `engine`; the engine's configuration is
-/// read and validated only with `engine`. `snapshot_copy` (DAO_SNAPSHOT=copy):
-/// the engine's own asynchronous flush follows DAO_ASYNC; otherwise the
-/// engine is synchronous and a forked writer runs it in the background.
+/// DAO_STORE: `engine` (the default) or `file`; the engine's configuration
+/// is read and validated only with `engine`. `snapshot_copy`
+/// (DAO_SNAPSHOT=copy): the engine's own asynchronous flush follows
+/// DAO_ASYNC; otherwise the engine is synchronous and a forked writer runs
+/// it in the background. The runtime's engine defaults differ from the
+/// library's where measurement said so (docs/results.md, "One storage
+/// format by default"): no codec (DAO_COMPRESS=none).
 fn store(snapshot_copy: bool) -> Option<dao_store::StoreConfig> {
     let engine = var("DAO_STORE").map(|v| match v.trim() {
         "engine" => true,
         "file" => false,
-        _ => fatal(format_args!("DAO_STORE={v:?}: expected file (one checkpoint file each, the default) or engine (the storage engine: incremental chains, compression, async flush)")),
+        _ => fatal(format_args!("DAO_STORE={v:?}: expected engine (the storage engine: chains of full and incremental checkpoints, the default) or file (one dao-format checkpoint file each, the format before the engine was the default)")),
     });
-    if engine != Some(true) {
+    if engine != Some(false) {
+        // the single-file writer's variables
+        let set: Vec<&str> = ["DAO_KEEP", "DAO_WRITERS"].into_iter().filter(|k| var(k).is_some()).collect();
+        if !set.is_empty() && var("DAO_DIR").is_some() {
+            crate::diag::warn(format_args!("{} set without DAO_STORE=file: ignored (the storage engine keeps DAO_KEEP_CHAINS chains, and its checkpoints are written by one thread)", set.join(", ")));
+        }
+    }
+    if engine == Some(false) {
         let mut set: Vec<&str> = STORE_VARS.iter().copied().filter(|k| var(k).is_some()).collect();
         // the staging copy is the engine's; single files are always forked
         if snapshot_copy {
             set.push("DAO_SNAPSHOT=copy");
         }
         if !set.is_empty() && var("DAO_DIR").is_some() {
-            crate::diag::warn(format_args!("{} set without DAO_STORE=engine: ignored (checkpoints are single files)", set.join(", ")));
+            crate::diag::warn(format_args!("{} set with DAO_STORE=file: ignored (checkpoints are single files)", set.join(", ")));
         }
         return None;
     }
-    match dao_store::StoreConfig::from_lookup(|k| std::env::var(k).ok()) {
+    let defaults = |k: &str| match k {
+        "DAO_COMPRESS" => Some(DEFAULT_COMPRESS.to_string()),
+        _ => None,
+    };
+    match dao_store::StoreConfig::from_lookup(|k| var(k).or_else(|| defaults(k))) {
         Ok(mut c) => {
             if !snapshot_copy {
                 c.async_policy = dao_store::AsyncPolicy::Off;

@@ -185,6 +185,8 @@ pub struct Done {
     pub write_s: f64,
     pub sync_s: f64,
     pub collected: usize,
+    /// The engine's GC cut ([`Committed::kept_from`]).
+    pub kept_from: Option<u64>,
 }
 
 impl From<&Committed> for Done {
@@ -202,6 +204,7 @@ impl From<&Committed> for Done {
             write_s: (c.hash_time + c.write_time).as_secs_f64(),
             sync_s: c.sync_time.as_secs_f64(),
             collected: c.collected.len(),
+            kept_from: c.kept_from,
         }
     }
 }
@@ -210,7 +213,7 @@ impl Done {
     /// One line of whitespace-free fields (a forked writer's report).
     pub fn encode(&self) -> String {
         format!(
-            "{} {} {} {} {} {} {} {} {} {} {}",
+            "{} {} {} {} {} {} {} {} {} {} {} {}",
             self.kind,
             self.parent.map_or("-".to_string(), |q| q.to_string()),
             self.file_bytes,
@@ -221,14 +224,15 @@ impl Done {
             self.write_s,
             self.sync_s,
             self.collected,
-            self.seq
+            self.seq,
+            self.kept_from.map_or("-".to_string(), |q| q.to_string())
         )
     }
 
     /// [`Done::encode`]'s line back, with the file's path.
     pub fn decode(line: &str, path: std::path::PathBuf) -> Option<Done> {
         let f: Vec<&str> = line.split(' ').collect();
-        if f.len() != 11 {
+        if f.len() != 12 {
             return None;
         }
         let kind = ["full", "incremental", "differential"].into_iter().find(|k| *k == f[0])?;
@@ -245,6 +249,7 @@ impl Done {
             write_s: f[7].parse().ok()?,
             sync_s: f[8].parse().ok()?,
             collected: f[9].parse().ok()?,
+            kept_from: if f[11] == "-" { None } else { Some(f[11].parse().ok()?) },
         })
     }
 }
@@ -256,10 +261,13 @@ impl Done {
 /// (`,"background":{..}` for a forked writer).
 pub fn settle(s: &mut Session, p: Pending, r: Result<Done, (String, String)>, flush: &str, snapshot: &str, extra: &str) {
     match r {
-        Ok(c) => {
+        Ok(mut c) => {
             s.checkpoints += 1;
             s.commits += 1;
             s.next_seq = s.next_seq.max(c.seq + 1);
+            if let (Some(cut), Some(dir)) = (c.kept_from, s.dir.as_ref()) {
+                c.collected += collect_single_files(dir, cut);
+            }
             if s.cfg.verbose {
                 diag::info(format_args!(
                     "checkpoint {} written to {} ({}{}, {} of {} bytes stored, file {} bytes, {} frames, pause {:.6} s{})",
@@ -313,6 +321,16 @@ pub fn settle(s: &mut Session, p: Pending, r: Result<Done, (String, String)>, fl
             );
         }
     }
+}
+
+/// Single-file checkpoints (`ckpt.NNNNNN.dao`: DAO_STORE=file, or a
+/// release before the engine was the default) numbered below `cut`, the
+/// oldest base the engine's GC kept: the store then holds its
+/// `DAO_KEEP_CHAINS` complete chains, all newer, so a restart would never
+/// choose them. Returns how many were deleted.
+fn collect_single_files(dir: &dao_format::CheckpointDir, cut: u64) -> usize {
+    let Ok(files) = dir.list() else { return 0 };
+    files.iter().filter(|(q, p)| *q < cut && std::fs::remove_file(p).is_ok()).count()
 }
 
 /// The error without what varies from one checkpoint to the next (file

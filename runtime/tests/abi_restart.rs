@@ -3,6 +3,11 @@
 //! clang-19 -O0 -no-pie against libdao_rt.a, killed at and inside
 //! checkpoints, and restarted.
 //!
+//! Most tests here check the single-file format (`DAO_STORE=file`, set by
+//! `run` unless a test names DAO_STORE); the storage engine, the default,
+//! has its crash matrix in tests/store.rs of dao-tests, and
+//! `engine_default_*` / `previous_format_*` below.
+//!
 //! Invariant checked: stdout appended across the killed run and the restart
 //! is byte-for-byte the stdout of an uninterrupted run (which requires every
 //! live slot, stack object, global and reachable heap block to be restored
@@ -96,8 +101,11 @@ fn scratch(name: &str) -> PathBuf {
 fn run(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Output {
     let out = OpenOptions::new().create(true).append(true).open(dir.join("out")).unwrap();
     let mut c = Command::new(exe);
-    for v in ["DAO_EVERY", "DAO_INTERVAL", "DAO_MTBF", "DAO_CRASH_AFTER", "DAO_CRASH_IN", "DAO_SAVE", "DAO_HEAP", "DAO_VERBOSE", "DAO_RESTART", "DAO_STATS"] {
+    for v in ["DAO_EVERY", "DAO_INTERVAL", "DAO_MTBF", "DAO_CRASH_AFTER", "DAO_CRASH_IN", "DAO_SAVE", "DAO_HEAP", "DAO_VERBOSE", "DAO_RESTART", "DAO_STATS", "DAO_STORE", "DAO_INCREMENTAL"] {
         c.env_remove(v);
+    }
+    if !env.iter().any(|(k, _)| *k == "DAO_STORE") {
+        c.env("DAO_STORE", "file");
     }
     c.env("DAO_DIR", dir.join("ckpt")).envs(env.iter().copied()).stdout(Stdio::from(out)).stderr(Stdio::piped());
     c.output().unwrap()
@@ -286,4 +294,48 @@ fn markers_without_the_pass_warn_once() {
         stderr(&o),
         "dao: warning: dao_potential_checkpoint() called from code not compiled with the dao pass; no checkpoint taken\n"
     );
+}
+
+fn names(ck: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(ck).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    v.sort();
+    v
+}
+
+/// The default storage (DAO_STORE unset: the engine): checkpoints are
+/// store files, a crash after k restarts from store.k.
+#[test]
+fn engine_default_crash_and_restart() {
+    let d = scratch("engine-default");
+    let env = [("DAO_EVERY", "1"), ("DAO_STORE", "")];
+    assert_killed(&run(&bins().manual, &d, &[env[0], env[1], ("DAO_CRASH_AFTER", "2")]));
+    assert_eq!(names(&d.join("ckpt")), ["store.000001.dst", "store.000002.dst"]);
+    let o = run(&bins().manual, &d, &env);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("dao: resuming from ") && stderr(&o).contains("store.000002.dst"), "{}", stderr(&o));
+    assert_same_output(&d);
+    let n = names(&d.join("ckpt"));
+    assert!(n.iter().all(|f| f == "finished" || (f.starts_with("store.") && f.ends_with(".dst"))), "{n:?}");
+}
+
+/// A directory written by the previous format (single files, as every
+/// release before the engine became the default wrote them) is resumed by
+/// the default storage, which continues in its own format; the single
+/// files stay as long as they are the only fallback (one chain), and are
+/// collected once the engine holds DAO_KEEP_CHAINS complete chains.
+#[test]
+fn previous_format_directory_is_resumed_and_then_collected() {
+    for (mode, single_files_left) in [("incremental", 2), ("full", 0)] {
+        let d = scratch(&format!("previous-format-{mode}"));
+        assert_killed(&run(&bins().manual, &d, &[("DAO_EVERY", "1"), ("DAO_STORE", "file"), ("DAO_CRASH_AFTER", "3")]));
+        assert_eq!(names(&d.join("ckpt")), ["ckpt.000002.dao", "ckpt.000003.dao"]);
+        let o = run(&bins().manual, &d, &[("DAO_EVERY", "1"), ("DAO_STORE", ""), ("DAO_INCREMENTAL", mode)]);
+        let e = stderr(&o);
+        assert!(o.status.success(), "{e}");
+        assert!(e.starts_with("dao: resuming from ") && e.contains("ckpt.000003.dao"), "{e}");
+        assert_same_output(&d);
+        let n = names(&d.join("ckpt"));
+        assert_eq!(n.iter().filter(|f| f.starts_with("ckpt.")).count(), single_files_left, "{mode}: {n:?}");
+        assert!(n.contains(&"store.000012.dst".to_string()), "{mode}: {n:?}");
+    }
 }

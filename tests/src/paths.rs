@@ -83,3 +83,15 @@ pub fn fresh_dir(rel: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("cannot create {}: {e}", d.display()));
     d
 }
+
+/// Checkpoint `seq` in the checkpoint directory `dir`, of whichever format
+/// it was written in: `store.NNNNNN.dst` (the storage engine, the default)
+/// or `ckpt.NNNNNN.dao` (DAO_STORE=file). `dao inspect` reads either.
+pub fn checkpoint_file(dir: &Path, seq: u64) -> PathBuf {
+    let store = dir.join(format!("store.{seq:06}.dst"));
+    if store.exists() {
+        store
+    } else {
+        dir.join(format!("ckpt.{seq:06}.dao"))
+    }
+}

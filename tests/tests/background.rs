@@ -106,8 +106,13 @@ fn files(dir: &Path) -> Vec<String> {
     v
 }
 
+/// Numbers of the committed checkpoints, of either format (store files:
+/// the engine, the default; single files: DAO_STORE=file).
 fn committed_seqs(dir: &Path) -> Vec<u64> {
-    files(dir).iter().filter_map(|f| f.strip_prefix("ckpt.")?.strip_suffix(".dao")?.parse().ok()).collect()
+    files(dir)
+        .iter()
+        .filter_map(|f| f.strip_prefix("ckpt.").and_then(|r| r.strip_suffix(".dao")).or_else(|| f.strip_prefix("store.")?.strip_suffix(".dst"))?.parse().ok())
+        .collect()
 }
 
 /// The writer children of `pid` (/proc's children list of its threads).
@@ -245,7 +250,9 @@ fn writer_killed_alone() {
     let dir = fresh_dir("background-writer-killed");
     let args = ["16", "24"];
     let clean = reference(&b, &args, &dir);
-    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), WAIT]), Duration::from_secs(120)).unwrap();
+    // single files (DAO_STORE=file); the engine's: engine_writer_killed_alone
+    const FILE: (&str, &str) = ("DAO_STORE", "file");
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), WAIT, FILE]), Duration::from_secs(120)).unwrap();
     assert!(r.status.success(), "{}", r.describe());
     assert!(r.stderr.contains("background writer") && r.stderr.contains("killed by signal 9") && r.stderr.contains("previous checkpoint stays current"), "{}", r.stderr);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
@@ -261,9 +268,9 @@ fn writer_killed_alone() {
     std::fs::remove_dir_all(dir.join("ck")).unwrap();
     std::fs::remove_file(dir.join("out.txt")).unwrap();
     std::fs::remove_file(dir.join("stats.jsonl")).unwrap();
-    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), ("DAO_CRASH_AFTER", "3"), WAIT]), Duration::from_secs(120)).unwrap();
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), ("DAO_CRASH_WRITER", "2"), ("DAO_CRASH_AFTER", "3"), WAIT, FILE]), Duration::from_secs(120)).unwrap();
     assert!(r.killed_by(9), "{}", r.describe());
-    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), WAIT]), Duration::from_secs(120)).unwrap();
+    let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "4"), WAIT, FILE]), Duration::from_secs(120)).unwrap();
     assert!(r.status.success() && r.stderr.contains("dao: resuming"), "{}", r.describe());
     assert_eq!(events(&dir, "restart")[0]["seq"], 3);
     process::compare_outputs(&clean, &dir.join("out.txt")).unwrap();

@@ -260,9 +260,10 @@ fn table_covers_every_program() {
 }
 
 /// Distributed saving (DAO_WRITERS=team, the default of synchronous
-/// checkpoints; the cases above write in the background, DAO_ASYNC's
-/// default) against master-only saving (DAO_WRITERS=master), both with
-/// DAO_ASYNC=off: a region with a
+/// single-file checkpoints; the cases above write in the background,
+/// DAO_ASYNC's default, through the storage engine, DAO_STORE's default)
+/// against master-only saving (DAO_WRITERS=master), both with
+/// DAO_STORE=file DAO_ASYNC=off: a region with a
 /// 7.5 MiB shared heap grid, 4 threads. With `team`, the workers stopped at
 /// a candidate write part of the file (the stats' `writers` counts the
 /// threads that wrote at least one 1 MiB unit; a worker may arrive after
@@ -286,6 +287,7 @@ fn distributed_and_master_only_saving() {
             .env("DAO_DIR", dir.join("ck"))
             .env("DAO_EVERY", "200")
             .env("DAO_WRITERS", mode)
+            .env("DAO_STORE", "file")
             .env("DAO_ASYNC", "off")
             .env("DAO_STATS", &stats)
             .stdout(std::process::Stdio::null())
@@ -312,7 +314,7 @@ fn distributed_and_master_only_saving() {
             clean: clean.clone(),
             inst: inst.clone(),
             args: &["65"],
-            env: vec![("OMP_NUM_THREADS", "4".into()), ("DAO_OMP_TIMEOUT", "20".into()), ("DAO_WRITERS", mode.into()), ("DAO_ASYNC", "off".into())],
+            env: vec![("OMP_NUM_THREADS", "4".into()), ("DAO_OMP_TIMEOUT", "20".into()), ("DAO_WRITERS", mode.into()), ("DAO_STORE", "file".into()), ("DAO_ASYNC", "off".into())],
             every: 200,
             crash_after: &[1, 4],
             crash_in: &[2, 5],

@@ -62,7 +62,7 @@ fn checkpoint_candidates(ck: &Path) -> Vec<u64> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(ck)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "dao"))
+        .filter(|p| p.extension().is_some_and(|x| x == "dao" || x == "dst"))
         .collect();
     files.sort();
     files
@@ -145,7 +145,7 @@ fn cg_s_profile_place_run_kill_restart() {
         let mut e = vec![
             ("DAO_DIR", ck.display().to_string()),
             ("DAO_PLACEMENT", placement.display().to_string()),
-            ("DAO_KEEP", "1000".to_string()),
+            ("DAO_KEEP_CHAINS", "1000".to_string()),
         ];
         e.extend(extra.iter().cloned());
         e
@@ -162,7 +162,7 @@ fn cg_s_profile_place_run_kill_restart() {
         let mut e = vec![
             ("DAO_DIR", ck.display().to_string()),
             ("DAO_PLACEMENT", placement.display().to_string()),
-            ("DAO_KEEP", "1000".to_string()),
+            ("DAO_KEEP_CHAINS", "1000".to_string()),
         ];
         e.extend(extra.iter().cloned());
         e

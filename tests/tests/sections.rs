@@ -176,7 +176,7 @@ fn check(lang: Lang, opt: Opt) {
     let k = live.iter().map(|c| c.0).find(|&s| s >= 2).expect("a top-of-loop checkpoint after the first");
     let r = go(&inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
     assert!(r.killed_by(9), "[{label}] not killed after checkpoint {k}: {}", r.describe());
-    inspect_dead(&label, &dir.join("crash.ckpt").join(format!("ckpt.{k:06}.dao")));
+    inspect_dead(&label, &dao_tests::paths::checkpoint_file(&dir.join("crash.ckpt"), k as u64));
     // the dead work arrays are poisoned (0xff) by the restart, and the
     // output must not change
     let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[("DAO_DEAD", "poison"), ("DAO_VERBOSE", "1")]));

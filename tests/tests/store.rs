@@ -1,5 +1,6 @@
-//! Whole-program kill/restart tests with the storage engine
-//! (DAO_STORE=engine): every store mode (full, incremental, differential,
+//! Whole-program kill/restart tests with the storage engine (the default
+//! storage, DAO_STORE=engine), and a smaller matrix of the older single
+//! files (DAO_STORE=file, `check_file`): every store mode (full, incremental, differential,
 //! adaptive) with synchronous writing and with async flush (DAO_ASYNC=wait),
 //! on C, Fortran, OpenMP (checkpoints inside parallel regions, 2 threads)
 //! and NPB programs, through the scenarios of `dao_tests::scenario` (clean
@@ -292,6 +293,62 @@ cells! {
     grid3d_incremental_copy        => (GRID3D, Incremental, "copy-wait");
     stencil_omp_adaptive_copy      => (STENCIL_OMP, Adaptive, "copy-wait");
     npb_mg_s_differential_copy     => (MG_S, Differential, "copy-wait");
+}
+
+/// The older format (`DAO_STORE=file`, one dao-format file per checkpoint,
+/// the default before the engine) keeps a smaller matrix: the scenarios on
+/// four programs, one per DAO_ASYNC policy (auto, the default; off, where
+/// checkpoints inside stencil3d_heap's region are written by the team,
+/// DAO_WRITERS=team; wait), and every checkpoint line must be a single
+/// file's.
+fn check_file(p: &Prog, flush: &str) {
+    let label = format!("{} store=file async={flush}", p.name);
+    let dir = fresh_dir(&format!("store/{}-file-{flush}", p.name));
+    let mut env: Vec<(&'static str, String)> = p.env.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    env.push(("DAO_STORE", "file".into()));
+    env.push(("DAO_ASYNC", flush.into()));
+    check_plan(&Plan {
+        label: label.clone(),
+        dir: dir.clone(),
+        clean: binary(p, Variant::Clean),
+        inst: binary(p, Variant::Instrumented),
+        args: p.args,
+        env,
+        every: p.every,
+        crash_after: p.crash_after,
+        crash_in: p.crash_in,
+        drop_lines: p.drop_lines,
+        reference_lines: p.reference_lines.iter().map(|s| s.to_string()).collect(),
+        exact_count: true,
+    });
+    let cps = events(&dir.join("uninterrupted.stats"), "checkpoint");
+    assert!(cps.len() >= 2, "[{label}] {} checkpoints", cps.len());
+    for e in &cps {
+        assert!(e.get("storage").is_none() && e["file"].as_str().is_some_and(|f| f.ends_with(".dao")), "[{label}] a single file: {e}");
+    }
+    let restarts = events(&dir.join("crash-twice.run2.stats"), "restart");
+    assert!(restarts.len() == 1 && restarts[0].get("storage").is_none(), "[{label}] the restart read a single file: {restarts:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn file_grid3d_auto() {
+    check_file(&GRID3D, "auto")
+}
+
+#[test]
+fn file_stencil_omp_team_sync() {
+    check_file(&STENCIL_OMP, "off")
+}
+
+#[test]
+fn file_mg_s_wait() {
+    check_file(&MG_S, "wait")
+}
+
+#[test]
+fn file_allocatable_f_auto() {
+    check_file(&ALLOCATABLE, "auto")
 }
 
 /// The table holds every (mode, flush) pair on at least three programs.

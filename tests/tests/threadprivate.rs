@@ -45,7 +45,7 @@ fn another_thread_count_between_regions_names_the_live_variable() {
         let mut env = vec![("OMP_NUM_THREADS", "4".to_string()), ("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "1".into()), ("DAO_CRASH_AFTER", k.to_string())];
         let f = go(&inst, &dir, "run.out", &env);
         assert!(f.killed_by(9), "the run was not killed at checkpoint {k}: {}", f.describe());
-        let inspect = std::process::Command::new(&tools().dao).args(["inspect", "--json"]).arg(ck.join(format!("ckpt.{k:06}.dao"))).output().unwrap();
+        let inspect = std::process::Command::new(&tools().dao).args(["inspect", "--json"]).arg(dao_tests::paths::checkpoint_file(&ck, k as u64)).output().unwrap();
         let j: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap_or_else(|e| panic!("dao inspect --json: {e}"));
         let live_copies = j["workers"].as_array().is_some_and(|ws| {
             ws.iter().any(|w| w["threadprivate_copies"].as_array().is_some_and(|c| c.iter().any(|v| v["size"].as_u64().unwrap_or(0) > 0)))

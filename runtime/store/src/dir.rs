@@ -244,6 +244,12 @@ impl StoreDir {
     /// one back costs as much as writing it, on MG.A 460 MB at every full
     /// checkpoint). Other bases are verified as always.
     pub fn collectable_after(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<Vec<PathBuf>, StoreError> {
+        self.collect_plan(keep_chains, trusted).map(|(_, out)| out)
+    }
+
+    /// The cut of [`StoreDir::collectable_after`] (the oldest base kept,
+    /// when `keep_chains` valid bases exist) and the files below it.
+    fn collect_plan(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<(Option<u64>, Vec<PathBuf>), StoreError> {
         let keep = keep_chains.max(1);
         let files = self.list()?;
         let mut bases_seen = 0usize;
@@ -282,7 +288,7 @@ impl StoreDir {
             }
         }
         out.sort();
-        Ok(out)
+        Ok((cut, out))
     }
 
     /// Deletes what [`StoreDir::collectable`] lists; returns the deleted paths.
@@ -294,12 +300,21 @@ impl StoreDir {
 
     /// [`StoreDir::gc`] trusting some bases (see [`StoreDir::collectable_after`]).
     pub fn gc_after(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<Vec<PathBuf>, StoreError> {
+        self.gc_cut_after(keep_chains, trusted).map(|(_, done)| done)
+    }
+
+    /// [`StoreDir::gc_after`], also returning its cut: the oldest base it
+    /// kept when the directory holds `keep_chains` valid chains (every
+    /// checkpoint older than the cut, in any format, is then garbage), None
+    /// when it holds fewer.
+    pub fn gc_cut_after(&self, keep_chains: usize, trusted: &dyn Fn(u64) -> bool) -> Result<(Option<u64>, Vec<PathBuf>), StoreError> {
+        let (cut, files) = self.collect_plan(keep_chains, trusted)?;
         let mut done = Vec::new();
-        for p in self.collectable_after(keep_chains, trusted)? {
+        for p in files {
             if fs::remove_file(&p).is_ok() {
                 done.push(p);
             }
         }
-        Ok(done)
+        Ok((cut, done))
     }
 }

@@ -59,6 +59,10 @@ pub struct Committed {
     pub pipeline: PipelineStats,
     /// Files garbage collection deleted after this commit.
     pub collected: Vec<PathBuf>,
+    /// The oldest base garbage collection kept after this (full) commit,
+    /// when the store holds `keep_chains` complete chains: checkpoints
+    /// older than it, of any format, are no longer needed.
+    pub kept_from: Option<u64>,
 }
 
 /// The synchronous storage engine of one store directory.
@@ -373,7 +377,7 @@ impl Engine {
             self.own_bases.push(seq);
         }
         let own = &self.own_bases;
-        let collected = if kind == Kind::Full { self.dir.gc_after(self.cfg.keep_chains, &|q| own.contains(&q)).unwrap_or_default() } else { Vec::new() };
+        let (kept_from, collected) = if kind == Kind::Full { self.dir.gc_cut_after(self.cfg.keep_chains, &|q| own.contains(&q)).unwrap_or_default() } else { (None, Vec::new()) };
         Ok(Committed {
             seq,
             kind,
@@ -388,6 +392,7 @@ impl Engine {
             sync_time: w.sync,
             pipeline: w.stats,
             collected,
+            kept_from,
         })
     }
 }

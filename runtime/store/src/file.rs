@@ -52,7 +52,9 @@ use crate::pipeline::{PipelineStats, PipelineWriter, StreamSummary};
 pub const MAGIC: [u8; 8] = *b"DAOSTOR\0";
 pub const COMMIT_MAGIC: [u8; 8] = *b"DAOCOMIT";
 pub const END_MAGIC: [u8; 8] = *b"DAOSEND\0";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest version this reader reads (1: no HEADER_HASH chunks).
+pub const OLDEST_VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 64;
 pub const COMMIT_LEN: usize = 40;
 
@@ -122,7 +124,7 @@ pub fn parse_header(b: &[u8]) -> Result<FileHeader, StoreError> {
     }
     let ok = xxh3_64(&b[..56]) == u64_at(b, 56);
     let version = u32_at(b, 8);
-    if ok && version != FORMAT_VERSION {
+    if ok && !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(StoreError::UnsupportedVersion { file: MEM.into(), found: version, supported: FORMAT_VERSION });
     }
     if !ok {
@@ -346,4 +348,33 @@ pub fn read(path: &Path) -> Result<(Verified, Vec<u8>), StoreError> {
     let v = verify(&m).map_err(|e| e.with_file(path))?;
     let raw = decode(&m, &v).map_err(|e| e.with_file(path))?;
     Ok((v, raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Format 1 headers (before HEADER_HASH chunks) are still read; a newer
+    /// version is refused naming both versions.
+    #[test]
+    fn versions_read() {
+        let h = FileHeader { kind: Kind::Full, hash: HashKind::Xxh3, seq: 7, base_seq: 7, parent_seq: 0, parent_id: 0, block_size: 4096 };
+        let with_version = |v: u32| {
+            let mut b = encode_header(&h);
+            b[8..12].copy_from_slice(&v.to_le_bytes());
+            let hh = xxh3_64(&b[..56]);
+            b[56..64].copy_from_slice(&hh.to_le_bytes());
+            b
+        };
+        assert_eq!(parse_header(&with_version(1)).unwrap(), h);
+        assert_eq!(parse_header(&with_version(FORMAT_VERSION)).unwrap(), h);
+        match parse_header(&with_version(FORMAT_VERSION + 1)) {
+            Err(e @ StoreError::UnsupportedVersion { found, supported, .. }) => {
+                assert_eq!((found, supported), (FORMAT_VERSION + 1, FORMAT_VERSION));
+                let m = e.to_string();
+                assert!(m.contains(&format!("{}", FORMAT_VERSION + 1)), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
