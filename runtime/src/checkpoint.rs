@@ -322,6 +322,22 @@ fn write_in_child(
 /// the storage engine (storage.rs).
 /// `fork`: written by a forked writer, dying as this says.
 fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, collect_s: f64, crash_now: bool, fork: Option<crate::background::Kill>) {
+    if let Some(kill) = fork {
+        // the writer builds the skeleton and the regions (its DAO_STATS
+        // line gets their numbers and encode_s when it is settled)
+        let p = crate::storage::Pending { seq: parts.header.seq, fields: fields.clone(), frames: parts.chain.len(), regions: 0, skeleton_bytes: 0, collect_s, pause_s: 0.0, copy_s: 0.0, wait_s: 0.0 };
+        match crate::background::checkpoint_forked(s, parts, p, t0, kill) {
+            Ok(()) => {
+                // DAO_CRASH_AFTER due at this one: the kill comes once
+                // it is committed, as when writing in place
+                if s.cfg.crash_after == Some(s.commits + 1) {
+                    crate::background::finish(s);
+                }
+                return;
+            }
+            Err(e) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
+        }
+    }
     let t = Instant::now();
     let skeleton = match dao_format::encode_skeleton(parts) {
         Ok(b) => b,
@@ -347,26 +363,6 @@ fn store_write(s: &mut Session, parts: &Parts<'_>, fields: String, t0: Instant, 
         pause_s: 0.0,
         copy_s: 0.0,
         wait_s: 0.0,
-    };
-    let p = match fork {
-        None => p,
-        Some(kill) => {
-            let p2 = crate::storage::Pending { fields: p.fields.clone(), ..p };
-            match crate::background::checkpoint_forked(s, &regions, &skeleton, p, t0, kill) {
-                Ok(()) => {
-                    // DAO_CRASH_AFTER due at this one: the kill comes once
-                    // it is committed, as when writing in place
-                    if s.cfg.crash_after == Some(s.commits + 1) {
-                        crate::background::finish(s);
-                    }
-                    return;
-                }
-                Err(e) => {
-                    diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once"));
-                    p2
-                }
-            }
-        }
     };
     crate::storage::checkpoint(s, &regions, &skeleton, p, t0, crash_now);
     // DAO_ASYNC=auto compares the next gap with this write

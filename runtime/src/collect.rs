@@ -552,6 +552,10 @@ fn ends_point_into(b: &Block, lo: u64, hi: u64) -> bool {
     inside(at(0)) || inside(at(words - 1))
 }
 
+/// A found block's place in the scan: (big, numeric-looking, depth for
+/// small blocks, size, index, depth).
+type ScanKey = (bool, bool, u32, usize, usize, u32);
+
 /// Blocks from this size on are scanned after every smaller one.
 const BIG: usize = 64 << 10;
 
@@ -589,7 +593,7 @@ fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])]) -> (Vec<bool>,
         std::cmp::Reverse((big, numeric, if big { 0 } else { depth }, b.size, j, depth))
     };
     let mut found = work.len();
-    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(bool, bool, u32, usize, usize, u32)>> = work.drain(..).map(|j| item(j, 0)).collect();
+    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<ScanKey>> = work.drain(..).map(|j| item(j, 0)).collect();
     let mut scanned = 0;
     while let Some(std::cmp::Reverse((_, _, _, _, i, depth))) = queue.pop() {
         if found == blocks.len() {

@@ -187,6 +187,11 @@ pub struct Done {
     pub collected: usize,
     /// The engine's GC cut ([`Committed::kept_from`]).
     pub kept_from: Option<u64>,
+    /// A forked writer that built the skeleton and the regions itself:
+    /// their number, the skeleton's bytes and the time it took (else 0).
+    pub regions: usize,
+    pub skeleton_bytes: usize,
+    pub encode_s: f64,
 }
 
 impl From<&Committed> for Done {
@@ -205,6 +210,9 @@ impl From<&Committed> for Done {
             sync_s: c.sync_time.as_secs_f64(),
             collected: c.collected.len(),
             kept_from: c.kept_from,
+            regions: 0,
+            skeleton_bytes: 0,
+            encode_s: 0.0,
         }
     }
 }
@@ -213,7 +221,7 @@ impl Done {
     /// One line of whitespace-free fields (a forked writer's report).
     pub fn encode(&self) -> String {
         format!(
-            "{} {} {} {} {} {} {} {} {} {} {} {}",
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
             self.kind,
             self.parent.map_or("-".to_string(), |q| q.to_string()),
             self.file_bytes,
@@ -225,14 +233,17 @@ impl Done {
             self.sync_s,
             self.collected,
             self.seq,
-            self.kept_from.map_or("-".to_string(), |q| q.to_string())
+            self.kept_from.map_or("-".to_string(), |q| q.to_string()),
+            self.regions,
+            self.skeleton_bytes,
+            self.encode_s
         )
     }
 
     /// [`Done::encode`]'s line back, with the file's path.
     pub fn decode(line: &str, path: std::path::PathBuf) -> Option<Done> {
         let f: Vec<&str> = line.split(' ').collect();
-        if f.len() != 12 {
+        if f.len() != 15 {
             return None;
         }
         let kind = ["full", "incremental", "differential"].into_iter().find(|k| *k == f[0])?;
@@ -250,6 +261,9 @@ impl Done {
             sync_s: f[8].parse().ok()?,
             collected: f[9].parse().ok()?,
             kept_from: if f[11] == "-" { None } else { Some(f[11].parse().ok()?) },
+            regions: f[12].parse().ok()?,
+            skeleton_bytes: f[13].parse().ok()?,
+            encode_s: f[14].parse().ok()?,
         })
     }
 }

@@ -220,6 +220,8 @@ fn check_store(p: &Prog, mode: Mode, flush: &str) {
         assert_eq!(e.get("background").is_some(), snapshot == "fork", "[{label}] {e}");
         let (live, stored) = (e["store"]["live_bytes"].as_u64().unwrap(), e["store"]["stored_bytes"].as_u64().unwrap());
         assert!(stored <= live, "[{label}] {e}");
+        // a forked writer builds the skeleton and the regions and reports them
+        assert!(e["store"]["regions"].as_u64() > Some(0) && e["store"]["skeleton_bytes"].as_u64() > Some(0) && e["encode_s"].as_f64().is_some(), "[{label}] {e}");
     }
     assert_eq!(kinds[0], "full", "[{label}] the first checkpoint of a fresh run is full: {kinds:?}");
     match mode {

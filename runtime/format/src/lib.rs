@@ -27,4 +27,4 @@ pub use model::{
 };
 pub use read::{decode, decode_skeleton, read_file, read_header};
 pub use wire::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
-pub use write::{encode_skeleton, key_of, skeleton_regions, Layout, Parts, Writer};
+pub use write::{encode_skeleton, key_of, skeleton_regions, skeleton_regions_bound, Layout, Parts, Writer};

@@ -337,44 +337,63 @@ impl<W: Write + Seek> Writer<W> {
 /// stores; `decode_skeleton` finds each payload again by key and length.
 pub fn skeleton_regions<'a>(p: &Parts<'a>) -> Vec<(u64, &'a [u8])> {
     let mut v: Vec<(u64, &'a [u8])> = Vec::new();
-    let frames = |fs: &'a [Frame<'a>], v: &mut Vec<(u64, &'a [u8])>| {
-        for f in fs {
-            for x in &f.slots {
-                v.push((key_of(&x.bytes), &x.bytes));
-            }
-            for x in &f.stack_objects {
-                v.push((key_of(&x.bytes), &x.bytes));
-            }
-        }
-    };
-    frames(p.chain, &mut v);
-    for w in p.workers {
-        frames(&w.chain, &mut v);
-        for t in &w.tls {
-            v.push((key_of(&t.bytes), &t.bytes));
-        }
-        for t in &w.tp {
-            if let Some(b) = &t.bytes {
-                v.push((key_of(b), b));
-            }
-        }
-    }
-    for t in p.master_tls {
-        v.push((key_of(&t.bytes), &t.bytes));
-    }
-    for g in p.globals {
-        v.push((key_of(&g.bytes), &g.bytes));
-    }
-    v.push((META_KEY, &p.heap.meta));
-    for b in &p.heap.blocks {
-        if let Some(x) = &b.bytes {
-            v.push((key_of(x), x));
-        }
-    }
+    each_payload(p, |k, b| v.push((k, b)));
     // longest first within a key, then keep the first of each key
     v.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
     v.dedup_by_key(|r| r.0);
     v
+}
+
+/// Every byte payload of `p` with its key, in file order (aliases and
+/// repeated keys included).
+fn each_payload<'a>(p: &Parts<'a>, mut f: impl FnMut(u64, &'a [u8])) {
+    let frames = |fs: &'a [Frame<'a>], f: &mut dyn FnMut(u64, &'a [u8])| {
+        for fr in fs {
+            for x in &fr.slots {
+                f(key_of(&x.bytes), &x.bytes);
+            }
+            for x in &fr.stack_objects {
+                f(key_of(&x.bytes), &x.bytes);
+            }
+        }
+    };
+    frames(p.chain, &mut f);
+    for w in p.workers {
+        frames(&w.chain, &mut f);
+        for t in &w.tls {
+            f(key_of(&t.bytes), &t.bytes);
+        }
+        for t in &w.tp {
+            if let Some(b) = &t.bytes {
+                f(key_of(b), b);
+            }
+        }
+    }
+    for t in p.master_tls {
+        f(key_of(&t.bytes), &t.bytes);
+    }
+    for g in p.globals {
+        f(key_of(&g.bytes), &g.bytes);
+    }
+    f(META_KEY, &p.heap.meta);
+    for b in &p.heap.blocks {
+        if let Some(x) = &b.bytes {
+            f(key_of(x), x);
+        }
+    }
+}
+
+/// Upper bounds of what [`skeleton_regions`] returns, without building
+/// it: (the number of regions, their bytes). A forked writer builds the
+/// regions in the child; the program sizes what the child hands back with
+/// these.
+pub fn skeleton_regions_bound(p: &Parts<'_>) -> (usize, u64) {
+    let (mut n, mut bytes) = (0usize, 0u64);
+    each_payload(p, |_, b| {
+        n += 1;
+        bytes += b.len() as u64;
+    });
+    (n, bytes)
 }
 
 /// Encodes the skeleton of `p` (see [`Writer::skeleton`]).

@@ -219,6 +219,14 @@ impl Engine {
         ADVANCE_HEADER + regions.len() * 24 + blocks as usize * 16
     }
 
+    /// [`Engine::advance_bound`] of any `regions` of at most `count`
+    /// regions and `bytes` bytes in all (each region has at most one
+    /// partial block), for a caller that has not built them yet.
+    pub fn advance_bound_of(&self, count: usize, bytes: u64) -> usize {
+        let blocks = bytes / self.cfg.block_size as u64 + count as u64;
+        ADVANCE_HEADER + count * 24 + blocks as usize * 16
+    }
+
     /// What a checkpoint committed by this engine (`c`, its last one) moved
     /// forward, for [`Engine::import_advance`] in another copy of this
     /// engine: a forked writer commits, its parent keeps the chain.
