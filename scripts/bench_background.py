@@ -30,6 +30,11 @@ buffers). Beside them, memcpy of the same number of bytes on this machine
 (a pre-faulted destination: the staging copy's floor), measured by a small
 C program built here.
 
+Checkpoints go to the default storage (since issue #16 the storage
+engine: adaptive, no codec) unless --store says otherwise (`file`: single
+files, as in the first table of docs/results.md, "Background
+checkpoints").
+
 Every run's output must verify (" Verification = SUCCESSFUL").
 Writes a Markdown table to stdout and the raw numbers to --json.
 
@@ -104,6 +109,8 @@ def pause(ev):
     bg = ev.get("background")
     if bg:
         return bg["pause_s"] + bg["wait_s"]
+    if ev.get("store"):  # the storage engine in place: its own account
+        return ev["store"]["pause_s"]
     return ev["collect_s"] + ev["write_s"]
 
 
@@ -125,6 +132,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--store", default=None, choices=["engine", "file"], help="DAO_STORE for every run (default: unset, the default storage)")
     a = ap.parse_args()
     if not DAO.exists():
         sys.exit("build the tools first: cargo build --release -p dao-driver -p dao-pass -p dao-runtime")
@@ -153,6 +161,8 @@ def main():
                 "10%/bg": {"DAO_EVERY": str(k10), "DAO_ASYNC": "wait"},
                 "10%/auto": {"DAO_EVERY": str(k10)},
             }
+            if a.store:
+                configs = {c: (dict(e, DAO_STORE=a.store) if c != "none" else e) for c, e in configs.items()}
             res = {c: {"wall": [], "bench": [], "pause": [], "fork": [], "bytes": [], "extra": [], "count": [], "max_pause": [], "nbg": []} for c in configs}
             for rep in range(a.reps):
                 for c, env in configs.items():

@@ -8,7 +8,8 @@ instrumented build (`dao cc -O3 -fopenmp -DCLASS_X`), OMP_NUM_THREADS=
 interleaved rep by rep in these modes:
 
 - `none`: no DAO_DIR (the baseline);
-- `file/sync`: single files written in place (`DAO_ASYNC=off`);
+- `default`: nothing set (the engine, adaptive, no codec, `DAO_ASYNC=auto`);
+- `file/sync`: single files (`DAO_STORE=file`) written in place (`DAO_ASYNC=off`);
 - `file/fork`: single files written by a forked writer (`DAO_ASYNC=wait`);
 - `full/fork`: the storage engine, full checkpoints, no compression
   (a chain of length one each), forked writer;
@@ -45,10 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_background import DAO, PORTS, build, run, candidates, med  # noqa: E402
 
 ENGINE = {"DAO_STORE": "engine"}
+FILE = {"DAO_STORE": "file"}
 MODES = {
     "none": None,
-    "file/sync": {"DAO_ASYNC": "off"},
-    "file/fork": {"DAO_ASYNC": "wait"},
+    # nothing set: the default (since issue #16: the engine, adaptive, no
+    # codec, DAO_ASYNC=auto)
+    "default": {},
+    "file/sync": {**FILE, "DAO_ASYNC": "off"},
+    "file/fork": {**FILE, "DAO_ASYNC": "wait"},
     "full/fork": {**ENGINE, "DAO_INCREMENTAL": "full", "DAO_COMPRESS": "none", "DAO_ASYNC": "wait"},
     "incr/fork": {**ENGINE, "DAO_INCREMENTAL": "incremental", "DAO_COMPRESS": "none", "DAO_ASYNC": "wait"},
     "adapt-lz4/fork": {**ENGINE, "DAO_ASYNC": "wait"},
@@ -56,7 +61,7 @@ MODES = {
     "adapt-lz4/copy": {**ENGINE, "DAO_SNAPSHOT": "copy", "DAO_ASYNC": "wait"},
     # DAO_ASYNC=auto (the default): forked unless checkpoints come faster
     # than they are written
-    "file/auto": {},
+    "file/auto": {**FILE},
     "full/auto": {**ENGINE, "DAO_INCREMENTAL": "full", "DAO_COMPRESS": "none"},
     "incr/auto": {**ENGINE, "DAO_INCREMENTAL": "incremental", "DAO_COMPRESS": "none"},
     "adapt/auto": {**ENGINE, "DAO_COMPRESS": "none"},
@@ -124,8 +129,10 @@ def main():
                     if evs:
                         r["pause"].append(statistics.mean(pause(x) for x in evs))
                         r["written"].append(sum(x["file_bytes"] for x in evs))
-                        if all(not x.get("storage") for x in evs):  # single files: the full size
-                            r["full"].append(statistics.mean(x["file_bytes"] for x in evs))
+                        # the full size: single files, or the engine's full checkpoints
+                        fulls = [x["file_bytes"] for x in evs if not x.get("storage") or x.get("store", {}).get("kind") == "full"]
+                        if fulls:
+                            r["full"].append(statistics.mean(fulls))
             row = {"bench": tag, "threads": a.threads, "candidates": n, "k10": k10}
             for m, r in res.items():
                 row[m] = {key: med(v) for key, v in r.items()}
