@@ -13,6 +13,8 @@ declare -A need=(
   [flang-19]=/usr/bin/flang-new-19
   [llvm-19-tools]=/usr/bin/FileCheck-19
   [build-essential]=/usr/bin/make
+  [openmpi-bin]=/usr/bin/mpirun
+  [libopenmpi-dev]=/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h
 )
 
 missing=()

@@ -75,6 +75,37 @@ which is compiled once from dao.f90 into dao's cache directory (DAO_CACHE_DIR, e
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
     },
+    /// Compile and link MPI C programs: clang-19, the dao pass and Open MPI's flags (use as MPICC="dao mpicc").
+    #[command(
+        long_about = "Compile and link an MPI C program like Open MPI's mpicc, with clang-19 and the \
+dao pass: Open MPI's compile and link flags (asked from `mpicc --showme:compile` and \
+`--showme:link`) are added to what `dao cc` adds. Use it as MPICC=\"dao mpicc\" make. \
+Checkpoints of MPI programs are not taken yet (issue #17): with DAO_DIR set, a run under an MPI \
+launcher warns once and runs without checkpoints.",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Mpicc {
+        /// Arguments for clang-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Compile and link MPI Fortran programs: flang-new-19, the dao pass and Open MPI's flags (use as MPIF77="dao mpifort").
+    #[command(
+        long_about = "Compile and link an MPI Fortran program like Open MPI's mpifort, with \
+flang-new-19 and the dao pass: Open MPI's compile and link flags (asked from `mpifort \
+--showme:compile` and `--showme:link`) are added to what `dao fc` adds. `include 'mpif.h'` works; \
+`use mpi` does not (Debian's mpi module is compiled by gfortran, whose module files flang cannot \
+read). Use it as MPIF77=\"dao mpifort\" or MPIFC=\"dao mpifort\" make. Checkpoints of MPI \
+programs are not taken yet (issue #17).",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Mpifort {
+        /// Arguments for flang-new-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
     /// Run a program, restarting it from its last checkpoint when it is killed.
     #[command(
         long_about = "Run a program and, when it dies abnormally (killed by a signal, or exit \

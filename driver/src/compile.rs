@@ -158,6 +158,26 @@ pub struct PlanInputs {
     /// Extra objects to add when linking (Fortran: the `dao` module's object,
     /// or with `--dao-no-pass` the no-op stubs of the marker calls).
     pub link_objects: Vec<PathBuf>,
+    /// `dao mpicc` / `dao mpifort`: Open MPI's compile flags (before the
+    /// user's arguments) and link flags (last, after the runtime: a future
+    /// PMPI layer in the runtime must come before the MPI library).
+    pub mpi: Option<MpiFlags>,
+}
+
+/// What Open MPI's wrapper compiler adds (`--showme:compile`, `--showme:link`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MpiFlags {
+    pub compile: Vec<OsString>,
+    pub link: Vec<OsString>,
+}
+
+impl MpiFlags {
+    /// Flags from the wrappers' output: whitespace-separated words (Open
+    /// MPI prints no quoting).
+    pub fn parse(compile: &str, link: &str) -> MpiFlags {
+        let words = |s: &str| s.split_whitespace().map(OsString::from).collect();
+        MpiFlags { compile: words(compile), link: words(link) }
+    }
 }
 
 /// A fully decided compiler invocation.
@@ -195,6 +215,9 @@ pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, i
         a.push(d);
         args.push(a);
     }
+    if let Some(m) = &inputs.mpi {
+        args.extend(m.compile.iter().cloned());
+    }
     if !has_debug_level(user_args) {
         args.push("-gline-tables-only".into());
     }
@@ -223,6 +246,9 @@ pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, i
             args.push(rt.as_os_str().to_owned());
             args.extend(RUNTIME_NATIVE_LIBS.iter().map(OsString::from));
         }
+        if let Some(m) = &inputs.mpi {
+            args.extend(m.link.iter().cloned());
+        }
     }
     Plan { program, args, env }
 }
@@ -249,6 +275,7 @@ mod tests {
         PlanInputs {
             plugin: Some("/x/libdao.so".into()),
             runtime: Some("/x/libdao_rt.a".into()),
+            mpi: None,
             include_dirs: vec!["/x/include".into()],
             link_objects: vec![],
         }
@@ -276,6 +303,20 @@ mod tests {
         let (o, rest) = extract_dao_options(&v("-O2 -Rdao a.c --dao-no-pass -o a"));
         assert!(o.remarks && o.no_pass);
         assert_eq!(rest, v("-O2 a.c -o a"));
+    }
+
+    #[test]
+    fn mpi_plan() {
+        let m = MpiFlags::parse("-I/usr/lib/x86_64-linux-gnu/openmpi/include -pthread\n", " -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi\n");
+        assert_eq!(m.compile, v("-I/usr/lib/x86_64-linux-gnu/openmpi/include -pthread"));
+        let inp = PlanInputs { mpi: Some(m), ..inputs() };
+        let p = plan(Lang::C, &DaoOptions::default(), &v("-O2 ring.c -o ring"), Mode::Link, &inp);
+        let s = display_command(&p.program, &p.args);
+        assert!(s.contains("-I/usr/lib/x86_64-linux-gnu/openmpi/include -pthread -gline-tables-only"), "{s}");
+        assert!(s.ends_with(" -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi") && s.find("libdao_rt.a") < s.find("-lmpi"), "the MPI libraries last, after the runtime: {s}");
+        let p = plan(Lang::C, &DaoOptions::default(), &v("-c ring.c"), Mode::CompileOnly, &inp);
+        let s = display_command(&p.program, &p.args);
+        assert!(s.contains("openmpi/include") && !s.contains("-lmpi"), "{s}");
     }
 
     #[test]

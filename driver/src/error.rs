@@ -28,6 +28,9 @@ pub enum DriverError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
 
+    #[error("dao {tool} asks Open MPI's `{wrapper} {query}` for MPI's flags, which failed: {why}; install Open MPI (Debian: openmpi-bin libopenmpi-dev; scripts/setup.sh does)")]
+    MpiWrapper { tool: &'static str, wrapper: &'static str, query: &'static str, why: String },
+
     #[error("`-shared` is not supported by `dao {tool}`: instrumented code must live in a non-PIE executable (address-preserving restart); link the objects into the program, or use --dao-no-pass")]
     SharedUnsupported { tool: &'static str },
 

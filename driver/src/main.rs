@@ -53,8 +53,10 @@ fn exit_code(e: &DriverError) -> u8 {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Cmd::Cc { args } => wrap_compiler(Lang::C, &args),
-        Cmd::Fc { args } => wrap_compiler(Lang::Fortran, &args),
+        Cmd::Cc { args } => wrap_compiler(Lang::C, &args, None),
+        Cmd::Fc { args } => wrap_compiler(Lang::Fortran, &args, None),
+        Cmd::Mpicc { args } => wrap_compiler(Lang::C, &args, Some("mpicc")),
+        Cmd::Mpifort { args } => wrap_compiler(Lang::Fortran, &args, Some("mpifort")),
         Cmd::Run { retries, dir, program, args } => {
             run::run(&run::RunRequest { retries, dir, program, args })
         }
@@ -96,14 +98,38 @@ fn verbose() -> bool {
 
 /// `dao cc` / `dao fc`: plan the compiler command and exec it (so its exit
 /// status and signals are the compiler's own). Returns only on error.
-fn wrap_compiler(lang: Lang, raw_args: &[OsString]) -> Result<i32, DriverError> {
+/// What Open MPI's wrapper compiler `wrapper` adds, asked from it.
+fn mpi_flags(tool: &'static str, wrapper: &'static str) -> Result<compile::MpiFlags, DriverError> {
+    let ask = |query: &'static str| -> Result<String, DriverError> {
+        let err = |why: String| DriverError::MpiWrapper { tool, wrapper, query, why };
+        let o = Command::new(wrapper).arg(query).output().map_err(|e| err(e.to_string()))?;
+        if !o.status.success() {
+            return Err(err(format!("{}: {}", o.status, String::from_utf8_lossy(&o.stderr).trim())));
+        }
+        String::from_utf8(o.stdout).map_err(|_| err("its output is not UTF-8".into()))
+    };
+    Ok(compile::MpiFlags::parse(&ask("--showme:compile")?, &ask("--showme:link")?))
+}
+
+/// `dao cc` / `dao fc`, and with `mpi` (Open MPI's wrapper to ask for its
+/// flags) `dao mpicc` / `dao mpifort`.
+fn wrap_compiler(lang: Lang, raw_args: &[OsString], mpi: Option<&'static str>) -> Result<i32, DriverError> {
     let (opts, user_args) = compile::extract_dao_options(raw_args);
     let mode = compile::mode(&user_args);
+    let tool = match (lang, mpi) {
+        (Lang::C, Some(_)) => "mpicc",
+        (Lang::Fortran, Some(_)) => "mpifort",
+        _ => lang.tool(),
+    };
+    let mpi = match mpi {
+        Some(w) if mode != Mode::Query => Some(mpi_flags(tool, w)?),
+        _ => None,
+    };
     if mode == Mode::Shared && !opts.no_pass {
-        return Err(DriverError::SharedUnsupported { tool: lang.tool() });
+        return Err(DriverError::SharedUnsupported { tool });
     }
     let inputs = if mode == Mode::Query {
-        PlanInputs { plugin: None, runtime: None, include_dirs: vec![], link_objects: vec![] }
+        PlanInputs { plugin: None, runtime: None, include_dirs: vec![], link_objects: vec![], mpi: None }
     } else {
         let (plugin, runtime, include_dir) = if opts.no_pass {
             (None, None, Resources::locate_includes_only()?)
@@ -127,7 +153,7 @@ fn wrap_compiler(lang: Lang, raw_args: &[OsString]) -> Result<i32, DriverError> 
                 }
             }
         }
-        PlanInputs { plugin, runtime, include_dirs, link_objects }
+        PlanInputs { plugin, runtime, include_dirs, link_objects, mpi }
     };
     let plan = compile::plan(lang, &opts, &user_args, mode, &inputs);
     if verbose() {

@@ -107,6 +107,11 @@ pub struct Config {
     /// as for single files (background.rs), the engine opened synchronous
     /// in both processes.
     pub snapshot_copy: bool,
+    /// How this process was found to be an MPI program (a launcher's
+    /// variables, or an MPI library in the process), if it is: dao does not
+    /// checkpoint MPI programs yet (issue #17), so a DAO_DIR is then ignored
+    /// with one warning (startup.rs).
+    pub mpi: Option<String>,
 }
 
 /// One environment variable: name, meaning, default, allowed values.
@@ -162,6 +167,9 @@ pub const VARS: &[Var] = &[
     v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
     v("DAO_WRITERS", "who writes a synchronous checkpoint taken inside a parallel region (DAO_STORE=file)", "team", "team, master"),
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
+    v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; an MPI program takes no checkpoints yet (issue #17: DAO_DIR is ignored with a warning)", "set by the launcher", "the launcher's"),
+    v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
+    v("PMIX_RANK", "read: set by PMIx launchers (Open MPI 4+, Slurm); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
     v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
 ];
 
@@ -340,8 +348,18 @@ impl Config {
             }),
             crash_writer: parse("DAO_CRASH_WRITER", "a checkpoint count"),
             mem_available: size("DAO_MEM_AVAILABLE"),
+            mpi: mpi_program(),
         }
     }
+}
+
+/// Whether this process was started by an MPI launcher (the variables it
+/// sets in every rank), and which; `identity::mpi_library` sees a program
+/// run without one. Read before `main`, so before `MPI_Init`.
+fn mpi_program() -> Option<String> {
+    [("OMPI_COMM_WORLD_SIZE", "started by Open MPI's mpirun"), ("PMIX_RANK", "started by a PMIx launcher"), ("PMI_SIZE", "started by an MPI launcher")]
+        .into_iter()
+        .find_map(|(k, what)| var(k).map(|v| format!("{what}: {k}={v}")))
 }
 
 /// The gathering timeout (DAO_OMP_TIMEOUT seconds, default 10). A

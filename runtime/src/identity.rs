@@ -3,6 +3,15 @@
 //! address (globals are restored in place).
 use std::os::raw::{c_int, c_void};
 
+/// Whether an MPI library is loaded in this process (a program linked
+/// with MPI, run with or without a launcher): how it was seen.
+pub fn mpi_library() -> Option<String> {
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks
+    // the symbol up among the loaded objects.
+    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PMPI_Init".as_ptr()) };
+    (!f.is_null()).then(|| "an MPI library is loaded (PMPI_Init)".to_string())
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Identity {
     pub hash: u64,

@@ -51,6 +51,14 @@ fn start_own(cfg: Config) {
         session::install(s);
         return;
     };
+    if let Some(how) = s.cfg.mpi.clone().or_else(identity::mpi_library) {
+        // every rank would write the same files, and a restart would not
+        // rebuild MPI's state (issue #17)
+        diag::warn(format_args!("DAO_DIR is set, but this is an MPI program ({how}): dao does not checkpoint MPI programs yet; running without checkpoints"));
+        s.cfg.dir = None;
+        session::install(s);
+        return;
+    }
     match identity::current() {
         Ok(i) => s.ident = i,
         Err(e) => fatal(format_args!("cannot read /proc/self/exe to identify the executable: {e}")),

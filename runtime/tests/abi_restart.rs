@@ -339,3 +339,18 @@ fn previous_format_directory_is_resumed_and_then_collected() {
         assert!(n.contains(&"store.000012.dst".to_string()), "{mode}: {n:?}");
     }
 }
+
+/// A program started by an MPI launcher (here only its variable) takes no
+/// checkpoints yet (issue #17): one warning naming how MPI was seen, no
+/// file in DAO_DIR, the output of an uninterrupted run.
+#[test]
+fn mpi_launch_runs_without_checkpoints() {
+    let d = scratch("mpi-launch");
+    let o = run(&bins().manual, &d, &[("DAO_EVERY", "1"), ("OMPI_COMM_WORLD_SIZE", "2")]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("this is an MPI program (started by Open MPI's mpirun: OMPI_COMM_WORLD_SIZE=2)") && e.contains("running without checkpoints"), "{e}");
+    assert!(!d.join("ckpt").exists() || names(&d.join("ckpt")).is_empty());
+    assert_same_output(&d);
+}

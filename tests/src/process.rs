@@ -48,7 +48,11 @@ pub fn spawn(spec: &RunSpec) -> (Child, Instant) {
     let mut cmd = Command::new(spec.exe);
     cmd.args(spec.args);
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("DAO_") {
+        // DAO_* of the caller, and an MPI launcher's variables (a suite run
+        // inside a batch job's step): the runtime would take the program
+        // for an MPI rank and take no checkpoints
+        let k_str = k.to_string_lossy();
+        if ["DAO_", "OMPI_COMM_WORLD_", "PMI_", "PMIX_"].iter().any(|p| k_str.starts_with(p)) {
             cmd.env_remove(k);
         }
     }
