@@ -116,11 +116,8 @@ fn mpi_flags(tool: &'static str, wrapper: &'static str) -> Result<compile::MpiFl
 fn wrap_compiler(lang: Lang, raw_args: &[OsString], mpi: Option<&'static str>) -> Result<i32, DriverError> {
     let (opts, user_args) = compile::extract_dao_options(raw_args);
     let mode = compile::mode(&user_args);
-    let tool = match (lang, mpi) {
-        (Lang::C, Some(_)) => "mpicc",
-        (Lang::Fortran, Some(_)) => "mpifort",
-        _ => lang.tool(),
-    };
+    // `dao mpicc` is named after the wrapper it asks
+    let tool = mpi.unwrap_or(lang.tool());
     let mpi = match mpi {
         Some(w) if mode != Mode::Query => Some(mpi_flags(tool, w)?),
         _ => None,
