@@ -38,6 +38,10 @@ pub fn take(frame: *mut DaoFrame) {
         });
         if !gathered {
             crate::policy::rearm();
+            // the other ranks are writing this version: it fails everywhere
+            if crate::mpi::coordinated() {
+                session::with(|s| mpi_give_up(s, "its OpenMP team could not be gathered"));
+            }
         }
     } else {
         session::with(|s| take_in(s, frame, &[], None));
@@ -108,6 +112,9 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let Some(dir) = s.dir.clone() else { return };
     if let Some(why) = chain_problem(frame) {
         diag::warn_once("chain", format_args!("checkpoint refused: {why}; the run continues without checkpoints at this point"));
+        if crate::mpi::coordinated() {
+            mpi_give_up(s, "its call chain cannot be rebuilt");
+        }
         return;
     }
     s.attempts += 1;
@@ -138,6 +145,10 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     };
     let crash_now = s.cfg.crash_in == Some(s.attempts);
     let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
+    if crate::mpi::coordinated() {
+        let fields = stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
+        return mpi_write(s, &dir, &header, &rt, &omp, &c, fields, crash_now);
+    }
     if s.storage.is_some() {
         let parts = c.parts(&header, &rt, &omp);
         let fields = format!("\"writers\":1,{}", stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round));
@@ -243,6 +254,219 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
             crate::policy::rearm();
         }
     }
+}
+
+/// MPI: the collective look at a candidate (mpi.rs): the ranks agree
+/// whether a checkpoint is due, check that they are all at this candidate,
+/// arm the same countdown, and refuse a due checkpoint while a message may
+/// be in flight (it is then owed to the next candidates).
+pub fn mpi_look(frame: *mut DaoFrame, due: bool) -> bool {
+    let site = site_name(frame);
+    let n = crate::policy::candidates();
+    let key = xxhash_rust::xxh3::xxh3_64(site.as_bytes()) ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let l = crate::mpi::look(due, key, crate::policy::batch(), &format!("{site} (candidate {n})"));
+    crate::policy::agree_batch(l.batch);
+    if !l.due {
+        return false;
+    }
+    if let Some(why) = l.refused {
+        let unfollowed = crate::mpi::unfollowed_call().is_some() || why.contains("does not follow");
+        if crate::mpi::rank() == 0 {
+            diag::warn_once(
+                &format!("mpi refused {}", why.split(' ').next_back().unwrap_or("")),
+                format_args!(
+                    "{}checkpoint due at {site} not taken: {why}{} (this warning is shown once)",
+                    crate::mpi::prefix(),
+                    if unfollowed { "" } else { "; the next candidate where none is takes it" }
+                ),
+            );
+        }
+        if !unfollowed {
+            crate::policy::owe();
+        }
+        return false;
+    }
+    true
+}
+
+/// MPI: this rank cannot write the version the others are writing (`why`):
+/// it takes part in the commit agreement with a failure, so the version is
+/// committed nowhere.
+fn mpi_give_up(s: &mut Session, why: &str) {
+    let seq = s.next_seq;
+    let failed = crate::mpi::agree(false);
+    s.next_seq += 1;
+    diag::warn(format_args!("{}checkpoint {seq} is not committed on any rank: {why} (ranks {failed:?} failed)", crate::mpi::prefix()));
+}
+
+/// `ckpt.NNNNNN.mpi`: the MPI sidecar of a checkpoint (mpi.rs, `log_text`).
+pub fn mpi_sidecar_name(seq: u64) -> String {
+    format!("ckpt.{seq:06}.mpi")
+}
+
+/// Deletes the sidecars whose checkpoint is gone (after a prune).
+pub fn prune_sidecars(dir: &dao_format::CheckpointDir) {
+    let Ok(rd) = std::fs::read_dir(dir.path()) else { return };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if let Some(num) = n.strip_prefix("ckpt.").and_then(|x| x.strip_suffix(".mpi")) {
+            if !dir.path().join(format!("ckpt.{num}.dao")).exists() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// MPI: one rank's part of a coordinated checkpoint, a two-phase commit.
+/// The checkpoint and its sidecar (the MPI creation log) are written and
+/// synced under temp names; the ranks agree (mpi.rs `agree`, a collective)
+/// that every rank succeeded; only then does each rank rename its files
+/// into place. A rank that failed makes the version fail everywhere (its
+/// number is used up on every rank, so versions keep one numbering); the
+/// previous version stays current. A crash between two ranks' renames
+/// leaves the newest version on some ranks only: a restart takes the newest
+/// version every rank has (startup.rs). After the commit, the partner copy.
+#[allow(clippy::too_many_arguments)]
+fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, rt: &RuntimeState, omp: &dao_format::OmpState, c: &Collected, fields: String, crash_now: bool) {
+    let seq = header.seq;
+    let look_s = crate::mpi::take_collective_s();
+    let t1 = Instant::now();
+    let kill_at = crash_now.then(|| {
+        let total = encode(CountingSink::default(), header, rt, omp, c).map_or(0, |k| k.len);
+        total / 2
+    });
+    let ckpt = dir.prepare_file(seq, |f| {
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        encode(CrashWriter { inner: &mut w, written: 0, kill_at, writer_only: false }, header, rt, omp, c)?;
+        w.flush()
+    });
+    let side = dir.prepare_named(&mpi_sidecar_name(seq), |mut f| f.write_all(crate::mpi::log_text(seq).as_bytes()));
+    let write_s = t1.elapsed().as_secs_f64();
+    let mine = match (&ckpt, &side) {
+        (Err(e), _) | (_, Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    let t2 = Instant::now();
+    let failed = crate::mpi::agree(mine.is_none());
+    let agree_s = t2.elapsed().as_secs_f64();
+    crate::mpi::take_collective_s();
+    s.next_seq += 1;
+    crate::policy::rearm();
+    if !failed.is_empty() {
+        drop((ckpt, side));
+        if let Some(e) = mine {
+            diag::warn_once(&format!("mpi write {e}"), format_args!("{}{e}: checkpoint {seq} is not committed on any rank (checkpointing continues; this warning is shown once)", crate::mpi::prefix()));
+        } else if crate::mpi::rank() == 0 || failed.contains(&0) {
+            diag::warn_once(
+                "mpi failed elsewhere",
+                format_args!("checkpoint {seq} is not committed on any rank: rank(s) {failed:?} could not write theirs; the previous checkpoint stays current (this warning is shown once)"),
+            );
+        }
+        return;
+    }
+    let (Ok(ckpt), Ok(side)) = (ckpt, side) else { unreachable!("every rank succeeded") };
+    let published = side.publish().and_then(|_| ckpt.publish());
+    let path = match published {
+        Ok(p) => Some(p),
+        Err(e) => {
+            // the others committed: a restart takes the previous version
+            diag::warn(format_args!("{}{e}: checkpoint {seq} is committed on the other ranks only", crate::mpi::prefix()));
+            None
+        }
+    };
+    s.checkpoints += 1;
+    s.commits += 1;
+    if let Err(e) = dir.prune(s.run_id, s.cfg.keep.max(2)) {
+        diag::warn_once(&format!("prune {}", e.io()), &e);
+    }
+    prune_sidecars(dir);
+    let file_bytes = path.as_ref().and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
+    let t3 = Instant::now();
+    let partner = partner_copy(s, seq, path.as_deref());
+    let partner_s = t3.elapsed().as_secs_f64();
+    if s.cfg.verbose {
+        diag::info(format_args!(
+            "{}checkpoint {seq} committed on every rank ({file_bytes} bytes here; write {write_s:.6} s, agreement {agree_s:.6} s, partner copy {partner_s:.6} s)",
+            crate::mpi::prefix()
+        ));
+    }
+    stats::append(
+        s.cfg.stats.as_deref(),
+        &format!(
+            "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{seq},\"file\":{},\"file_bytes\":{file_bytes},\"write_s\":{write_s:.6},\"mpi\":{{\"rank\":{},\"ranks\":{},\"look_s\":{look_s:.6},\"agree_s\":{agree_s:.6},\"partner_s\":{partner_s:.6},\"partner_bytes\":{}}},{fields}}}",
+            stats::quote(&path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()),
+            crate::mpi::rank(),
+            crate::mpi::size(),
+            partner.unwrap_or(0)
+        ),
+    );
+    if s.cfg.crash_after == Some(s.commits) {
+        if s.cfg.verbose {
+            diag::info(format_args!("DAO_CRASH_AFTER={}: killing the process", s.commits));
+        }
+        crate::diag::kill_self();
+    }
+}
+
+/// A checkpoint and its sidecar as one message: seq, the two lengths, the bytes.
+pub fn pack_copy(seq: u64, ckpt: &[u8], side: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(24 + ckpt.len() + side.len());
+    v.extend_from_slice(&seq.to_le_bytes());
+    v.extend_from_slice(&(ckpt.len() as u64).to_le_bytes());
+    v.extend_from_slice(&(side.len() as u64).to_le_bytes());
+    v.extend_from_slice(ckpt);
+    v.extend_from_slice(side);
+    v
+}
+
+/// The inverse of `pack_copy` (None for an empty or malformed message).
+pub fn unpack_copy(v: &[u8]) -> Option<(u64, &[u8], &[u8])> {
+    let word = |i: usize| -> Option<u64> { Some(u64::from_le_bytes(v.get(i * 8..i * 8 + 8)?.try_into().ok()?)) };
+    let (seq, a, b) = (word(0)?, word(1)? as usize, word(2)? as usize);
+    let ckpt = v.get(24..24 + a)?;
+    let side = v.get(24 + a..24 + a + b)?;
+    (v.len() == 24 + a + b).then_some((seq, ckpt, side))
+}
+
+/// Writes a copy (checkpoint and sidecar) into `dir`, sidecar first.
+pub fn store_copy(dir: &dao_format::CheckpointDir, seq: u64, ckpt: &[u8], side: &[u8]) -> Result<std::path::PathBuf, dao_format::DirError> {
+    let s = dir.prepare_named(&mpi_sidecar_name(seq), |mut f| f.write_all(side))?;
+    let c = dir.prepare_file(seq, |mut f| f.write_all(ckpt))?;
+    s.publish()?;
+    c.publish()
+}
+
+/// MPI, partner copies (DAO_PARTNER): every rank sends its new checkpoint
+/// to its holder and keeps its owner's in `partner_root/rank.OWNER`
+/// (synchronously, after the commit). Returns the bytes received.
+fn partner_copy(s: &Session, seq: u64, path: Option<&std::path::Path>) -> Option<u64> {
+    let job = crate::mpi::job()?;
+    if !job.partner || crate::mpi::size() < 2 {
+        return None;
+    }
+    let dir = s.dir.as_ref()?;
+    let mine = path.and_then(|p| {
+        let c = std::fs::read(p).ok()?;
+        let side = std::fs::read(dir.path().join(mpi_sidecar_name(seq))).ok()?;
+        Some(pack_copy(seq, &c, &side))
+    });
+    let got = crate::mpi::transfer(Some(job.holder), mine.as_deref().unwrap_or(&[]), Some(job.owner));
+    let (q, ckpt, side) = unpack_copy(&got)?;
+    let pdir = match dao_format::CheckpointDir::open(job.partner_root.join(crate::mpi::rank_dir_name(job.owner))) {
+        Ok(d) => d,
+        Err(e) => {
+            diag::warn_once("partner dir", format_args!("{}{e}: no partner copies kept (this warning is shown once)", crate::mpi::prefix()));
+            return None;
+        }
+    };
+    match store_copy(&pdir, q, ckpt, side) {
+        Ok(_) => {
+            let _ = pdir.prune(s.run_id, s.cfg.keep.max(2));
+            prune_sidecars(&pdir);
+        }
+        Err(e) => diag::warn_once(&format!("partner {}", e.io()), format_args!("{}{e}: the partner copy of rank {} is not kept (this warning is shown once)", crate::mpi::prefix(), job.owner)),
+    }
+    Some(got.len() as u64)
 }
 
 /// Whether this checkpoint is written by a forked writer: the policy wants

@@ -112,6 +112,16 @@ pub struct Config {
     /// checkpoint MPI programs yet (issue #17), so a DAO_DIR is then ignored
     /// with one warning (startup.rs).
     pub mpi: Option<String>,
+    /// MPI: DAO_PARTNER=off turns the partner copies off.
+    pub partner: bool,
+    /// MPI: DAO_PARTNER_DIR, where the partner copies go (default
+    /// `$DAO_DIR/partner`).
+    pub partner_dir: Option<PathBuf>,
+    /// MPI: DAO_CRASH_RANK, the one rank the crash variables apply to.
+    pub crash_rank: Option<i32>,
+    /// MPI: DAO_MPI_TIMEOUT, how long a rank waits for the others at a
+    /// candidate before it reports that they diverged.
+    pub mpi_timeout: Duration,
 }
 
 /// One environment variable: name, meaning, default, allowed values.
@@ -167,8 +177,12 @@ pub const VARS: &[Var] = &[
     v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
     v("DAO_WRITERS", "who writes a synchronous checkpoint taken inside a parallel region (DAO_STORE=file)", "team", "team, master"),
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
-    v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; an MPI program takes no checkpoints yet (issue #17: DAO_DIR is ignored with a warning)", "set by the launcher", "the launcher's"),
-    v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
+    v("DAO_PARTNER", "MPI: each rank also keeps a copy of its partner rank's newest checkpoint, sent over MPI after the commit (a restart rebuilds a missing or damaged checkpoint from it)", "on", "on, off"),
+    v("DAO_PARTNER_DIR", "MPI: where the partner copies are kept (a directory per owner rank)", "$DAO_DIR/partner", "a path"),
+    v("DAO_CRASH_RANK", "MPI: the crash variables (DAO_CRASH_AFTER, DAO_CRASH_IN) apply to this rank only", "unset (every rank)", "a rank"),
+    v("DAO_MPI_TIMEOUT", "MPI: seconds a rank waits for the others at a candidate before it stops with an error (ranks that do not reach the candidates the same number of times)", "300", "positive seconds"),
+    v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; with DAO_DIR, dao initialises MPI before main and checkpoints are coordinated across the ranks", "set by the launcher", "the launcher's"),
+    v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE (dao's MPI layer needs Open MPI)", "set by the launcher", "the launcher's"),
     v("PMIX_RANK", "read: set by PMIx launchers (Open MPI 4+, Slurm); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
     v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
 ];
@@ -349,6 +363,10 @@ impl Config {
             crash_writer: parse("DAO_CRASH_WRITER", "a checkpoint count"),
             mem_available: size("DAO_MEM_AVAILABLE"),
             mpi: mpi_program(),
+            partner: choice("DAO_PARTNER", "on", "off").unwrap_or(true),
+            partner_dir: var("DAO_PARTNER_DIR").map(PathBuf::from),
+            crash_rank: parse("DAO_CRASH_RANK", "a rank"),
+            mpi_timeout: positive("DAO_MPI_TIMEOUT").map_or(Duration::from_secs(300), Duration::from_secs_f64),
         }
     }
 }

@@ -98,6 +98,8 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
         }
         return;
     }
+    // MPI: every rank looks at this candidate together (checkpoint.rs)
+    let due = if crate::mpi::coordinated() { checkpoint::mpi_look(frame, due) } else { due };
     if due {
         checkpoint::take(frame);
     }

@@ -13,7 +13,8 @@
 //! (allocation), omp/ (libomp through dlsym, the `pthread_create`
 //! override), protocol/ (the lifetime-erased shared job), and small libc
 //! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs,
-//! modules.rs and background.rs (fork, pipe, waitpid).
+//! modules.rs and background.rs (fork, pipe, waitpid), and MPI: mpi.rs
+//! (Open MPI's functions, found with dlsym) and mpi_wrap.rs (the PMPI layer).
 //!
 //! # Layers
 //!
@@ -24,14 +25,14 @@
 //! built by the protocol, the session holds the storage engine as `Any`).
 //! `tests/layers.rs` parses this list and fails on any other reference.
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, placement, policy
+//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, placement, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
 //! 5. team protocol: protocol
 //! 6. storage: storage, background
-//! 7. drivers: checkpoint, profile, startup
-//! 8. C boundary: entry, wrap
+//! 7. drivers: checkpoint, profile, mpi_restart, startup
+//! 8. C boundary: entry, wrap, mpi_wrap
 
 pub mod abi;
 pub mod background;
@@ -46,6 +47,9 @@ pub mod heap;
 pub mod identity;
 pub mod libc_alloc;
 pub mod modules;
+pub mod mpi;
+pub mod mpi_restart;
+pub mod mpi_wrap;
 pub mod omp;
 pub mod placement;
 pub mod policy;

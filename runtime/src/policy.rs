@@ -64,6 +64,10 @@ static NEXT_DUE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 /// Interval policy: candidates per clock read, and when the clock was read.
 static BATCH: AtomicI64 = AtomicI64::new(1);
 static LAST_LOOK_NS: AtomicU64 = AtomicU64::new(0);
+/// MPI: a checkpoint was due at the last look but could not be taken
+/// there (a message in flight): every candidate looks, and the first that
+/// can take one does.
+static OWED: AtomicBool = AtomicBool::new(false);
 /// How often an interval policy reads the clock (at most), in ns.
 const CHECK_PERIOD_NS: u64 = 1_000_000;
 
@@ -126,7 +130,7 @@ fn arm() {
         set_poll(i64::MAX);
         return;
     }
-    if PROFILING.load(Relaxed) {
+    if PROFILING.load(Relaxed) || OWED.load(Relaxed) {
         return set_poll(1);
     }
     if PLACED.load(Relaxed) {
@@ -167,6 +171,27 @@ pub fn candidate_due() -> bool {
         }
         e => n % e == 0,
     };
+    let due = due || OWED.swap(false, Relaxed);
     arm();
     due
+}
+
+/// MPI: the checkpoint due at this look is owed to the next candidates.
+pub fn owe() {
+    OWED.store(true, Relaxed);
+    arm();
+}
+
+/// The countdown an interval policy would arm next (candidates per look).
+pub fn batch() -> i64 {
+    BATCH.load(Relaxed)
+}
+
+/// MPI: every rank arms the same countdown (the ranks' looks happen at the
+/// same candidates; each rank calibrates its own, the smallest is used).
+pub fn agree_batch(b: i64) {
+    if EVERY.load(Relaxed) == 0 && !PLACED.load(Relaxed) {
+        BATCH.store(b.max(1), Relaxed);
+        arm();
+    }
 }

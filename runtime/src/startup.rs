@@ -51,27 +51,43 @@ fn start_own(cfg: Config) {
         session::install(s);
         return;
     };
-    if let Some(how) = s.cfg.mpi.clone().or_else(identity::mpi_library) {
-        // every rank would write the same files, and a restart would not
-        // rebuild MPI's state (issue #17)
-        diag::warn(format_args!("DAO_DIR is set, but this is an MPI program ({how}): dao does not checkpoint MPI programs yet; running without checkpoints"));
-        s.cfg.dir = None;
-        session::install(s);
-        return;
+    let mut path = path;
+    let mpi = s.cfg.mpi.clone().or_else(identity::mpi_library);
+    if let Some(how) = &mpi {
+        if crate::mpi::lookup("PMPI_Init_thread\0") == 0 {
+            // started by a launcher, but not an MPI program: every process
+            // would write the same files
+            diag::warn(format_args!("DAO_DIR is set, but this process was {how} and is not linked with MPI: the processes would write the same checkpoint files; running without checkpoints"));
+            s.cfg.dir = None;
+            session::install(s);
+            return;
+        }
+        path = start_mpi(&mut s, &path);
     }
+    let mpi = mpi.is_some();
     match identity::current() {
         Ok(i) => s.ident = i,
         Err(e) => fatal(format_args!("cannot read /proc/self/exe to identify the executable: {e}")),
     }
     let dir = match CheckpointDir::open(&path) {
         Ok(d) => d,
+        Err(e) if mpi => fatal(format_args!("{}{e}: the ranks of an MPI job checkpoint together, so none can go on without", crate::mpi::prefix())),
         Err(e) => {
             diag::warn(format_args!("{e}; running without checkpoints"));
             session::install(s);
             return;
         }
     };
-    let restored = if s.cfg.restart_auto { resume(&mut s, &dir) } else { None };
+    let restored = match (s.cfg.restart_auto, mpi) {
+        (true, false) => resume(&mut s, &dir),
+        (true, true) => {
+            if let Some(ch) = crate::mpi_restart::choose(&dir) {
+                resume_mpi(&mut s, ch);
+            }
+            None
+        }
+        (false, _) => None,
+    };
     // Single files (ckpt.NNNNNN.dao) and store files (store.NNNNNN.dst)
     // share one numbering: a fresh run numbers after the highest of either,
     // a resumed one after the checkpoint it resumed (and, writing single
@@ -93,9 +109,81 @@ fn start_own(cfg: Config) {
         }
     }
     drop(restored);
+    if mpi {
+        // one numbering and one run id for the job
+        s.next_seq = crate::mpi::max_u64(s.next_seq);
+        if s.checkpoints == 0 {
+            s.run_id = crate::mpi::bcast_u64(s.run_id, 0);
+        }
+    }
     s.dir = Some(dir);
     policy::activate();
     session::install(s);
+}
+
+/// An MPI program with DAO_DIR: dao initialises MPI now (before main: a
+/// restart needs it before the program's code runs), checks that DAO_DIR
+/// belongs to a job of as many ranks, picks the partners, and returns this
+/// rank's directory (`DAO_DIR/rank.NNNN`). Checkpoints are single files
+/// written by the program (the two-phase commit needs the write and the
+/// rename apart; docs/design.md, section 16).
+fn start_mpi(s: &mut Session, root: &std::path::Path) -> std::path::PathBuf {
+    let w = crate::mpi::start(s.cfg.mpi_timeout);
+    if let Some(r) = s.cfg.crash_rank {
+        if r != w.rank {
+            (s.cfg.crash_after, s.cfg.crash_in, s.cfg.crash_writer) = (None, None, None);
+        }
+    }
+    s.cfg.store = None;
+    s.cfg.keep = s.cfg.keep.max(2);
+    let job = root.join("job");
+    let recorded = std::fs::read_to_string(&job).ok().and_then(|t| t.lines().find_map(|l| l.strip_prefix("ranks ")).and_then(|n| n.trim().parse::<i32>().ok()));
+    if let Some(n) = recorded {
+        if n != w.size && s.cfg.restart_auto {
+            fatal(format_args!(
+                "{}{} holds the checkpoints of a job of {n} ranks; this job has {}: restart with {n} ranks (mpirun -np {n}), or use another DAO_DIR, or set DAO_RESTART=never to start from scratch",
+                crate::mpi::prefix(),
+                root.display(),
+                w.size
+            ));
+        }
+    }
+    if w.rank == 0 && recorded != Some(w.size) {
+        let tmp = root.join(".job.tmp");
+        let r = std::fs::create_dir_all(root).and_then(|()| std::fs::write(&tmp, format!("ranks {}\n", w.size))).and_then(|()| std::fs::rename(&tmp, &job));
+        if let Err(e) = r {
+            fatal(format_args!("cannot write {}: {e}", job.display()));
+        }
+    }
+    let shift = crate::mpi::partner_shift();
+    let n = w.size.max(1);
+    crate::mpi::set_job(crate::mpi::Job {
+        root: root.to_path_buf(),
+        partner_root: s.cfg.partner_dir.clone().unwrap_or_else(|| root.join("partner")),
+        partner: s.cfg.partner,
+        holder: (w.rank + shift) % n,
+        owner: (w.rank - shift).rem_euclid(n),
+    });
+    root.join(crate::mpi::rank_dir_name(w.rank))
+}
+
+/// MPI: restores the version the job agreed on (mpi_restart.rs), after
+/// re-creating the MPI objects its log names.
+fn resume_mpi(s: &mut Session, ch: crate::mpi_restart::Chosen) {
+    let t0 = Instant::now();
+    let file = ch.path.display().to_string();
+    let c = decode(&ch.blob).unwrap_or_else(|e| fatal(e.with_file(&file)));
+    let map = crate::mpi::replay(&ch.log).unwrap_or_else(|e| {
+        fatal(format_args!("{}{file}: cannot re-create the MPI objects the checkpoint refers to: {e}", crate::mpi::prefix()))
+    });
+    let info = format!(
+        "\"mpi\":{{\"rank\":{},\"ranks\":{},\"objects\":{},\"translated\":{}}}",
+        crate::mpi::rank(),
+        crate::mpi::size(),
+        ch.log.entries.len(),
+        map.map.len()
+    );
+    restore(s, c, &file, ch.blob.len() as u64, &[], Some(info), t0, Some(&map));
 }
 
 /// The checkpoint a restart resumes: a single file, or a state rebuilt by
@@ -199,7 +287,7 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
             diag::info(format_args!("store checkpoint {} ({}): {}", r.seq, crate::storage::kind_name(r.kind), chain.join(" + ")));
         }
     }
-    restore(s, c, &file, file_bytes, &skipped, store_info, t0);
+    restore(s, c, &file, file_bytes, &skipped, store_info, t0, None);
     match found {
         Found::Store(r) => Some(r),
         Found::File { .. } => None,
@@ -240,7 +328,10 @@ fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
 /// Puts the chosen checkpoint back: checks it is this executable's, then
 /// heap, globals, stdout/stderr, counters, and arms the lazy restore of
 /// the frame chains.
-fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: &[(String, String)], store_info: Option<String>, t0: Instant) {
+/// `mpi`: the translation of the MPI handles the checkpoint holds
+/// (mpi_restart.rs), applied to everything restored.
+#[allow(clippy::too_many_arguments)]
+pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: &[(String, String)], store_info: Option<String>, t0: Instant, mpi: Option<&crate::mpi::HandleMap>) {
     let file = file.to_string();
     let h = &c.header;
     if h.binary_hash != s.ident.hash || h.binary_size != s.ident.size {
@@ -291,6 +382,19 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         }
         desc::write_memory(g.addr as usize, &g.bytes);
         bytes_restored.globals += g.bytes.len() as u64;
+    }
+    // MPI handles (C pointers into Open MPI) in the restored data: the
+    // objects re-created at this restart
+    let mut patched = 0;
+    if let Some(m) = mpi.filter(|m| !m.is_empty()) {
+        for b in &c.heap.blocks {
+            if let Some(d) = &b.bytes {
+                patched += m.patch_memory(b.addr, d.len());
+            }
+        }
+        for g in &c.globals {
+            patched += m.patch_memory(g.addr, g.bytes.len());
+        }
     }
     // The workers' copies of flang's threadprivate variables, at their
     // addresses in the threadprivate arena (omp/tp.rs).
@@ -369,9 +473,22 @@ fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skip
         c.omp.singles_won,
         std::iter::once((0, c.omp.master_singles)).chain(c.workers.iter().map(|w| (w.thread, w.singles))).collect(),
     );
-    let workers: Vec<(u32, Vec<dao_format::Frame<'static>>)> =
+    let mut workers: Vec<(u32, Vec<dao_format::Frame<'static>>)> =
         c.workers.into_iter().map(|w| (w.thread, w.chain.into_iter().map(dao_format::Frame::into_owned).collect())).collect();
-    let owned: Vec<dao_format::Frame<'static>> = c.chain.into_iter().map(dao_format::Frame::into_owned).collect();
+    let mut owned: Vec<dao_format::Frame<'static>> = c.chain.into_iter().map(dao_format::Frame::into_owned).collect();
+    if let Some(m) = mpi.filter(|m| !m.is_empty()) {
+        for f in owned.iter_mut().chain(workers.iter_mut().flat_map(|w| w.1.iter_mut())) {
+            for x in &mut f.slots {
+                patched += m.patch(0, x.bytes.to_mut());
+            }
+            for o in &mut f.stack_objects {
+                patched += m.patch(o.addr, o.bytes.to_mut());
+            }
+        }
+        if s.cfg.verbose {
+            diag::info(format_args!("{}{patched} MPI handle(s) in the restored data now name the re-created objects", crate::mpi::prefix()));
+        }
+    }
     crate::chain::begin_restart(owned, workers, team_size, file);
 }
 

@@ -118,22 +118,39 @@ impl CheckpointDir {
     where
         F: FnOnce(&File) -> io::Result<()>,
     {
+        self.prepare_file(seq, write)?.publish()
+    }
+
+    /// The first phase of a commit (a two-phase commit across processes:
+    /// MPI ranks): `write` fills `.ckpt.<seq>.dao.tmp`, which is synced;
+    /// [`Prepared::publish`] renames it into place, [`Prepared::discard`]
+    /// (or dropping it) removes it. On any error the temp file is removed.
+    pub fn prepare_file<F>(&self, seq: u64, write: F) -> Result<Prepared, DirError>
+    where
+        F: FnOnce(&File) -> io::Result<()>,
+    {
         let name = Self::file_name(seq);
+        self.prepare_named(&name, write)
+    }
+
+    /// [`CheckpointDir::prepare_file`] for a file of another name in this
+    /// directory (a sidecar of a checkpoint: `ckpt.<seq>.mpi`).
+    pub fn prepare_named<F>(&self, name: &str, write: F) -> Result<Prepared, DirError>
+    where
+        F: FnOnce(&File) -> io::Result<()>,
+    {
         let tmp = self.path.join(format!(".{name}.tmp"));
-        let dst = self.path.join(&name);
+        let dst = self.path.join(name);
         let result = (|| {
             let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp)?;
             write(&f)?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, &dst)?;
-            fsync_dir(&self.path)
+            f.sync_all()
         })();
         match result {
-            Ok(()) => Ok(dst),
+            Ok(()) => Ok(Prepared { dir: self.path.clone(), name: name.to_string(), tmp, dst, done: false }),
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
-                Err(DirError::Write { dir: self.path.clone(), file: name, source: e })
+                Err(DirError::Write { dir: self.path.clone(), file: name.to_string(), source: e })
             }
         }
     }
@@ -251,6 +268,49 @@ impl CheckpointDir {
     pub fn finished_through(&self) -> Option<u64> {
         let s = fs::read_to_string(self.path.join(FINISHED)).ok()?;
         s.lines().find_map(|l| l.strip_prefix("through ")).and_then(|v| v.trim().parse().ok())
+    }
+}
+
+/// A checkpoint written and synced under its temp name, not yet in place
+/// ([`CheckpointDir::prepare_file`]). Dropped unpublished, the temp file
+/// is removed.
+#[derive(Debug)]
+pub struct Prepared {
+    dir: PathBuf,
+    name: String,
+    tmp: PathBuf,
+    dst: PathBuf,
+    done: bool,
+}
+
+impl Prepared {
+    /// The second phase: renames the file into place and syncs the directory.
+    pub fn publish(mut self) -> Result<PathBuf, DirError> {
+        self.done = true;
+        let r = fs::rename(&self.tmp, &self.dst).and_then(|()| fsync_dir(&self.dir));
+        match r {
+            Ok(()) => Ok(self.dst.clone()),
+            Err(source) => {
+                let _ = fs::remove_file(&self.tmp);
+                Err(DirError::Write { dir: self.dir.clone(), file: self.name.clone(), source })
+            }
+        }
+    }
+
+    /// Gives the checkpoint up: removes the temp file.
+    pub fn discard(self) {}
+
+    /// The temp file.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_file(&self.tmp);
+        }
     }
 }
 

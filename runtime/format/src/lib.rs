@@ -19,7 +19,7 @@ pub mod read;
 pub mod wire;
 pub mod write;
 
-pub use dir::{Blob, CheckpointDir, Latest, Skipped, DEFAULT_KEEP};
+pub use dir::{Blob, CheckpointDir, Latest, Prepared, Skipped, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
     Checkpoint, DeadGlobal, Frame, Global, Header, Heap, HeapBlock, OmpState, RuntimeState, Slot, StackObject, TlsValue, TpCopy,
