@@ -8,7 +8,7 @@
  * the one of ../cg/cg.c (same generator, same assembly: each row's columns
  * ascending, duplicates summed in generation order).
  *
- * Class at run time: argv[1] = S (default) or W.
+ * Class at run time: argv[1] = S (default), W or A (A: benchmarks only).
  *
  * Distribution and what it exercises:
  *   - MPI_COMM_WORLD only; rank r owns the contiguous block of rows
@@ -61,6 +61,7 @@ struct cg_class {
 static const struct cg_class classes[] = {
     {'S', 1400, 7, 15, 10.0, 8.5971775078648},
     {'W', 7000, 8, 15, 12.0, 10.362595087124},
+    {'A', 14000, 11, 15, 20.0, 17.130235054029},
 };
 
 /* ---------------------------------------------------------------------- */

@@ -97,6 +97,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
     let mut bad: Vec<String> = Vec::new();
     let mut bound = u64::MAX;
     let mut newest_own: Option<u64> = None;
+    let mut reported: Vec<String> = Vec::new();
     loop {
         let mine = newest_valid(own, bound, floor, me, finished, &mut bad);
         newest_own.get_or_insert(mine);
@@ -107,7 +108,10 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         let proposal = if by_holder > floor { mine.max(by_holder) } else { mine };
         let v = mpi::min_u64(proposal);
         for e in bad.drain(..) {
-            diag::warn(format_args!("{pre}{e}: not restorable"));
+            if !reported.contains(&e) {
+                diag::warn(format_args!("{pre}{e}: not restorable"));
+                reported.push(e);
+            }
         }
         if v == 0 {
             if newest_own.unwrap_or(0) > 0 {
@@ -117,8 +121,9 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         }
         let mut have = validate(own, v, me, finished);
         if let Err(e) = &have {
-            if mine != 0 || versions(own, floor).contains(&v) {
+            if versions(own, floor).contains(&v) && !reported.contains(e) {
                 diag::warn(format_args!("{pre}{e}: not restorable"));
+                reported.push(e.clone());
             }
         }
         // partner copies back to the ranks that lack v

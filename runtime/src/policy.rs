@@ -68,8 +68,15 @@ static LAST_LOOK_NS: AtomicU64 = AtomicU64::new(0);
 /// there (a message in flight): every candidate looks, and the first that
 /// can take one does.
 static OWED: AtomicBool = AtomicBool::new(false);
-/// How often an interval policy reads the clock (at most), in ns.
-const CHECK_PERIOD_NS: u64 = 1_000_000;
+/// How often an interval policy reads the clock (at most), in ns: 1 ms,
+/// or what `set_check_period` says (MPI: every look is a collective).
+static CHECK_PERIOD_NS: AtomicU64 = AtomicU64::new(1_000_000);
+
+/// MPI: an interval policy looks every `ms` milliseconds (each look costs
+/// a collective; a checkpoint is then at most that late).
+pub fn set_check_period(ms: u64) {
+    CHECK_PERIOD_NS.store(ms.max(1) * 1_000_000, Relaxed);
+}
 
 /// Monotonic time in nanoseconds.
 pub fn now_ns() -> u64 {
@@ -165,7 +172,7 @@ pub fn candidate_due() -> bool {
             let last = LAST_LOOK_NS.swap(now, Relaxed);
             let elapsed = now.saturating_sub(last).max(1);
             let b = BATCH.load(Relaxed);
-            let scaled = (b as u128 * CHECK_PERIOD_NS as u128 / elapsed as u128) as i64;
+            let scaled = (b as u128 * CHECK_PERIOD_NS.load(Relaxed) as u128 / elapsed as u128) as i64;
             BATCH.store(scaled.clamp(1, b.saturating_mul(16).max(1)), Relaxed);
             now >= NEXT_DUE_NS.load(Relaxed)
         }

@@ -136,6 +136,8 @@ fn start_mpi(s: &mut Session, root: &std::path::Path) -> std::path::PathBuf {
     }
     s.cfg.store = None;
     s.cfg.keep = s.cfg.keep.max(2);
+    // an interval policy looks every 50 ms, not 1 ms: each look is a collective
+    crate::policy::set_check_period(50);
     let job = root.join("job");
     let recorded = std::fs::read_to_string(&job).ok().and_then(|t| t.lines().find_map(|l| l.strip_prefix("ranks ")).and_then(|n| n.trim().parse::<i32>().ok()));
     if let Some(n) = recorded {

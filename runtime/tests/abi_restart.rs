@@ -340,9 +340,10 @@ fn previous_format_directory_is_resumed_and_then_collected() {
     }
 }
 
-/// A program started by an MPI launcher (here only its variable) takes no
-/// checkpoints yet (issue #17): one warning naming how MPI was seen, no
-/// file in DAO_DIR, the output of an uninterrupted run.
+/// A program started by an MPI launcher (here only its variable) but not
+/// linked with MPI takes no checkpoints (every process would write the
+/// same files): one warning naming how the launcher was seen, no file in
+/// DAO_DIR, the output of an uninterrupted run.
 #[test]
 fn mpi_launch_runs_without_checkpoints() {
     let d = scratch("mpi-launch");
@@ -350,7 +351,7 @@ fn mpi_launch_runs_without_checkpoints() {
     let e = stderr(&o);
     assert!(o.status.success(), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
-    assert!(e.contains("this is an MPI program (started by Open MPI's mpirun: OMPI_COMM_WORLD_SIZE=2)") && e.contains("running without checkpoints"), "{e}");
+    assert!(e.contains("this process was started by Open MPI's mpirun: OMPI_COMM_WORLD_SIZE=2 and is not linked with MPI") && e.contains("running without checkpoints"), "{e}");
     assert!(!d.join("ckpt").exists() || names(&d.join("ckpt")).is_empty());
     assert_same_output(&d);
 }

@@ -219,6 +219,13 @@ fn c_cartesian_communicator_and_datatypes_survive_a_restart() {
 fn fortran_cartesian_communicator_and_datatypes_survive_a_restart() {
     uninterrupted(&CART_F);
     crash_on_one_rank(&CART_F, "DAO_CRASH_AFTER", "2", 1, 2);
+    crash_on_one_rank(&CART_F, "DAO_CRASH_IN", "3", 0, 2);
+}
+
+#[test]
+fn cartesian_programs_killed_at_random_times() {
+    random_kills(&Prog { every: "40", ..CART_F }, false, "mpi-kill-cart-f");
+    random_kills(&Prog { every: "40", ..CART_C }, true, "mpi-kill-cart-c-mpirun");
 }
 
 /// Ranks of a job run until `kill` says, then one rank (or mpirun) gets
@@ -237,6 +244,7 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
     eprintln!("{salt}: seed {seed} (replay with DAO_TEST_SEED={seed})");
     let mut rng = dao_tests::rng::Rng::new(seed);
     let mut outputs = Vec::new();
+    let mut resumed = 0;
     let mut kills = 0;
     loop {
         assert!(outputs.len() < 8, "{}: no finished run after 8 tries", p.name());
@@ -258,6 +266,7 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
             wait_gone(&p.exe(false));
         }
         let done = o.status.success();
+        resumed += text(&o.stderr).contains("resuming from") as usize;
         outputs.push(text(&o.stdout));
         if done {
             break;
@@ -274,6 +283,8 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
         assert!(lines.is_empty() || c.windows(lines.len()).any(|w| w == &lines[..]), "{}: a killed run printed lines that are not the clean output's\n{o}", p.name());
     }
     assert!(kills >= 1, "nothing was killed");
+    // kills come after a fifth of the run, when checkpoints exist
+    assert!(resumed >= 1, "{}: no run resumed a checkpoint", p.name());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
