@@ -118,6 +118,41 @@ pub fn fortran_module(include_dir: &Path, compiler: &str) -> Result<FortranModul
     Ok(FortranModule { object: dir.join("dao.o"), module_dir: dir })
 }
 
+/// Fortran's `mpi` module for `dao mpifort`, compiled by flang-new-19 from
+/// Open MPI's `mpif.h` (Open MPI's own `mpi.mod` is gfortran's, which
+/// flang cannot read): `module mpi; include 'mpif.h'; end module`. Keyed
+/// by the compiler, Open MPI's compile flags and the text of every
+/// `mpif*.h` in their include directories (an upgraded Open MPI gets a
+/// new module). The directory goes before Open MPI's on the command line.
+pub fn mpi_module(compiler: &str, mpi_compile: &[std::ffi::OsString]) -> Result<FortranModule, DriverError> {
+    const SOURCE: &str = "! dao mpifort: Fortran's `mpi` module for flang, from Open MPI's mpif.h\nmodule mpi\n  implicit none\n  include 'mpif.h'\nend module mpi\n";
+    let mut parts: Vec<Vec<u8>> = vec![SOURCE.as_bytes().to_vec(), compiler.as_bytes().to_vec()];
+    for f in mpi_compile {
+        parts.push(f.as_encoded_bytes().to_vec());
+        if let Some(dir) = f.to_str().and_then(|x| x.strip_prefix("-I")) {
+            let mut headers: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("mpif"))).collect())
+                .unwrap_or_default();
+            headers.sort();
+            for h in headers {
+                parts.push(std::fs::read(&h).unwrap_or_default());
+            }
+        }
+    }
+    let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+    let dir = cache_root().join(format!("fmpi-{}", hash_key(&refs)));
+    build_once(&dir, |tmp| {
+        let src = tmp.join("mpi_module.f90");
+        std::fs::write(&src, SOURCE).map_err(|e| DriverError::io(&src, e))?;
+        run_tool(
+            "the Fortran module mpi.mod (from Open MPI's mpif.h)",
+            Command::new(compiler).arg("-c").arg(&src).args(mpi_compile).arg("-module-dir").arg(tmp).arg("-o").arg(tmp.join("mpi_module.o")),
+            &src,
+        )
+    })?;
+    Ok(FortranModule { object: dir.join("mpi_module.o"), module_dir: dir })
+}
+
 /// The no-op marker stubs for `dao fc --dao-no-pass` links.
 pub fn marker_stub() -> Result<PathBuf, DriverError> {
     let dir = cache_root().join(format!("stub-{}", hash_key(&[STUB_SOURCE.as_bytes()])));

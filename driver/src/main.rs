@@ -149,6 +149,15 @@ fn wrap_compiler(lang: Lang, raw_args: &[OsString], mpi: Option<&'static str>) -
                     link_objects.push(m.object);
                 }
             }
+            // `use mpi` with flang: dao's own mpi.mod, before Open MPI's
+            // (gfortran's) on the include path
+            if let Some(flags) = &mpi {
+                let mm = cache::mpi_module(lang.compiler(), &flags.compile)?;
+                include_dirs.push(mm.module_dir.clone());
+                if mode == Mode::Link {
+                    link_objects.push(mm.object);
+                }
+            }
         }
         PlanInputs { plugin, runtime, include_dirs, link_objects, mpi }
     };

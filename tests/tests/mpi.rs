@@ -189,6 +189,15 @@ fn fortran_mpif_h_halo_exchange_checkpoints_and_restarts() {
     crash_on_one_rank(&HALO_F, "DAO_CRASH_AFTER", "2", 3, 2);
 }
 
+/// `use mpi` with flang: `dao mpifort` compiles its own `mpi` module from
+/// Open MPI's `mpif.h`; a ring of Isend/Irecv/Waitall.
+#[test]
+fn fortran_use_mpi_module_checkpoints_and_restarts() {
+    let p = Prog { tool: "mpifort", srcs: &["fortran/ring_use_mpi.f90"], opt: "-O2", np: 2, threads: 2, args: &[], every: "10" };
+    uninterrupted(&p);
+    crash_on_one_rank(&p, "DAO_CRASH_AFTER", "4", 0, 4);
+}
+
 /// Cartesian communicator, duplicated communicator and derived datatypes
 /// created before the loop, non-blocking halo exchange, a marker in a
 /// called function: the restored handles work (C: the old pointers in the
