@@ -122,3 +122,33 @@ fn a_finished_run_without_checkpoints_keeps_older_ones_stale() {
     let l = d.latest_valid().unwrap();
     assert!(l.found.as_ref().is_some_and(|(p, _)| p.ends_with("ckpt.000003.dao")));
 }
+
+/// The two phases of a commit apart (MPI ranks agree between them): a
+/// prepared checkpoint is synced under its temp name and invisible until
+/// published; discarded or dropped, its temp file is gone.
+#[test]
+fn prepare_then_publish_or_discard() {
+    let p = tmpdir("prepare");
+    let d = CheckpointDir::open(&p).unwrap();
+    let c = common::sample(5, 1);
+    let prep = d.prepare_file(1, |f| Writer::write_all(std::io::BufWriter::new(f), &c).map(|_| ())).unwrap();
+    assert!(prep.temp_path().exists());
+    assert!(d.list().unwrap().is_empty(), "not visible before publish");
+    let path = prep.publish().unwrap();
+    assert!(path.ends_with("ckpt.000001.dao"));
+    assert_eq!(d.latest_valid().unwrap().found.unwrap().0, path);
+    let prep = d.prepare_file(2, |f| Writer::write_all(std::io::BufWriter::new(f), &common::sample(5, 2)).map(|_| ())).unwrap();
+    let tmp = prep.temp_path().to_path_buf();
+    prep.discard();
+    assert!(!tmp.exists());
+    {
+        let _dropped = d.prepare_named("ckpt.000002.mpi", |mut f| std::io::Write::write_all(&mut f, b"side")).unwrap();
+    }
+    assert!(!p.join(".ckpt.000002.mpi.tmp").exists() && !p.join("ckpt.000002.mpi").exists());
+    assert_eq!(d.list().unwrap().len(), 1);
+    // a failed write leaves nothing
+    let e = d.prepare_file(3, |_| Err(std::io::Error::other("disk full"))).unwrap_err();
+    assert!(e.to_string().contains("disk full"), "{e}");
+    assert!(!p.join(".ckpt.000003.dao.tmp").exists());
+    let _ = std::fs::remove_dir_all(&p);
+}
