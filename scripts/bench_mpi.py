@@ -14,7 +14,9 @@ passive), configurations run interleaved rep by rep:
   initialisation, the look collective about every 50 ms, the tracking of
   the program's traffic);
 - `ckpt`: a checkpoint every fifth of the run's candidates (DAO_EVERY),
-  with partner copies (the default);
+  with partner copies (the default: sent while the program goes on);
+- `ckpt/partner-sync`: the same with DAO_PARTNER=sync (the program waits
+  for the copy to be sent, received and written);
 - `ckpt/nopartner`: the same with DAO_PARTNER=off;
 - `restart`: a run killed after its third checkpoint (DAO_CRASH_AFTER=3 on
   the last rank), then the restart, timed whole and by its restore
@@ -95,10 +97,10 @@ def per_checkpoint(events):
             "collect_s": max(x["collect_s"] for x in es),
             "write_s": max(x["write_s"] for x in es),
             "agree_s": max(x["mpi"]["agree_s"] for x in es),
-            "partner_s": max(x["mpi"]["partner_s"] for x in es),
+            "partner_s": max(x["mpi"]["partner_s"] + x["mpi"].get("partner_wait_s", 0.0) for x in es),
             "look_s": max(x["mpi"]["look_s"] for x in es),
             "bytes": statistics.mean(x["file_bytes"] for x in es),
-            "pause_s": max(x["collect_s"] + x["write_s"] + x["mpi"]["agree_s"] + x["mpi"]["partner_s"] for x in es),
+            "pause_s": max(x["collect_s"] + x["write_s"] + x["mpi"]["agree_s"] + x["mpi"]["partner_s"] + x["mpi"].get("partner_wait_s", 0.0) for x in es),
         })
     return rows
 
@@ -143,6 +145,7 @@ def main():
             "none": (inst, None),
             "looks": (inst, {"DAO_INTERVAL": "3600"}),
             "ckpt": (inst, {"DAO_EVERY": every}),
+            "ckpt/partner-sync": (inst, {"DAO_EVERY": every, "DAO_PARTNER": "sync"}),
             "ckpt/nopartner": (inst, {"DAO_EVERY": every, "DAO_PARTNER": "off"}),
             "restart": (inst, {"DAO_EVERY": every}),
         }

@@ -261,6 +261,12 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
 /// arm the same countdown, and refuse a due checkpoint while a message may
 /// be in flight (it is then owed to the next candidates).
 pub fn mpi_look(frame: *mut DaoFrame, due: bool) -> bool {
+    // the runtime's allocations go to glibc, not the program's heap
+    crate::libc_alloc::own(|| mpi_look_own(frame, due))
+}
+
+fn mpi_look_own(frame: *mut DaoFrame, due: bool) -> bool {
+    partner_progress(false);
     let site = site_name(frame);
     let n = crate::policy::candidates();
     let key = xxhash_rust::xxh3::xxh3_64(site.as_bytes()) ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -293,6 +299,8 @@ pub fn mpi_look(frame: *mut DaoFrame, due: bool) -> bool {
 /// it takes part in the commit agreement with a failure, so the version is
 /// committed nowhere.
 fn mpi_give_up(s: &mut Session, why: &str) {
+    // as mpi_write: a partner copy still in flight is completed first
+    partner_progress(true);
     let seq = s.next_seq;
     let failed = crate::mpi::agree(false);
     s.next_seq += 1;
@@ -323,12 +331,18 @@ pub fn prune_sidecars(dir: &dao_format::CheckpointDir) {
 /// that every rank succeeded; only then does each rank rename its files
 /// into place. A rank that failed makes the version fail everywhere (its
 /// number is used up on every rank, so versions keep one numbering); the
-/// previous version stays current. A crash between two ranks' renames
-/// leaves the newest version on some ranks only: a restart takes the newest
-/// version every rank has (startup.rs). After the commit, the partner copy.
+/// previous version stays current. A second agreement acknowledges the
+/// renames, so a rank that goes on knows that every rank has the version;
+/// a crash between two ranks' renames leaves it on some ranks only: a
+/// restart takes the newest version every rank has (mpi_restart.rs).
+/// After the commit, the partner copy.
 #[allow(clippy::too_many_arguments)]
 fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, rt: &RuntimeState, omp: &dao_format::OmpState, c: &Collected, fields: String, crash_now: bool) {
     let seq = header.seq;
+    // the previous partner copy, if still in flight, first
+    let t0 = Instant::now();
+    partner_progress(true);
+    let partner_wait_s = t0.elapsed().as_secs_f64();
     let look_s = crate::mpi::take_collective_s();
     let t1 = Instant::now();
     let kill_at = crash_now.then(|| {
@@ -374,6 +388,13 @@ fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, 
             None
         }
     };
+    // the acknowledgement: once a rank goes on, every rank has renamed its
+    // files (a crash from here on finds the version on every rank)
+    let unpublished = crate::mpi::agree(path.is_some());
+    if !unpublished.is_empty() && crate::mpi::rank() == 0 {
+        diag::warn(format_args!("checkpoint {seq} is not in place on rank(s) {unpublished:?}: a restart takes the previous version"));
+    }
+    let agree_s = agree_s + crate::mpi::take_collective_s();
     s.checkpoints += 1;
     s.commits += 1;
     if let Err(e) = dir.prune(s.run_id, s.cfg.keep.max(2)) {
@@ -393,7 +414,7 @@ fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, 
     stats::append(
         s.cfg.stats.as_deref(),
         &format!(
-            "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{seq},\"file\":{},\"file_bytes\":{file_bytes},\"write_s\":{write_s:.6},\"mpi\":{{\"rank\":{},\"ranks\":{},\"look_s\":{look_s:.6},\"agree_s\":{agree_s:.6},\"partner_s\":{partner_s:.6},\"partner_bytes\":{}}},{fields}}}",
+            "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{seq},\"file\":{},\"file_bytes\":{file_bytes},\"write_s\":{write_s:.6},\"mpi\":{{\"rank\":{},\"ranks\":{},\"look_s\":{look_s:.6},\"agree_s\":{agree_s:.6},\"partner_s\":{partner_s:.6},\"partner_wait_s\":{partner_wait_s:.6},\"partner_bytes\":{}}},{fields}}}",
             stats::quote(&path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()),
             crate::mpi::rank(),
             crate::mpi::size(),
@@ -437,36 +458,96 @@ pub fn store_copy(dir: &dao_format::CheckpointDir, seq: u64, ckpt: &[u8], side: 
 }
 
 /// MPI, partner copies (DAO_PARTNER): every rank sends its new checkpoint
-/// to its holder and keeps its owner's in `partner_root/rank.OWNER`
-/// (synchronously, after the commit). Returns the bytes received.
+/// to its holder and keeps its owner's in `partner_root/rank.OWNER`,
+/// after the commit. `sync`: while the program waits; else (the default)
+/// the transfer is started here and moved on by the next looks (and by
+/// MPI during the program's own calls); when it is complete a thread
+/// writes the copy. A copy still in flight is completed before the next
+/// checkpoint and at MPI_Finalize. Returns the bytes received (sync) or
+/// sent (asynchronous).
 fn partner_copy(s: &Session, seq: u64, path: Option<&std::path::Path>) -> Option<u64> {
     let job = crate::mpi::job()?;
     if !job.partner || crate::mpi::size() < 2 {
         return None;
     }
     let dir = s.dir.as_ref()?;
-    let mine = path.and_then(|p| {
-        let c = std::fs::read(p).ok()?;
-        let side = std::fs::read(dir.path().join(mpi_sidecar_name(seq))).ok()?;
-        Some(pack_copy(seq, &c, &side))
-    });
-    let got = crate::mpi::transfer(Some(job.holder), mine.as_deref().unwrap_or(&[]), Some(job.owner));
-    let (q, ckpt, side) = unpack_copy(&got)?;
+    let mine = path
+        .and_then(|p| {
+            let c = std::fs::read(p).ok()?;
+            let side = std::fs::read(dir.path().join(mpi_sidecar_name(seq))).ok()?;
+            Some(pack_copy(seq, &c, &side))
+        })
+        .unwrap_or_default();
+    let keep = (s.run_id, s.cfg.keep.max(2));
+    if job.partner_sync {
+        let got = crate::mpi::transfer(Some(job.holder), &mine, Some(job.owner));
+        keep_copy(job, &got, keep);
+        return Some(got.len() as u64);
+    }
+    let n = mine.len() as u64;
+    *PARTNER.lock().unwrap_or_else(|e| e.into_inner()) = Some((crate::mpi::AsyncTransfer::start(job.holder, mine, job.owner), keep));
+    Some(n)
+}
+
+/// The asynchronous partner copy in flight, with the retention of the
+/// run; the thread writing the last one received.
+#[allow(clippy::type_complexity)]
+static PARTNER: Mutex<Option<(crate::mpi::AsyncTransfer, (u64, usize))>> = Mutex::new(None);
+static PARTNER_WRITER: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+
+/// Moves an asynchronous partner copy on (at looks), or completes it
+/// (`block`: before a checkpoint, at MPI_Finalize, with the writing of
+/// the copy received). Every rank calls it at the same points.
+pub fn partner_progress(block: bool) {
+    crate::libc_alloc::own(|| {
+        let mut g = PARTNER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((t, keep)) = g.as_mut() {
+            if t.poll(block) {
+                let got = t.received.take().unwrap_or_default();
+                let keep = *keep;
+                *g = None;
+                drop(g);
+                let Some(job) = crate::mpi::job() else { return };
+                let mut w = PARTNER_WRITER.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(h) = w.take() {
+                    let _ = h.join();
+                }
+                let spawned = std::thread::Builder::new().name("dao-partner".into()).spawn(move || {
+                    crate::libc_alloc::own_thread();
+                    keep_copy(job, &got, keep);
+                });
+                match spawned {
+                    Ok(h) => *w = Some(h),
+                    Err(e) => diag::warn_once("partner thread", format_args!("{}cannot start the thread that writes partner copies ({e})", crate::mpi::prefix())),
+                }
+            }
+        }
+        if block {
+            if let Some(h) = PARTNER_WRITER.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = h.join();
+            }
+        }
+    })
+}
+
+/// Writes a partner copy received (`got`: `pack_copy`'s message) into
+/// `partner_root/rank.OWNER` and keeps the run's newest (`keep`).
+fn keep_copy(job: &crate::mpi::Job, got: &[u8], (run_id, keep): (u64, usize)) {
+    let Some((q, ckpt, side)) = unpack_copy(got) else { return };
     let pdir = match dao_format::CheckpointDir::open(job.partner_root.join(crate::mpi::rank_dir_name(job.owner))) {
         Ok(d) => d,
         Err(e) => {
             diag::warn_once("partner dir", format_args!("{}{e}: no partner copies kept (this warning is shown once)", crate::mpi::prefix()));
-            return None;
+            return;
         }
     };
     match store_copy(&pdir, q, ckpt, side) {
         Ok(_) => {
-            let _ = pdir.prune(s.run_id, s.cfg.keep.max(2));
+            let _ = pdir.prune(run_id, keep);
             prune_sidecars(&pdir);
         }
         Err(e) => diag::warn_once(&format!("partner {}", e.io()), format_args!("{}{e}: the partner copy of rank {} is not kept (this warning is shown once)", crate::mpi::prefix(), job.owner)),
     }
-    Some(got.len() as u64)
 }
 
 /// Whether this checkpoint is written by a forked writer: the policy wants

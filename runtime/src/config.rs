@@ -114,6 +114,8 @@ pub struct Config {
     pub mpi: Option<String>,
     /// MPI: DAO_PARTNER=off turns the partner copies off.
     pub partner: bool,
+    /// MPI: DAO_PARTNER=sync: the program waits for its partner copy.
+    pub partner_sync: bool,
     /// MPI: DAO_PARTNER_DIR, where the partner copies go (default
     /// `$DAO_DIR/partner`).
     pub partner_dir: Option<PathBuf>,
@@ -177,7 +179,7 @@ pub const VARS: &[Var] = &[
     v("DAO_PROTOCOL", "the protocol of checkpoints inside parallel regions", "nonblocking when every module has guards, else blocking", "nonblocking, blocking"),
     v("DAO_WRITERS", "who writes a synchronous checkpoint taken inside a parallel region (DAO_STORE=file)", "team", "team, master"),
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
-    v("DAO_PARTNER", "MPI: each rank also keeps a copy of its partner rank's newest checkpoint, sent over MPI after the commit (a restart rebuilds a missing or damaged checkpoint from it)", "on", "on, off"),
+    v("DAO_PARTNER", "MPI: each rank also keeps a copy of its partner rank's newest checkpoint, sent over MPI after the commit while the program goes on (sync: while it waits); a restart rebuilds a missing or damaged checkpoint from it", "on", "on, sync, off"),
     v("DAO_PARTNER_DIR", "MPI: where the partner copies are kept (a directory per owner rank)", "$DAO_DIR/partner", "a path"),
     v("DAO_CRASH_RANK", "MPI: the crash variables (DAO_CRASH_AFTER, DAO_CRASH_IN) apply to this rank only", "unset (every rank)", "a rank"),
     v("DAO_MPI_TIMEOUT", "MPI: seconds a rank waits for the others at a candidate before it stops with an error (ranks that do not reach the candidates the same number of times)", "300", "positive seconds"),
@@ -363,7 +365,12 @@ impl Config {
             crash_writer: parse("DAO_CRASH_WRITER", "a checkpoint count"),
             mem_available: size("DAO_MEM_AVAILABLE"),
             mpi: mpi_program(),
-            partner: choice("DAO_PARTNER", "on", "off").unwrap_or(true),
+            partner: var("DAO_PARTNER").is_none_or(|v| v.trim() != "off"),
+            partner_sync: match var("DAO_PARTNER").as_deref().map(str::trim) {
+                None | Some("on" | "off") => false,
+                Some("sync") => true,
+                Some(v) => fatal(format_args!("DAO_PARTNER={v:?}: expected on, sync or off")),
+            },
             partner_dir: var("DAO_PARTNER_DIR").map(PathBuf::from),
             crash_rank: parse("DAO_CRASH_RANK", "a rank"),
             mpi_timeout: positive("DAO_MPI_TIMEOUT").map_or(Duration::from_secs(300), Duration::from_secs_f64),

@@ -31,11 +31,13 @@ macro_rules! c_wrappers {
             // SAFETY: MPI's contract, forwarded; the pointers are the
             // program's, valid as MPI requires.
             unsafe {
+                progress();
                 $($pre)*
                 static P: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
                 let f = std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> c_int>(mpi::resolve(&P, concat!("P", stringify!($name), "\0")));
                 let $rc = f($($a),*);
-                $($post)*
+                // what the layer records is allocated by glibc
+                crate::libc_alloc::own(|| { $($post)* });
                 $rc
             }
         }
@@ -51,25 +53,35 @@ macro_rules! f_wrappers {
         pub unsafe extern "C" fn $name($($a: $t),*) {
             // SAFETY: as c_wrappers.
             unsafe {
+                progress();
                 $($pre)*
                 static P: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
                 let f = std::mem::transmute::<usize, unsafe extern "C" fn($($t),*)>(mpi::resolve(&P, concat!("p", stringify!($name), "\0")));
                 f($($a),*);
-                $($post)*
+                crate::libc_alloc::own(|| { $($post)* });
             }
         }
     )*};
 }
 
+/// A partner copy in flight (checkpoint.rs) moves on at the program's MPI
+/// calls: its receive is posted once the length has arrived.
+#[inline]
+fn progress() {
+    if mpi::partner_pending() {
+        crate::checkpoint::partner_progress(false);
+    }
+}
+
 /// The request handles of an array, before a call that may complete them.
 unsafe fn olds(n: c_int, reqs: *const H) -> Vec<H> {
     // SAFETY: `reqs` has `n` elements (MPI's contract).
-    (0..n.max(0) as usize).map(|i| unsafe { *reqs.add(i) }).collect()
+    crate::libc_alloc::own(|| (0..n.max(0) as usize).map(|i| unsafe { *reqs.add(i) }).collect())
 }
 
 unsafe fn folds(n: F, reqs: *const F) -> Vec<F> {
     // SAFETY: as olds.
-    (0..n.max(0) as usize).map(|i| unsafe { *reqs.add(i) }).collect()
+    crate::libc_alloc::own(|| (0..n.max(0) as usize).map(|i| unsafe { *reqs.add(i) }).collect())
 }
 
 /// Completions of Waitsome/Testsome.
@@ -164,6 +176,9 @@ pub unsafe extern "C" fn MPI_Init_thread(argc: *mut c_int, argv: *mut *mut *mut 
 /// MPI's contract of MPI_Finalize.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    if mpi::coordinated() {
+        crate::checkpoint::partner_progress(true);
+    }
     mpi::finalizing();
     mpi::stop();
     // SAFETY: forwarded contract.
@@ -204,6 +219,9 @@ pub unsafe extern "C" fn mpi_init_thread_(required: *const F, provided: *mut F, 
 /// Open MPI's Fortran MPI_FINALIZE.
 #[no_mangle]
 pub unsafe extern "C" fn mpi_finalize_(ierr: *mut F) {
+    if mpi::coordinated() {
+        crate::checkpoint::partner_progress(true);
+    }
     mpi::finalizing();
     mpi::stop();
     // SAFETY: forwarded contract.
@@ -211,6 +229,13 @@ pub unsafe extern "C" fn mpi_finalize_(ierr: *mut F) {
 }
 
 c_wrappers! {
+    MPI_Allreduce(sbuf: *const c_void, rbuf: *mut c_void, count: c_int, ty: H, op: H, comm: H) [] |rc| [];
+    MPI_Reduce(sbuf: *const c_void, rbuf: *mut c_void, count: c_int, ty: H, op: H, root: c_int, comm: H) [] |rc| [];
+    MPI_Bcast(buf: *mut c_void, count: c_int, ty: H, root: c_int, comm: H) [] |rc| [];
+    MPI_Barrier(comm: H) [] |rc| [];
+    MPI_Allgather(sbuf: *const c_void, scount: c_int, sty: H, rbuf: *mut c_void, rcount: c_int, rty: H, comm: H) [] |rc| [];
+    MPI_Allgatherv(sbuf: *const c_void, scount: c_int, sty: H, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int, rty: H, comm: H) [] |rc| [];
+    MPI_Alltoall(sbuf: *const c_void, scount: c_int, sty: H, rbuf: *mut c_void, rcount: c_int, rty: H, comm: H) [] |rc| [];
     MPI_Send(buf: *const c_void, count: c_int, ty: H, dest: c_int, tag: c_int, comm: H) [mpi::note_send(dest);] |rc| [];
     MPI_Ssend(buf: *const c_void, count: c_int, ty: H, dest: c_int, tag: c_int, comm: H) [mpi::note_send(dest);] |rc| [];
     MPI_Bsend(buf: *const c_void, count: c_int, ty: H, dest: c_int, tag: c_int, comm: H) [mpi::note_send(dest);] |rc| [];
@@ -269,6 +294,11 @@ c_wrappers! {
     MPI_Op_free(op: *mut H) [let old = *op;] |rc| [if rc == 0 { mpi::created(Entry { fortran: false, op: "op_free".into(), ints: vec![], ins: vec![old as u64], out: 0usize as u64 }) }];}
 
 f_wrappers! {
+    mpi_allreduce_(sbuf: *const c_void, rbuf: *mut c_void, count: *const F, ty: *const F, op: *const F, comm: *const F, ierr: *mut F) [] [];
+    mpi_reduce_(sbuf: *const c_void, rbuf: *mut c_void, count: *const F, ty: *const F, op: *const F, root: *const F, comm: *const F, ierr: *mut F) [] [];
+    mpi_bcast_(buf: *mut c_void, count: *const F, ty: *const F, root: *const F, comm: *const F, ierr: *mut F) [] [];
+    mpi_barrier_(comm: *const F, ierr: *mut F) [] [];
+    mpi_allgatherv_(sbuf: *const c_void, scount: *const F, sty: *const F, rbuf: *mut c_void, rcounts: *const F, displs: *const F, rty: *const F, comm: *const F, ierr: *mut F) [] [];
     mpi_send_(buf: *const c_void, count: *const F, ty: *const F, dest: *const F, tag: *const F, comm: *const F, ierr: *mut F) [mpi::note_send(*dest);] [];
     mpi_ssend_(buf: *const c_void, count: *const F, ty: *const F, dest: *const F, tag: *const F, comm: *const F, ierr: *mut F) [mpi::note_send(*dest);] [];
     mpi_bsend_(buf: *const c_void, count: *const F, ty: *const F, dest: *const F, tag: *const F, comm: *const F, ierr: *mut F) [mpi::note_send(*dest);] [];

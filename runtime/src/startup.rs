@@ -163,6 +163,7 @@ fn start_mpi(s: &mut Session, root: &std::path::Path) -> std::path::PathBuf {
         root: root.to_path_buf(),
         partner_root: s.cfg.partner_dir.clone().unwrap_or_else(|| root.join("partner")),
         partner: s.cfg.partner,
+        partner_sync: s.cfg.partner_sync,
         holder: (w.rank + shift) % n,
         owner: (w.rank - shift).rem_euclid(n),
     });

@@ -261,13 +261,34 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
         let mut child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let pid = child.id() as i32;
         if kills < 2 {
-            std::thread::sleep(full.mul_f64(0.2 + 0.6 * rng.unit()));
+            // after the job's first checkpoint (so that the restart resumes
+            // one), at a random time in the rest of the run
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let has = |r: usize| std::fs::read_dir(ck.join(format!("rank.{r:04}"))).is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".dao")));
+            while Instant::now() < deadline && !(0..p.np).all(has) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            std::thread::sleep(full.mul_f64(0.6 * rng.unit()));
             let target = if kill_mpirun { Some(pid) } else { ranks_of(pid).get(rng.below(p.np as u64) as usize).copied() };
             if let Some(t) = target {
                 // SAFETY: SIGKILL to a process of this test.
                 unsafe { libc::kill(t, libc::SIGKILL) };
                 kills += 1;
             }
+        }
+        // Open MPI 4.1's mpirun now and then stays in a futex wait after a
+        // rank's death, its other ranks defunct (not dao's doing; seen
+        // once in a few dozen kills): after 60 s it is killed like a hung
+        // job would be by its batch system, and the next run goes on
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                eprintln!("{}: mpirun still runs 60 s after the kill: killed", p.name());
+                let _ = child.kill();
+                wait_gone(&p.exe(false));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
         let o = child.wait_with_output().unwrap();
         if kill_mpirun {
@@ -292,7 +313,7 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
         assert!(lines.is_empty() || c.windows(lines.len()).any(|w| w == &lines[..]), "{}: a killed run printed lines that are not the clean output's\n{o}", p.name());
     }
     assert!(kills >= 1, "nothing was killed");
-    // kills come after a fifth of the run, when checkpoints exist
+    // kills come after the first checkpoint
     assert!(resumed >= 1, "{}: no run resumed a checkpoint", p.name());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -374,7 +395,10 @@ fn a_write_failure_on_one_rank_commits_the_version_nowhere() {
 
 /// The newest checkpoint of one rank is damaged (or deleted) before the
 /// restart: rebuilt from its partner's copy; when the copy is gone too,
-/// every rank falls back to the previous version.
+/// every rank falls back to the previous version. DAO_PARTNER=sync: the
+/// crash comes right after the commit, before an asynchronous copy of the
+/// newest version would have reached the holder (the job would then fall
+/// back to the previous version, whose copy is complete).
 #[test]
 fn a_damaged_or_lost_checkpoint_comes_back_from_the_partner_or_the_job_falls_back() {
     let p = &HALO_C;
@@ -383,7 +407,7 @@ fn a_damaged_or_lost_checkpoint_comes_back_from_the_partner_or_the_job_falls_bac
         let dir = fresh_dir(&format!("mpi/lost-{case}"));
         let ck = dir.join("ck");
         let cks = ck.to_str().unwrap();
-        let first = p.run(&[("DAO_DIR", cks), ("DAO_EVERY", p.every), ("DAO_CRASH_AFTER", "3"), ("DAO_CRASH_RANK", "1")]);
+        let first = p.run(&[("DAO_DIR", cks), ("DAO_EVERY", p.every), ("DAO_CRASH_AFTER", "3"), ("DAO_CRASH_RANK", "1"), ("DAO_PARTNER", "sync")]);
         assert!(!first.status.success());
         let newest = ck.join("rank.0001/ckpt.000003.dao");
         let copy = ck.join("partner/rank.0001/ckpt.000003.dao");
