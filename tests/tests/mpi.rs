@@ -198,6 +198,16 @@ fn fortran_use_mpi_module_checkpoints_and_restarts() {
     crash_on_one_rank(&p, "DAO_CRASH_AFTER", "4", 0, 4);
 }
 
+/// Markers inside parallel regions: the master thread of each rank looks
+/// with the others, the team is gathered as in one process.
+#[test]
+fn checkpoints_inside_parallel_regions_of_mpi_ranks() {
+    let p = Prog { tool: "mpicc", srcs: &["c/inregion_omp.c"], opt: "-O2", np: 2, threads: 2, args: &[], every: "7" };
+    uninterrupted(&p);
+    crash_on_one_rank(&p, "DAO_CRASH_AFTER", "5", 1, 5);
+    crash_on_one_rank(&p, "DAO_CRASH_IN", "4", 0, 3);
+}
+
 /// Cartesian communicator, duplicated communicator and derived datatypes
 /// created before the loop, non-blocking halo exchange, a marker in a
 /// called function: the restored handles work (C: the old pointers in the
