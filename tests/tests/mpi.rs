@@ -323,8 +323,11 @@ fn random_kills(p: &Prog, kill_mpirun: bool, salt: &str) {
         assert!(lines.is_empty() || c.windows(lines.len()).any(|w| w == &lines[..]), "{}: a killed run printed lines that are not the clean output's\n{o}", p.name());
     }
     assert!(kills >= 1, "nothing was killed");
-    // kills come after the first checkpoint
-    assert!(resumed >= 1, "{}: no run resumed a checkpoint", p.name());
+    // kills come after the first checkpoint; but the ranks of a killed
+    // mpirun may go on without it (the shared-memory transport needs no
+    // launcher), finish the job and mark it finished on some ranks, and
+    // the next run then rightly starts fresh
+    assert!(kill_mpirun || resumed >= 1, "{}: no run resumed a checkpoint", p.name());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1053,6 +1053,22 @@ fn unknown_uses(ff: &FuncFacts, vars: &VarMap, out: &mut Vec<usize>) {
 /// local summaries themselves: then defined callees add nothing here).
 fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]>, out: &mut Vec<usize>) {
     let mf = ff.mf;
+    // An explicit task (`__kmpc_omp_task_alloc` names its entry): its body
+    // reads, as of the task's creation, what its entry's summary says (it
+    // runs at some later time, by the end of the region at the latest, so
+    // nothing it reads may be dead at a position before the creation);
+    // an entry not defined here reads anything. It kills nothing
+    // (call_kills): when it writes is not known.
+    if let Some(Role::TaskAlloc { entry }) = known::call_role(call) {
+        match (call.num_args() > entry).then(|| call.operand(entry)).and_then(|e| mf.func_ix.get(&e).copied()) {
+            Some(t) => {
+                if let Some(s) = sums {
+                    summary_uses(&s[t], vars, ff, out);
+                }
+            }
+            None => unknown_uses(ff, vars, out),
+        }
+    }
     let kind = call_kind(mf, call);
     let ptr_args = || call.args().into_iter().filter(|a| a.ty().is_pointer());
     match kind {

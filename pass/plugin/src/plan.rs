@@ -602,6 +602,11 @@ fn scan_calls(facts: &ModuleFacts) -> CallScan {
                         Some(Role::DispatchInit) => scan.dispatch_inits.push((fi, i)),
                         Some(Role::TaskAlloc { entry }) if i.num_args() > entry => {
                             if let Some(&t) = facts.func_ix.get(&i.operand(entry)) {
+                                // the task's body runs as part of its
+                                // creator (by the region's end at the
+                                // latest): the creator's summary holds
+                                // what it reads (front.rs, call_uses)
+                                c.graph.add_call(fi, t);
                                 scan.task_entries.push((i, t));
                             }
                         }
