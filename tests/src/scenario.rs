@@ -250,8 +250,13 @@ impl Ctx<'_> {
                 Ok(r) => r,
                 Err(e) => return self.fail("random-kill", e),
             };
-            if !r.killed_by(SIGKILL) {
-                if r.status.success() {
+            // A kill that lands in the exit path after the run marked itself
+            // finished (DAO_DIR/finished) kills a run whose work is done: its
+            // checkpoints are not resumed by design, so this is a run that
+            // finished before the kill, not a restart to check.
+            let finished_first = r.killed_by(SIGKILL) && ck.join("finished").exists();
+            if !r.killed_by(SIGKILL) || finished_first {
+                if r.status.success() || finished_first {
                     // Finished before the kill: try again, sooner.
                     eprintln!("[{}] random kill: finished before the kill at +{delay:?}; retrying", self.plan.label);
                     budget /= 2.0;
