@@ -304,6 +304,18 @@ pub mod entry {
     /// the inline form).
     pub const FRAME_ENTER: Entry = e("dao_frame_enter", Some(I32), &[Ptr]);
     pub const FRAME_LEAVE: Entry = e("dao_frame_leave", None, &[Ptr]);
+    /// Fault-tolerant tasks (runtime/src/task_ft.rs): the body of the
+    /// trampoline the pass puts in place of a replicable task entry:
+    /// `(gtid, task, entry, replica, sizeof_task, sizeof_shareds)`.
+    pub const FT_TASK: Entry = e("dao_ft_task", None, &[I32, Ptr, Ptr, Ptr, I64, I64]);
+    /// A load in a replica: `(addr, dst, size, kind)`, kind 1 for a pointer.
+    pub const FT_LOAD: Entry = e("dao_ft_load", None, &[Ptr, Ptr, I64, I32]);
+    /// A store in a replica: `(addr, src, size)`.
+    pub const FT_STORE: Entry = e("dao_ft_store", None, &[Ptr, Ptr, I64]);
+    /// memcpy/memmove in a replica: `(dst, src, n)`.
+    pub const FT_COPY: Entry = e("dao_ft_copy", None, &[Ptr, Ptr, I64]);
+    /// memset in a replica: `(dst, byte, n)`.
+    pub const FT_SET: Entry = e("dao_ft_set", None, &[Ptr, I32, I64]);
 
     pub const ALL: &[Entry] = &[
         REGISTER_MODULE,
@@ -331,6 +343,11 @@ pub mod entry {
         STRNDUP,
         FRAME_ENTER,
         FRAME_LEAVE,
+        FT_TASK,
+        FT_LOAD,
+        FT_STORE,
+        FT_COPY,
+        FT_SET,
     ];
 }
 

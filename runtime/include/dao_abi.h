@@ -273,6 +273,21 @@ void *dao_threadprivate_cached(void *ident, int gtid, void *data, uint64_t size,
 extern _Atomic unsigned char dao_omp_guard;
 void dao_omp_guard_wait(void);
 
+/* Fault-tolerant tasks (DAO_TASK_FT=dual, runtime/src/task_ft.rs). For every
+ * task entry whose body (with its callees) can run against a write buffer,
+ * the pass makes a replica (stores, loads and mem* of non-stack memory go
+ * through dao_ft_store/load/copy/set) and a trampoline that takes the
+ * entry's place in __kmpc_omp_task_alloc and calls dao_ft_task: with
+ * DAO_TASK_FT=dual the task runs twice (the second copy as a libomp task),
+ * the buffers are compared, and the one two executions agree on is written
+ * to memory; otherwise the entry runs once as before.
+ * kind of dao_ft_load: 0 a value, 1 a pointer. */
+void dao_ft_task(int gtid, void *task, void *entry, void *replica, uint64_t sizeof_task, uint64_t sizeof_shareds);
+void dao_ft_load(void *addr, void *dst, uint64_t size, int kind);
+void dao_ft_store(void *addr, void *src, uint64_t size);
+void dao_ft_copy(void *dst, void *src, uint64_t n);
+void dao_ft_set(void *dst, int byte, uint64_t n);
+
 /* The fixed-address heap (the pass rewrites the libc names to these). A
  * pointer not from this heap passed to free/realloc is forwarded to libc. */
 void *dao_malloc(uint64_t size);

@@ -124,6 +124,50 @@ pub struct Config {
     /// MPI: DAO_MPI_TIMEOUT, how long a rank waits for the others at a
     /// candidate before it reports that they diverged.
     pub mpi_timeout: Duration,
+    /// DAO_TASK_FT=dual: fault-tolerant tasks (task_ft.rs).
+    pub task_ft: bool,
+    /// DAO_TASK_FAULTS=SEED:COUNT[:KIND]: faults injected into replicas.
+    pub task_faults: Option<TaskFaults>,
+}
+
+/// What to inject into replicated task executions (DAO_TASK_FAULTS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskFaults {
+    pub seed: u64,
+    pub count: u64,
+    /// None: each fault's kind drawn from the seed.
+    pub kind: Option<FaultKind>,
+    /// DAO_TASK_FAULT_SPAN: the executions the faults are drawn among.
+    pub span: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// A bit of one buffered write.
+    Write,
+    /// A bit of a value the replica loads (a computed value).
+    Value,
+    /// Bit 62 of a pointer the replica loads (it crashes on its use).
+    Pointer,
+}
+
+impl TaskFaults {
+    pub fn parse(v: &str, span: u64) -> Result<TaskFaults, String> {
+        let mut it = v.trim().split(':');
+        let seed = it.next().and_then(|x| x.trim().parse().ok()).ok_or("SEED is not a number")?;
+        let count = it.next().and_then(|x| x.trim().parse().ok()).ok_or("COUNT is not a number")?;
+        let kind = match it.next().map(str::trim) {
+            None | Some("any") => None,
+            Some("write") => Some(FaultKind::Write),
+            Some("value") => Some(FaultKind::Value),
+            Some("pointer") => Some(FaultKind::Pointer),
+            Some(k) => return Err(format!("unknown kind {k:?} (write, value, pointer, any)")),
+        };
+        if it.next().is_some() {
+            return Err("expected SEED:COUNT or SEED:COUNT:KIND".into());
+        }
+        Ok(TaskFaults { seed, count, kind, span })
+    }
 }
 
 /// One environment variable: name, meaning, default, allowed values.
@@ -183,6 +227,9 @@ pub const VARS: &[Var] = &[
     v("DAO_PARTNER_DIR", "MPI: where the partner copies are kept (a directory per owner rank)", "$DAO_DIR/partner", "a path"),
     v("DAO_CRASH_RANK", "MPI: the crash variables (DAO_CRASH_AFTER, DAO_CRASH_IN) apply to this rank only", "unset (every rank)", "a rank"),
     v("DAO_MPI_TIMEOUT", "MPI: seconds a rank waits for the others at a candidate before it stops with an error (ranks that do not reach the candidates the same number of times)", "300", "positive seconds"),
+    v("DAO_TASK_FT", "dual: every task whose body the pass could replicate runs twice (the second copy a libomp task, on another thread when one is free) against write buffers; equal buffers are written to memory, different ones (or a replica that crashes with SIGSEGV, SIGBUS, SIGFPE or SIGILL) make the task run again until two executions agree", "off", "dual, off"),
+    v("DAO_TASK_FAULTS", "with DAO_TASK_FT=dual: flips one bit in COUNT replicated executions drawn by SEED: in a buffered write, a loaded value, or a loaded pointer (KIND; by default drawn too)", "unset", "SEED:COUNT or SEED:COUNT:KIND, KIND one of write, value, pointer, any"),
+    v("DAO_TASK_FAULT_SPAN", "the injected executions are drawn among the first N replicated executions", "1000", "a count"),
     v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; with DAO_DIR, dao initialises MPI before main and checkpoints are coordinated across the ranks", "set by the launcher", "the launcher's"),
     v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE (dao's MPI layer needs Open MPI)", "set by the launcher", "the launcher's"),
     v("PMIX_RANK", "read: set by PMIx launchers (Open MPI 4+, Slurm); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
@@ -374,6 +421,15 @@ impl Config {
             partner_dir: var("DAO_PARTNER_DIR").map(PathBuf::from),
             crash_rank: parse("DAO_CRASH_RANK", "a rank"),
             mpi_timeout: positive("DAO_MPI_TIMEOUT").map_or(Duration::from_secs(300), Duration::from_secs_f64),
+            task_ft: match var("DAO_TASK_FT").as_deref().map(str::trim) {
+                None | Some("off") => false,
+                Some("dual") => true,
+                Some(v) => fatal(format_args!("DAO_TASK_FT={v:?}: expected dual or off")),
+            },
+            task_faults: var("DAO_TASK_FAULTS").map(|v| {
+                let span = parse::<u64>("DAO_TASK_FAULT_SPAN", "a count").unwrap_or(1000).max(1);
+                TaskFaults::parse(&v, span).unwrap_or_else(|e| fatal(format_args!("DAO_TASK_FAULTS={v:?}: {e}")))
+            }),
         }
     }
 }

@@ -133,6 +133,7 @@ pub unsafe extern "C" fn dao_main(
         let cfg = crate::config::Config::from_env();
         crate::placement::setup(&cfg);
         crate::profile::setup(&cfg);
+        crate::task_ft::setup(&cfg);
         let size = stack::stack_size(cfg.stack_size);
         startup::start(cfg);
         // SAFETY: registering a plain extern "C" fn.
@@ -248,6 +249,66 @@ pub unsafe extern "C" fn dao_omp_single(ident: *mut c_void, gtid: c_int) -> c_in
 pub unsafe extern "C" fn dao_threadprivate_cached(_ident: *mut c_void, gtid: c_int, data: *mut u8, size: u64, cache: *mut *mut u8) -> *mut u8 {
     // SAFETY: forwarded contract.
     guard("dao_threadprivate_cached", || unsafe { crate::omp::tp::cached(gtid, data, size, cache) })
+}
+
+// ---- fault-tolerant tasks (task_ft.rs) ----
+//
+// The hooks run for every load and store of a replica: no `guard` (a panic
+// in them aborts, as any panic across this boundary).
+
+/// The trampoline's body of a replicable task entry.
+///
+/// # Safety
+/// libomp's contract of a task entry: `task` is the descriptor `entry` was
+/// allocated for, `sizeof_task`/`sizeof_shareds` the sizes given to
+/// `__kmpc_omp_task_alloc`; `replica` is the pass's replica of `entry`.
+#[no_mangle]
+pub unsafe extern "C" fn dao_ft_task(gtid: c_int, task: *mut u8, entry: *mut c_void, replica: *mut c_void, sizeof_task: u64, sizeof_shareds: u64) {
+    type Entry = unsafe extern "C" fn(i32, *mut u8) -> i32;
+    // SAFETY: both are task entries of that type (contract above).
+    let (e, r) = unsafe { (std::mem::transmute::<*mut c_void, Entry>(entry), std::mem::transmute::<*mut c_void, Entry>(replica)) };
+    // SAFETY: forwarded contract.
+    unsafe { crate::task_ft::run_task(gtid, task, e, r, sizeof_task as usize, sizeof_shareds as usize) }
+}
+
+/// A replica's load of `size` bytes at `addr` into its scratch `dst`.
+///
+/// # Safety
+/// As the load it replaces; `dst` is writable for `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dao_ft_load(addr: *const u8, dst: *mut u8, size: u64, kind: c_int) {
+    // SAFETY: forwarded contract.
+    unsafe { crate::task_ft::load(addr, dst, size as usize, kind) }
+}
+
+/// A replica's store of `size` bytes from its scratch `src` at `addr`.
+///
+/// # Safety
+/// As the store it replaces.
+#[no_mangle]
+pub unsafe extern "C" fn dao_ft_store(addr: *mut u8, src: *const u8, size: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { crate::task_ft::store(addr, src, size as usize) }
+}
+
+/// A replica's memcpy or memmove.
+///
+/// # Safety
+/// As the call it replaces.
+#[no_mangle]
+pub unsafe extern "C" fn dao_ft_copy(dst: *mut u8, src: *const u8, n: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { crate::task_ft::copy(dst, src, n as usize) }
+}
+
+/// A replica's memset.
+///
+/// # Safety
+/// As the call it replaces.
+#[no_mangle]
+pub unsafe extern "C" fn dao_ft_set(dst: *mut u8, byte: c_int, n: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { crate::task_ft::set(dst, byte, n as usize) }
 }
 
 // ---- the fixed-address heap ----

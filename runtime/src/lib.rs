@@ -13,7 +13,10 @@
 //! (allocation), omp/ (libomp through dlsym, the `pthread_create`
 //! override), protocol/ (the lifetime-erased shared job), and small libc
 //! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs,
-//! modules.rs and background.rs (fork, pipe, waitpid), and MPI: mpi.rs
+//! modules.rs and background.rs (fork, pipe, waitpid), task_ft.rs
+//! (fault-tolerant tasks: program memory through the replica's pointers,
+//! libomp's task calls, the signal handler and its setjmp/longjmp pair in
+//! assembly), and MPI: mpi.rs
 //! (Open MPI's functions, found with dlsym) and mpi_wrap.rs (the PMPI layer).
 //!
 //! # Layers
@@ -29,7 +32,7 @@
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
-//! 5. team protocol: protocol
+//! 5. team protocol: protocol, task_ft
 //! 6. storage: storage, background
 //! 7. drivers: checkpoint, profile, mpi_restart, startup
 //! 8. C boundary: entry, wrap, mpi_wrap
@@ -61,4 +64,5 @@ pub mod startup;
 pub mod stats;
 pub mod stdio;
 pub mod storage;
+pub mod task_ft;
 pub mod wrap;

@@ -560,6 +560,7 @@ pub fn at_exit() {
         diag::warn(format_args!("the program ended before reaching the checkpointed position of {p}"));
     }
     session::with(|s| {
+        crate::task_ft::summary(s.cfg.stats.as_deref());
         let rounds = crate::protocol::rounds();
         if rounds > 0 {
             let stops: Vec<String> = crate::protocol::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();

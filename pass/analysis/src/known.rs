@@ -246,6 +246,9 @@ pub mod names {
     pub const MARKER_POTENTIAL: &str = "dao_potential_checkpoint";
     pub const MARKER_FORCED: &str = "dao_checkpoint_now";
     pub const KMPC_FORK_CALL: &str = "__kmpc_fork_call";
+    /// An explicit task's allocation (its entry is replicated for
+    /// DAO_TASK_FT; `__kmpc_omp_target_task_alloc` is not).
+    pub const KMPC_OMP_TASK_ALLOC: &str = "__kmpc_omp_task_alloc";
     pub const KMPC_FORK_CALL_IF: &str = "__kmpc_fork_call_if";
     pub const KMPC_BARRIER: &str = "__kmpc_barrier";
     pub const KMPC_SINGLE: &str = "__kmpc_single";
@@ -523,7 +526,7 @@ pub static TABLE: &[Row] = &[
     kmpc("__kmpc_test_lock", GTID_LOCK_I32, None, OmpWrite),
     kmpc("__kmpc_test_nest_lock", GTID_LOCK_I32, None, OmpWrite),
     kmpc("__kmpc_for_static_fini", GTID, Some(Role::StaticFini), Pure),
-    kmpc("__kmpc_omp_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
+    kmpc(names::KMPC_OMP_TASK_ALLOC, &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
     kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
     // the address of the calling thread's copy (derived from `data`,
     // front.rs); reads no program memory (the runtime's copies start from

@@ -65,6 +65,37 @@ void dao_cxx_promote(LLVMValueRef f, LLVMValueRef *allocas, unsigned n) {
   PromoteMemToReg(list, DT);
 }
 
+// A copy of `f` in its module, internal, named `name` (fault-tolerant task
+// replicas). What the copy's body will do differs from `f`'s (the pass routes
+// its memory accesses through the runtime), so the attributes that describe
+// memory effects are dropped from it, its parameters and its call sites.
+LLVMValueRef dao_cxx_clone_function(LLVMValueRef f, const char *name) {
+  Function *F = unwrap<Function>(f);
+  ValueToValueMapTy VMap;
+  Function *C = CloneFunction(F, VMap);
+  C->setName(name);
+  C->setLinkage(GlobalValue::InternalLinkage);
+  C->setVisibility(GlobalValue::DefaultVisibility);
+  C->setDSOLocal(true);
+  const Attribute::AttrKind mem[] = {Attribute::Memory, Attribute::NoSync, Attribute::NoFree, Attribute::WillReturn};
+  const Attribute::AttrKind param[] = {Attribute::ReadOnly, Attribute::ReadNone, Attribute::WriteOnly};
+  for (auto k : mem)
+    C->removeFnAttr(k);
+  for (unsigned i = 0; i < C->arg_size(); ++i)
+    for (auto k : param)
+      C->removeParamAttr(i, k);
+  for (BasicBlock &BB : *C)
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        for (auto k : mem)
+          CB->removeFnAttr(k);
+        for (unsigned i = 0; i < CB->arg_size(); ++i)
+          for (auto k : param)
+            CB->removeParamAttr(i, k);
+      }
+  return wrap(C);
+}
+
 // Report a diagnostic through the context (severity: 0 error, 1 warning, 2 remark/note).
 void dao_cxx_diagnose(LLVMModuleRef m, int severity, const char *msg) {
   Module *M = unwrap(m);

@@ -757,6 +757,27 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
     }
 }
 
+/// A copy of function `f` in its module, internal, named `name`, without
+/// the attributes that describe its memory effects (shim.cpp).
+pub fn clone_function(f: Value, name: &str) -> Value {
+    let c = cstr(name);
+    Value(unsafe { ffi::dao_cxx_clone_function(f.0, c.as_ptr()) })
+}
+
+impl Value {
+    /// A volatile load or store, or an atomic one (any ordering).
+    pub fn is_volatile_or_atomic(self) -> bool {
+        unsafe {
+            LLVMGetVolatile(self.0) != 0 || LLVMGetOrdering(self.0) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+        }
+    }
+    /// Make call `self` call `f` (same type).
+    pub fn set_callee(self, f: Value) {
+        let n = self.num_operands();
+        self.set_operand(n - 1, f);
+    }
+}
+
 pub fn promote_allocas(f: Value, allocas: &[Value]) {
     let mut v: Vec<LLVMValueRef> = allocas.iter().map(|a| a.0).collect();
     unsafe { ffi::dao_cxx_promote(f.0, v.as_mut_ptr(), v.len() as u32) }
@@ -836,6 +857,13 @@ impl Builder {
         let s = self.store_aligned(val, ptr, align);
         unsafe { LLVMSetOrdering(s.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
         s
+    }
+    pub fn zext(&self, v: Value, ty: Type, name: &str) -> Value {
+        if v.ty() == ty {
+            return v;
+        }
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildZExt(self.b, v.0, ty.0, c.as_ptr()) })
     }
     pub fn sub(&self, a: Value, b: Value, name: &str) -> Value {
         let c = cstr(name);

@@ -20,6 +20,7 @@ mod known;
 mod omp;
 mod plan;
 mod remarks;
+mod replica;
 
 use std::ffi::c_void;
 use std::os::raw::c_char;
@@ -68,6 +69,9 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
 /// Carry out `plan` on `m` (the plan must have been made for `m`, unchanged
 /// since). Returns whether the module changed, and the guard counts.
 fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
+    // first: the replicas are copies of the task bodies as the program
+    // wrote them (no frames, no guards: dao.ft.* functions are dao's own)
+    replica::apply(m, &plan.replicas);
     let restart_only = emit::emit(m, plan);
     let routed = emit::route_allocations(m);
     let singles = emit::route_omp(m);
@@ -75,7 +79,7 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     // frame and to thread-locals: private) and the routed allocation calls
     let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
     let guards = if guard::enabled() { guard::insert(m, &microtasks, &restart_only) } else { guard::GuardStats::default() };
-    (!plan.funcs.is_empty() || plan.facts.has_defined_globals() || !plan.tp.is_empty() || routed > 0 || singles || guards.guards > 0, guards)
+    (!plan.funcs.is_empty() || !plan.replicas.is_empty() || plan.facts.has_defined_globals() || !plan.tp.is_empty() || routed > 0 || singles || guards.guards > 0, guards)
 }
 
 fn run(m: ir::Module) -> bool {

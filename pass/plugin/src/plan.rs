@@ -121,6 +121,8 @@ pub struct ModulePlan {
     pub tp: Vec<TpVar>,
     /// What the array-section kills did (issue #15).
     pub sections: SectionReport,
+    /// Task entries replicated for fault-tolerant tasks (replica.rs).
+    pub replicas: Vec<crate::replica::ReplicaPlan>,
 }
 
 /// A threadprivate variable reached through `__kmpc_threadprivate_cached`.
@@ -162,13 +164,23 @@ fn first_loc(f: Value) -> Option<String> {
 ///    its sites and what is live at each, the construct checks of its
 ///    sites.
 pub fn plan_module(m: Module) -> ModulePlan {
+    let mut plan = plan_checkpoints(m);
+    let (replicas, why_not) = crate::replica::plan(m);
+    plan.replicas = replicas;
+    if crate::config::remarks() {
+        plan.diags.extend(why_not);
+    }
+    plan
+}
+
+fn plan_checkpoints(m: Module) -> ModulePlan {
     let facts = ModuleFacts::new(m);
     let scan = scan_calls(&facts);
     let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
     if !participates && !has_tp {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default() };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![] };
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
@@ -192,7 +204,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     if !participates {
         drop(ffs);
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default() };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![] };
     }
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
 
@@ -252,7 +264,7 @@ pub fn plan_module(m: Module) -> ModulePlan {
         }
     }
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![] }
 }
 
 /// Phase 3b: the summaries for callers, narrowed bottom-up over the call

@@ -1,0 +1,343 @@
+//! Replicas of explicit task bodies for fault-tolerant tasks
+//! (`DAO_TASK_FT=dual` at run time; runtime/src/task_ft.rs is the other
+//! half, docs/design.md section 17 the design).
+//!
+//! For every task entry named by an `__kmpc_omp_task_alloc` call of this
+//! module, [`plan`] decides whether its body can run against a write
+//! buffer: the entry and every function it reaches must be defined here and
+//! free of what a buffer cannot replay or two executions could not agree on
+//! (indirect calls and inline asm; functions outside the module other than
+//! libm-like ones that read no memory (the table's `NoMem` + `Pure`); OpenMP
+//! runtime calls: creating tasks, taskwait, locks, reductions,
+//! `omp_get_thread_num`; atomics, fences, volatile accesses; thread-local
+//! variables; I/O). A task that cannot is not replicated and runs once;
+//! with `DAO_REMARKS=1` the pass says why, with file:line.
+//!
+//! [`apply`] clones the functions (`dao.ft.<name>`, so the shared-write
+//! guards and the rest of dao leave them alone), and in the clones routes
+//! every load and store whose address is not one of the function's own
+//! stack objects (nor a constant) through `dao_ft_load` / `dao_ft_store`
+//! (the value passes through one scratch stack slot), `llvm.memcpy` /
+//! `memmove` through `dao_ft_copy`, `llvm.memset` through `dao_ft_set`, and
+//! calls between them to the clones. Then it makes the trampoline
+//! `dao.ft.task.<entry>(gtid, task)`, which calls `dao_ft_task(gtid, task,
+//! entry, replica, sizeof_task, sizeof_shareds)`, and puts it in the entry's
+//! place at the allocation sites and at direct calls of the entry (the
+//! undeferred `if(0)` path). Off at run time, the trampoline runs the entry:
+//! one indirect call per task more than before.
+use std::collections::{HashMap, HashSet};
+
+use crate::emit::declare;
+use crate::ir::{clone_function, Module, Opcode, Value};
+use crate::known::{self, Effect, Guard, Intr, Role};
+use crate::plan::{Diag, Severity};
+use dao_abi::entry;
+
+/// A task entry the pass replicates.
+#[derive(Debug, Clone)]
+pub struct ReplicaPlan {
+    pub entry: Value,
+    pub sizeof_task: u64,
+    pub sizeof_shareds: u64,
+}
+
+/// The replicable task entries, and a remark for each one that is not.
+pub fn plan(m: Module) -> (Vec<ReplicaPlan>, Vec<Diag>) {
+    // entry -> (sizes of its sites, first site)
+    let mut sites: Vec<(Value, Option<(u64, u64)>, Value)> = Vec::new();
+    for f in m.functions() {
+        if f.is_declaration() {
+            continue;
+        }
+        for b in f.blocks() {
+            for i in b.instructions() {
+                let Some(Role::TaskAlloc { entry }) = known::call_role(i) else { continue };
+                if i.called_function().map(|c| c.name()).as_deref() != Some(known::names::KMPC_OMP_TASK_ALLOC) || i.num_args() <= entry {
+                    continue;
+                }
+                let e = i.operand(entry);
+                let sizes = match (i.operand(3).const_int_value(), i.operand(4).const_int_value()) {
+                    (Some(a), Some(b)) => Some((a, b)),
+                    _ => None,
+                };
+                match sites.iter_mut().find(|s| s.0 == e) {
+                    Some(s) => {
+                        if s.1 != sizes {
+                            s.1 = None;
+                        }
+                    }
+                    None => sites.push((e, sizes, i)),
+                }
+            }
+        }
+    }
+    let mut plans = Vec::new();
+    let mut diags = Vec::new();
+    for (e, sizes, site) in sites {
+        let why = if !e.is_function() || e.is_declaration() {
+            Some((site, "its entry is not defined in this file".to_string()))
+        } else if e.function_type().print() != "i32 (i32, ptr)" {
+            Some((site, format!("its entry has the unexpected type {}", e.function_type().print())))
+        } else if sizes.is_none() {
+            Some((site, "its descriptor's size is not one constant".to_string()))
+        } else {
+            obstacle(e)
+        };
+        match why {
+            None => {
+                let (t, s) = sizes.unwrap();
+                plans.push(ReplicaPlan { entry: e, sizeof_task: t, sizeof_shareds: s });
+            }
+            Some((at, reason)) => diags.push(Diag {
+                severity: Severity::Remark,
+                loc: at.debug_loc().or_else(|| site.debug_loc()),
+                func: e.name(),
+                msg: format!(
+                    "the task created at {} is not replicated under DAO_TASK_FT=dual (it runs once): {reason}",
+                    site.debug_loc().unwrap_or_else(|| format!("function '{}'", site.parent_block().parent_function().name()))
+                ),
+            }),
+        }
+    }
+    (plans, diags)
+}
+
+/// The defined functions `f` reaches by direct calls, `f` first.
+fn reach(f: Value) -> Vec<Value> {
+    let mut out = vec![f];
+    let mut seen: HashSet<Value> = out.iter().copied().collect();
+    let mut k = 0;
+    while k < out.len() {
+        for b in out[k].blocks() {
+            for i in b.instructions() {
+                if let Some(c) = i.is_call().then(|| callee(i)).flatten() {
+                    if !c.is_declaration() && seen.insert(c) {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+/// The first thing in `entry`'s body (or what it calls) that a replica
+/// cannot do: the instruction and why.
+fn obstacle(entry: Value) -> Option<(Value, String)> {
+    for f in reach(entry) {
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if let Some(r) = inst_obstacle(i) {
+                    let r = if f == entry { r } else { format!("{r} (in '{}', which it calls)", f.name()) };
+                    return Some((i, r));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn inst_obstacle(i: Value) -> Option<String> {
+    match i.opcode() {
+        Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg | Opcode::LLVMFence => return Some("it uses an atomic operation".into()),
+        Opcode::LLVMLoad | Opcode::LLVMStore if i.is_volatile_or_atomic() => return Some("it makes a volatile or atomic access".into()),
+        Opcode::LLVMVAArg => return Some("it reads variable arguments".into()),
+        Opcode::LLVMInvoke | Opcode::LLVMCallBr => return Some("it has an invoke".into()),
+        _ => {}
+    }
+    for o in i.operands() {
+        if o.is_global_var() && o.is_thread_local() {
+            return Some(format!("it uses the thread-local variable '{}'", o.name()));
+        }
+    }
+    if !i.is_call() {
+        return None;
+    }
+    let Some(c) = callee(i) else { return Some("it makes an indirect call (or inline assembly)".into()) };
+    if !c.is_declaration() {
+        return None;
+    }
+    let name = c.name();
+    if let Some(intr) = known::intrinsic(c) {
+        return match intr {
+            Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime | Intr::NoMem => None,
+            Intr::ThreadlocalAddress { .. } => Some("it uses a thread-local variable".into()),
+            Intr::Other => {
+                let ptr = i.args().iter().any(|a| a.ty().is_pointer()) || i.ty().is_pointer();
+                ptr.then(|| format!("it calls {name}, which accesses memory"))
+            }
+        };
+    }
+    match known::lookup(c) {
+        Some(r) if r.effect == Some(Effect::NoMem) && r.guard == Guard::Pure && r.role.is_none() => None,
+        _ => Some(format!("it calls {name}, which a write buffer cannot replay (I/O, OpenMP, memory outside the task, or unknown)")),
+    }
+}
+
+/// The function call `i` calls: its direct callee, or the one function
+/// ever stored in the stack slot the callee is loaded from (clang at -O0
+/// calls a task's `.omp_task_privates_map.` that way).
+fn callee(i: Value) -> Option<Value> {
+    if let Some(c) = i.called_function() {
+        return Some(c);
+    }
+    let l = i.called_value();
+    if !l.is_instruction() || l.opcode() != Opcode::LLVMLoad || !l.operand(0).is_alloca() {
+        return None;
+    }
+    let slot = l.operand(0);
+    let mut f = None;
+    for u in slot.users() {
+        match u.opcode() {
+            Opcode::LLVMLoad => {}
+            Opcode::LLVMStore if u.operand(1) == slot && u.operand(0).is_function() && f.is_none_or(|g| g == u.operand(0)) => f = Some(u.operand(0)),
+            _ => return None,
+        }
+    }
+    f.filter(|f| f.function_type() == i.call_fn_type())
+}
+
+/// Whether `p` is (an offset into) one of its function's stack objects.
+fn on_own_stack(mut p: Value) -> bool {
+    for _ in 0..64 {
+        if p.is_alloca() {
+            return true;
+        }
+        if !p.is_instruction() {
+            return false;
+        }
+        match p.opcode() {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => p = p.operand(0),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether `p` points into a constant global (read-only: read directly).
+fn constant(mut p: Value) -> bool {
+    for _ in 0..64 {
+        if p.is_global_var() {
+            return p.is_global_constant();
+        }
+        if p.is_const_expr() && matches!(p.const_opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast) {
+            p = p.operand(0);
+            continue;
+        }
+        return false;
+    }
+    false
+}
+
+/// Carry out the plans: clones, their instrumentation, the trampolines.
+pub fn apply(m: Module, plans: &[ReplicaPlan]) {
+    if plans.is_empty() {
+        return;
+    }
+    let mut clones: HashMap<Value, Value> = HashMap::new();
+    let mut order = Vec::new();
+    for p in plans {
+        for f in reach(p.entry) {
+            if let std::collections::hash_map::Entry::Vacant(v) = clones.entry(f) {
+                v.insert(clone_function(f, &format!("dao.ft.{}", f.name())));
+                order.push(f);
+            }
+        }
+    }
+    let load = declare(m, &entry::FT_LOAD);
+    let store = declare(m, &entry::FT_STORE);
+    let copy = declare(m, &entry::FT_COPY);
+    let set = declare(m, &entry::FT_SET);
+    let b = m.builder();
+    for f in &order {
+        let c = clones[f];
+        let insts: Vec<Value> = c.blocks().iter().flat_map(|b| b.instructions()).collect();
+        // the scratch slot: as large as the largest value moved through it
+        let mut need = 8u64;
+        for i in &insts {
+            match i.opcode() {
+                Opcode::LLVMLoad => need = need.max(m.store_size(i.ty())),
+                Opcode::LLVMStore => need = need.max(m.store_size(i.operand(0).ty())),
+                _ => {}
+            }
+        }
+        let first = c.entry_block().first_instruction().expect("a defined function has an entry instruction");
+        b.before(first);
+        let scratch = b.alloca(m.array(m.i8(), need), "dao.ft.scratch", 64);
+        for i in insts {
+            match i.opcode() {
+                Opcode::LLVMLoad => {
+                    let p = i.operand(0);
+                    if on_own_stack(p) || constant(p) {
+                        continue;
+                    }
+                    let ty = i.ty();
+                    let kind = ty.is_pointer() as u32;
+                    b.before(i);
+                    load.call(&b, &[p, scratch, m.const_i64(m.store_size(ty)), m.const_i32(kind)], "");
+                    let v = b.load_aligned(ty, scratch, "", 64.min(m.abi_align(ty) as u32).max(1));
+                    i.replace_all_uses_with(v);
+                    i.erase();
+                }
+                Opcode::LLVMStore => {
+                    let (v, p) = (i.operand(0), i.operand(1));
+                    if on_own_stack(p) {
+                        continue;
+                    }
+                    b.before(i);
+                    b.store_aligned(v, scratch, 64.min(m.abi_align(v.ty()) as u32).max(1));
+                    store.call(&b, &[p, scratch, m.const_i64(m.store_size(v.ty()))], "");
+                    i.erase();
+                }
+                _ if i.is_call() => {
+                    let Some(callee) = callee(i) else { continue };
+                    if let Some(&cl) = clones.get(&callee) {
+                        i.set_callee(cl);
+                        continue;
+                    }
+                    match known::intrinsic(callee) {
+                        Some(Intr::Copy { dest, src, len }) => {
+                            b.before(i);
+                            let n = b.zext(i.operand(len), m.i64(), "");
+                            copy.call(&b, &[i.operand(dest), i.operand(src), n], "");
+                            i.erase();
+                        }
+                        Some(Intr::Set { dest, len }) => {
+                            b.before(i);
+                            let n = b.zext(i.operand(len), m.i64(), "");
+                            let v = b.zext(i.operand(1), m.i32(), "");
+                            set.call(&b, &[i.operand(dest), v, n], "");
+                            i.erase();
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let task = declare(m, &entry::FT_TASK);
+    for p in plans {
+        let e = p.entry;
+        let t = m.add_function(&format!("dao.ft.task.{}", e.name()), e.function_type());
+        t.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let bb = m.append_block(t, "entry");
+        b.at_end(bb);
+        let ps = t.params();
+        task.call(&b, &[ps[0], ps[1], e, clones[&e], m.const_i64(p.sizeof_task), m.const_i64(p.sizeof_shareds)], "");
+        b.ret(Some(m.const_int(m.i32(), 0)));
+        for u in e.users() {
+            if !u.is_instruction() || u.parent_block().parent_function() == t {
+                continue;
+            }
+            if u.is_call() && u.called_function() == Some(e) {
+                u.set_callee(t);
+            } else if let Some(Role::TaskAlloc { entry }) = known::call_role(u) {
+                if u.num_args() > entry && u.operand(entry) == e {
+                    u.set_operand(entry, t);
+                }
+            }
+        }
+    }
+}
