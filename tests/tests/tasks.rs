@@ -49,6 +49,13 @@ fn tiled_wavefront_with_depend() {
     }
 }
 
+#[test]
+fn tiled_cholesky_with_depend() {
+    for (opt, threads) in [(Opt::O2, 2), (Opt::O0, 3), (Opt::O2, 4)] {
+        check("cholesky", 16, opt, threads);
+    }
+}
+
 // ---- fault-tolerant tasks (DAO_TASK_FT=dual) ----
 
 /// The clean and instrumented builds of a task program.
@@ -137,6 +144,7 @@ fn dual_execution_detects_and_corrects_faults() {
         check_dual("tasks_mix", 12, opt, threads);
         check_dual("tiled_depend", 12, opt, threads);
     }
+    check_dual("cholesky", 2, Opt::O2, 2);
 }
 
 /// Tasks the pass cannot replicate (I/O, an atomic, a call through a
