@@ -4,11 +4,12 @@ fault campaign, side by side in one run.
 
 Overhead: for each program (`dao cc -O2 -fopenmp`; the clean build with
 --dao-no-pass) and OMP_NUM_THREADS in --threads, interleaved rep by rep:
-`clean`, `inst` (instrumented, dual execution off) and `dual`
-(DAO_TASK_FT=dual); median whole-process wall time, and dual/clean.
+`clean`, `inst` (instrumented, DAO_TASK_FT unset), `serial` and `dual`
+(DAO_TASK_FT=serial / dual); median whole-process wall time, and the
+ratios to clean.
 Every run's output must equal the clean build's.
 
-Campaign: --runs runs per program with DAO_TASK_FAULTS=SEED:1 (one fault of
+Campaign: --runs runs per program and mode (serial, dual) with DAO_TASK_FAULTS=SEED:1 (one fault of
 a drawn kind, SEED = run number) among all the replicated executions of a
 run (DAO_TASK_FAULT_SPAN from a fault-free run's count); each run is
 classified from its exit status, its output and its DAO_STATS event:
@@ -66,21 +67,21 @@ def main():
         subprocess.run([str(DAO), "cc", "--dao-no-pass", "-O2", "-fopenmp", str(src), "-o", str(clean), "-lm"], check=True, cwd=work)
         built[name] = (inst, clean)
 
-    print("| program | threads | clean s | instrumented, off s | dual s | dual / clean | tasks replicated | pairs on two threads |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| program | threads | clean s | instrumented, off s | serial s | dual s | serial / clean | dual / clean | tasks replicated | dual: pairs on two threads |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, args, _ in PROGS:
         inst, clean = built[name]
         for t in [int(x) for x in a.threads.split(",")]:
             env = dict(env0, OMP_NUM_THREADS=str(t))
             want = subprocess.run([str(clean)] + args, capture_output=True, text=True, env=env).stdout
-            times = {"clean": [], "inst": [], "dual": []}
+            times = {"clean": [], "inst": [], "serial": [], "dual": []}
             ev = None
             for rep in range(a.reps):
-                for mode in ("clean", "inst", "dual"):
+                for mode in ("clean", "inst", "serial", "dual"):
                     st = work / f"st-{name}-{t}-{mode}-{rep}.json"
                     e = dict(env, DAO_STATS=str(st))
-                    if mode == "dual":
-                        e["DAO_TASK_FT"] = "dual"
+                    if mode in ("serial", "dual"):
+                        e["DAO_TASK_FT"] = mode
                     p, wall = run(clean if mode == "clean" else inst, args, e)
                     if p.returncode != 0 or p.stdout != want:
                         raise SystemExit(f"{name} t={t} {mode}: wrong output or failure ({p.returncode})\n{p.stderr}")
@@ -88,43 +89,44 @@ def main():
                     if mode == "dual":
                         ev = ft_event(st)
             m = {k: statistics.median(v) for k, v in times.items()}
-            print(f"| {name} | {t} | {m['clean']:.3f} | {m['inst']:.3f} | {m['dual']:.3f} | {m['dual'] / m['clean']:.2f} | {ev['tasks']} | {ev['other_thread']} |", flush=True)
+            print(f"| {name} | {t} | {m['clean']:.3f} | {m['inst']:.3f} | {m['serial']:.3f} | {m['dual']:.3f} | {m['serial'] / m['clean']:.2f} | {m['dual'] / m['clean']:.2f} | {ev['tasks']} | {ev['other_thread']} |", flush=True)
 
     print()
     print(f"Campaign: {a.runs} runs per program, one fault each (DAO_TASK_FAULTS=RUN:1, kind drawn), OMP_NUM_THREADS={a.campaign_threads}")
     print()
-    print("| program | runs | detected and corrected | benign | crashed | wrong output | not landed | replica crashes recovered |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| program | mode | runs | detected and corrected | benign | crashed | wrong output | not landed | replica crashes recovered |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, _, args in PROGS:
-        inst, clean = built[name]
-        env = dict(env0, OMP_NUM_THREADS=str(a.campaign_threads))
-        want = subprocess.run([str(clean)] + args, capture_output=True, text=True, env=env).stdout
-        st = work / f"span-{name}.json"
-        subprocess.run([str(inst)] + args, capture_output=True, text=True, env=dict(env, DAO_TASK_FT="dual", DAO_STATS=str(st)), check=True)
-        span = ft_event(st)["runs"]
-        c = {"fixed": 0, "benign": 0, "crashed": 0, "wrong": 0, "void": 0, "segv": 0}
-        for r in range(a.runs):
-            st = work / f"camp-{name}-{r}.json"
-            e = dict(env, DAO_TASK_FT="dual", DAO_TASK_FAULTS=f"{r}:1", DAO_TASK_FAULT_SPAN=str(span), DAO_STATS=str(st))
-            p, _ = run(inst, args, e)
-            if p.returncode != 0:
-                c["crashed"] += 1
-                continue
-            if p.stdout != want:
-                c["wrong"] += 1
-                continue
-            ev = ft_event(st)
-            c["segv"] += ev["crashes"]
-            if ev["injected"] == 0:
-                c["void"] += 1
-            elif ev["detected"] > 0 and ev["corrected"] == ev["detected"]:
-                c["fixed"] += 1
-            elif ev["benign"] > 0:
-                c["benign"] += 1
-            else:
-                c["wrong"] += 1
-            st.unlink()
-        print(f"| {name} | {a.runs} | {c['fixed']} | {c['benign']} | {c['crashed']} | {c['wrong']} | {c['void']} | {c['segv']} |", flush=True)
+        for mode in ("serial", "dual"):
+            inst, clean = built[name]
+            env = dict(env0, OMP_NUM_THREADS=str(a.campaign_threads))
+            want = subprocess.run([str(clean)] + args, capture_output=True, text=True, env=env).stdout
+            st = work / f"span-{name}-{mode}.json"
+            subprocess.run([str(inst)] + args, capture_output=True, text=True, env=dict(env, DAO_TASK_FT=mode, DAO_STATS=str(st)), check=True)
+            span = ft_event(st)["runs"]
+            c = {"fixed": 0, "benign": 0, "crashed": 0, "wrong": 0, "void": 0, "segv": 0}
+            for r in range(a.runs):
+                st = work / f"camp-{name}-{mode}-{r}.json"
+                e = dict(env, DAO_TASK_FT=mode, DAO_TASK_FAULTS=f"{r}:1", DAO_TASK_FAULT_SPAN=str(span), DAO_STATS=str(st))
+                p, _ = run(inst, args, e)
+                if p.returncode != 0:
+                    c["crashed"] += 1
+                    continue
+                if p.stdout != want:
+                    c["wrong"] += 1
+                    continue
+                ev = ft_event(st)
+                c["segv"] += ev["crashes"]
+                if ev["injected"] == 0:
+                    c["void"] += 1
+                elif ev["detected"] > 0 and ev["corrected"] == ev["detected"]:
+                    c["fixed"] += 1
+                elif ev["benign"] > 0:
+                    c["benign"] += 1
+                else:
+                    c["wrong"] += 1
+                st.unlink()
+            print(f"| {name} | {mode} | {a.runs} | {c['fixed']} | {c['benign']} | {c['crashed']} | {c['wrong']} | {c['void']} | {c['segv']} |", flush=True)
 
 
 if __name__ == "__main__":

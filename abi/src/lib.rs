@@ -102,7 +102,15 @@ pub const C_CONSTANTS: &[(&str, u64)] = &[
     ("DAO_MODULE_GUARDED", DAO_MODULE_GUARDED as u64),
     ("DAO_GLOBAL_DECLARED", DAO_GLOBAL_DECLARED),
     ("DAO_TP_IN_REGION", DAO_TP_IN_REGION),
+    ("DAO_FT_WORDS_BITS", FT_WORDS_BITS as u64),
 ];
+
+/// Fault-tolerant tasks: `dao_ft_words`, the runtime's array of
+/// `1 << FT_WORDS_BITS` counters (u32) of buffered words by hash
+/// (`(address >> 3) & mask`): a replica loads a word whose counter is 0
+/// directly, without asking the runtime.
+pub const FT_WORDS: &str = "dao_ft_words";
+pub const FT_WORDS_BITS: u32 = 16;
 
 /// A field or parameter type as both sides see it: LLVM `i32`/`i64`/`ptr`
 /// (the pass), `uint32_t`/`uint64_t`/pointer in C (the header; a parameter
@@ -306,8 +314,9 @@ pub mod entry {
     pub const FRAME_LEAVE: Entry = e("dao_frame_leave", None, &[Ptr]);
     /// Fault-tolerant tasks (runtime/src/task_ft.rs): the body of the
     /// trampoline the pass puts in place of a replicable task entry:
-    /// `(gtid, task, entry, replica, sizeof_task, sizeof_shareds)`.
-    pub const FT_TASK: Entry = e("dao_ft_task", None, &[I32, Ptr, Ptr, Ptr, I64, I64]);
+    /// `(gtid, task, entry, buffered replica, in-place replica,
+    /// sizeof_task, sizeof_shareds)`.
+    pub const FT_TASK: Entry = e("dao_ft_task", None, &[I32, Ptr, Ptr, Ptr, Ptr, I64, I64]);
     /// A load in a replica: `(addr, dst, size, kind)`, kind 1 for a pointer.
     pub const FT_LOAD: Entry = e("dao_ft_load", None, &[Ptr, Ptr, I64, I32]);
     /// A store in a replica: `(addr, src, size)`.

@@ -275,14 +275,21 @@ void dao_omp_guard_wait(void);
 
 /* Fault-tolerant tasks (DAO_TASK_FT=dual, runtime/src/task_ft.rs). For every
  * task entry whose body (with its callees) can run against a write buffer,
- * the pass makes a replica (stores, loads and mem* of non-stack memory go
- * through dao_ft_store/load/copy/set) and a trampoline that takes the
+ * the pass makes two replicas (buffered: stores, loads and mem* of
+ * non-stack memory go through dao_ft_store/load/copy/set, loads only when
+ * dao_ft_words says a running execution buffers the word; in place, for
+ * DAO_TASK_FT=serial: stores, mem* and pointer loads) and a trampoline that takes the
  * entry's place in __kmpc_omp_task_alloc and calls dao_ft_task: with
  * DAO_TASK_FT=dual the task runs twice (the second copy as a libomp task),
  * the buffers are compared, and the one two executions agree on is written
- * to memory; otherwise the entry runs once as before.
+ * to memory; with serial, twice in place with an undo log; otherwise the
+ * entry runs once as before.
  * kind of dao_ft_load: 0 a value, 1 a pointer. */
-void dao_ft_task(int gtid, void *task, void *entry, void *replica, uint64_t sizeof_task, uint64_t sizeof_shareds);
+#define DAO_FT_WORDS_BITS 16
+/* How many running executions buffer a word whose (address >> 3) & mask is
+ * the index: a replica loads a word whose counter is 0 directly. */
+extern _Atomic unsigned int dao_ft_words[1 << DAO_FT_WORDS_BITS];
+void dao_ft_task(int gtid, void *task, void *entry, void *replica, void *in_place, uint64_t sizeof_task, uint64_t sizeof_shareds);
 void dao_ft_load(void *addr, void *dst, uint64_t size, int kind);
 void dao_ft_store(void *addr, void *src, uint64_t size);
 void dao_ft_copy(void *dst, void *src, uint64_t n);

@@ -124,10 +124,21 @@ pub struct Config {
     /// MPI: DAO_MPI_TIMEOUT, how long a rank waits for the others at a
     /// candidate before it reports that they diverged.
     pub mpi_timeout: Duration,
-    /// DAO_TASK_FT=dual: fault-tolerant tasks (task_ft.rs).
-    pub task_ft: bool,
+    /// DAO_TASK_FT: fault-tolerant tasks (task_ft.rs), None when off.
+    pub task_ft: Option<TaskFt>,
     /// DAO_TASK_FAULTS=SEED:COUNT[:KIND]: faults injected into replicas.
     pub task_faults: Option<TaskFaults>,
+}
+
+/// How tasks run twice (DAO_TASK_FT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskFt {
+    /// `dual`: the second execution is a libomp task (another thread when
+    /// one is free); both write to buffers.
+    Dual,
+    /// `serial`: one after the other on the thread that runs the task,
+    /// each writing memory in place with an undo log.
+    Serial,
 }
 
 /// What to inject into replicated task executions (DAO_TASK_FAULTS).
@@ -227,8 +238,8 @@ pub const VARS: &[Var] = &[
     v("DAO_PARTNER_DIR", "MPI: where the partner copies are kept (a directory per owner rank)", "$DAO_DIR/partner", "a path"),
     v("DAO_CRASH_RANK", "MPI: the crash variables (DAO_CRASH_AFTER, DAO_CRASH_IN) apply to this rank only", "unset (every rank)", "a rank"),
     v("DAO_MPI_TIMEOUT", "MPI: seconds a rank waits for the others at a candidate before it stops with an error (ranks that do not reach the candidates the same number of times)", "300", "positive seconds"),
-    v("DAO_TASK_FT", "dual: every task whose body the pass could replicate runs twice (the second copy a libomp task, on another thread when one is free) against write buffers; equal buffers are written to memory, different ones (or a replica that crashes with SIGSEGV, SIGBUS, SIGFPE or SIGILL) make the task run again until two executions agree", "off", "dual, off"),
-    v("DAO_TASK_FAULTS", "with DAO_TASK_FT=dual: flips one bit in COUNT replicated executions drawn by SEED: in a buffered write, a loaded value, or a loaded pointer (KIND; by default drawn too)", "unset", "SEED:COUNT or SEED:COUNT:KIND, KIND one of write, value, pointer, any"),
+    v("DAO_TASK_FT", "dual: every task whose body the pass could replicate runs twice (the second copy a libomp task, on another thread when one is free) against write buffers; equal buffers are written to memory, different ones (or a replica that crashes with SIGSEGV, SIGBUS, SIGFPE or SIGILL) make the task run again until two executions agree. serial: the two executions run one after the other on the task's thread, in place with an undo log (cheaper)", "off", "dual, serial, off"),
+    v("DAO_TASK_FAULTS", "with DAO_TASK_FT=dual or serial: flips one bit in COUNT replicated executions drawn by SEED: in a buffered write, a stored value, or a loaded pointer (KIND; by default drawn too)", "unset", "SEED:COUNT or SEED:COUNT:KIND, KIND one of write, value, pointer, any"),
     v("DAO_TASK_FAULT_SPAN", "the injected executions are drawn among the first N replicated executions", "1000", "a count"),
     v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; with DAO_DIR, dao initialises MPI before main and checkpoints are coordinated across the ranks", "set by the launcher", "the launcher's"),
     v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE (dao's MPI layer needs Open MPI)", "set by the launcher", "the launcher's"),
@@ -422,9 +433,10 @@ impl Config {
             crash_rank: parse("DAO_CRASH_RANK", "a rank"),
             mpi_timeout: positive("DAO_MPI_TIMEOUT").map_or(Duration::from_secs(300), Duration::from_secs_f64),
             task_ft: match var("DAO_TASK_FT").as_deref().map(str::trim) {
-                None | Some("off") => false,
-                Some("dual") => true,
-                Some(v) => fatal(format_args!("DAO_TASK_FT={v:?}: expected dual or off")),
+                None | Some("off") => None,
+                Some("dual") => Some(TaskFt::Dual),
+                Some("serial") => Some(TaskFt::Serial),
+                Some(v) => fatal(format_args!("DAO_TASK_FT={v:?}: expected dual, serial or off")),
             },
             task_faults: var("DAO_TASK_FAULTS").map(|v| {
                 let span = parse::<u64>("DAO_TASK_FAULT_SPAN", "a count").unwrap_or(1000).max(1);

@@ -263,12 +263,12 @@ pub unsafe extern "C" fn dao_threadprivate_cached(_ident: *mut c_void, gtid: c_i
 /// allocated for, `sizeof_task`/`sizeof_shareds` the sizes given to
 /// `__kmpc_omp_task_alloc`; `replica` is the pass's replica of `entry`.
 #[no_mangle]
-pub unsafe extern "C" fn dao_ft_task(gtid: c_int, task: *mut u8, entry: *mut c_void, replica: *mut c_void, sizeof_task: u64, sizeof_shareds: u64) {
+pub unsafe extern "C" fn dao_ft_task(gtid: c_int, task: *mut u8, entry: *mut c_void, replica: *mut c_void, in_place: *mut c_void, sizeof_task: u64, sizeof_shareds: u64) {
     type Entry = unsafe extern "C" fn(i32, *mut u8) -> i32;
-    // SAFETY: both are task entries of that type (contract above).
-    let (e, r) = unsafe { (std::mem::transmute::<*mut c_void, Entry>(entry), std::mem::transmute::<*mut c_void, Entry>(replica)) };
+    // SAFETY: all three are task entries of that type (contract above).
+    let f = |p: *mut c_void| unsafe { std::mem::transmute::<*mut c_void, Entry>(p) };
     // SAFETY: forwarded contract.
-    unsafe { crate::task_ft::run_task(gtid, task, e, r, sizeof_task as usize, sizeof_shareds as usize) }
+    unsafe { crate::task_ft::run_task(gtid, task, f(entry), f(replica), f(in_place), sizeof_task as usize, sizeof_shareds as usize) }
 }
 
 /// A replica's load of `size` bytes at `addr` into its scratch `dst`.

@@ -40,13 +40,11 @@
 //! before): the frames it skips are the replica's (C) and the hooks' (no
 //! destructors, no locks held while program memory is touched).
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
-use crate::config::{Config, FaultKind, TaskFaults};
+use crate::config::{Config, FaultKind, TaskFaults, TaskFt};
 use crate::stats;
 
 /// Executions of one task before the program gives up on it.
@@ -61,6 +59,19 @@ const TASK_DATA2: usize = 32;
 const TASK_T: usize = 40;
 
 static ON: AtomicBool = AtomicBool::new(false);
+static SERIAL: AtomicBool = AtomicBool::new(false);
+
+/// How many running executions buffer a word, by `(address >> 3) & mask`
+/// (`dao_abi::FT_WORDS`): a replica loads a word whose counter is 0 without
+/// calling [`load`] (the pass's inline test). An execution counts each word
+/// when it first buffers it and uncounts its words when it ends; other
+/// executions' words sharing the index only send loads the slow way.
+#[no_mangle]
+pub static dao_ft_words: [AtomicU32; 1 << dao_abi::FT_WORDS_BITS] = [const { AtomicU32::new(0) }; 1 << dao_abi::FT_WORDS_BITS];
+
+fn word_counter(w: usize) -> &'static AtomicU32 {
+    &dao_ft_words[(w >> 3) & ((1 << dao_abi::FT_WORDS_BITS) - 1)]
+}
 static FAULTS: OnceLock<Option<Faults>> = OnceLock::new();
 
 /// Counters of the summary.
@@ -95,14 +106,15 @@ static C: Counters = Counters {
 
 /// Set up from the configuration, at program start (before any task).
 pub fn setup(cfg: &Config) {
-    if !cfg.task_ft {
+    let Some(mode) = cfg.task_ft else {
         if cfg.task_faults.is_some() {
-            crate::diag::warn("DAO_TASK_FAULTS is ignored without DAO_TASK_FT=dual");
+            crate::diag::warn("DAO_TASK_FAULTS is ignored without DAO_TASK_FT=dual or serial");
         }
         return;
-    }
+    };
     let _ = FAULTS.set(cfg.task_faults.map(Faults::new));
     install_handlers();
+    SERIAL.store(mode == TaskFt::Serial, Relaxed);
     ON.store(true, Relaxed);
 }
 
@@ -112,25 +124,92 @@ pub fn enabled() -> bool {
 
 // ---- the write buffer ----
 
-/// A multiplicative hash for word addresses.
-#[derive(Default)]
-struct WordHash(u64);
-impl Hasher for WordHash {
-    fn finish(&self) -> u64 {
-        self.0
+/// Open-addressing table of buffered words: word address (0: empty) ->
+/// (value, mask of the bytes written). Linear probing, at most half full.
+struct WordTable {
+    keys: Vec<usize>,
+    vals: Vec<(u64, u8)>,
+    len: usize,
+    shift: u32,
+}
+
+impl WordTable {
+    fn new() -> Self {
+        WordTable { keys: vec![0; 64], vals: vec![(0, 0); 64], len: 0, shift: 64 - 6 }
     }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only usize keys")
+    #[inline]
+    fn slot(&self, w: usize) -> usize {
+        ((w as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
-    fn write_usize(&mut self, w: usize) {
-        self.0 = (w as u64 >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    #[inline]
+    fn find(&self, w: usize) -> Result<usize, usize> {
+        let m = self.keys.len() - 1;
+        let mut i = self.slot(w);
+        loop {
+            let k = self.keys[i];
+            if k == w {
+                return Ok(i);
+            }
+            if k == 0 {
+                return Err(i);
+            }
+            i = (i + 1) & m;
+        }
+    }
+    #[inline]
+    fn get(&self, w: usize) -> Option<&(u64, u8)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.find(w).ok().map(|i| &self.vals[i])
+    }
+    /// The entry of `w`, inserted empty if new (then `on_new` runs).
+    #[inline]
+    fn entry(&mut self, w: usize, on_new: impl FnOnce()) -> &mut (u64, u8) {
+        match self.find(w) {
+            Ok(i) => &mut self.vals[i],
+            Err(mut i) => {
+                if 2 * (self.len + 1) > self.keys.len() {
+                    self.grow();
+                    i = self.find(w).unwrap_err();
+                }
+                on_new();
+                self.keys[i] = w;
+                self.len += 1;
+                &mut self.vals[i]
+            }
+        }
+    }
+    fn grow(&mut self) {
+        let old: Vec<(usize, (u64, u8))> = self.iter().map(|(k, v)| (k, *v)).collect();
+        let n = self.keys.len() * 4;
+        self.keys = vec![0; n];
+        self.vals = vec![(0, 0); n];
+        self.shift = 64 - n.trailing_zeros();
+        for (k, v) in old {
+            let i = self.find(k).unwrap_err();
+            self.keys[i] = k;
+            self.vals[i] = v;
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = (usize, &(u64, u8))> {
+        self.keys.iter().zip(&self.vals).filter(|(k, _)| **k != 0).map(|(k, v)| (*k, v))
+    }
+}
+
+impl PartialEq for WordTable {
+    fn eq(&self, o: &Self) -> bool {
+        self.len == o.len && self.iter().all(|(k, v)| o.get(k) == Some(v))
     }
 }
 
 /// One execution's writes to non-private memory: 8-byte words with the
 /// bytes written (mask) and their values (unwritten bytes zero).
 struct WriteBuf {
-    words: HashMap<usize, (u64, u8), BuildHasherDefault<WordHash>>,
+    words: WordTable,
+    /// Counted in `dao_ft_words` (a running execution's buffer; not a
+    /// result collected after the execution).
+    counted: bool,
     /// One bit per word address hash: a read of words none of whose bits is
     /// set needs no lookup.
     filter: [u64; 64],
@@ -138,7 +217,7 @@ struct WriteBuf {
 
 impl Default for WriteBuf {
     fn default() -> Self {
-        WriteBuf { words: HashMap::default(), filter: [0; 64] }
+        WriteBuf { words: WordTable::new(), counted: true, filter: [0; 64] }
     }
 }
 
@@ -148,19 +227,53 @@ impl PartialEq for WriteBuf {
     }
 }
 
+/// A byte mask as a mask of the bits of those bytes.
+#[inline]
+fn mask_bytes(m: u8) -> u64 {
+    let mut r = 0u64;
+    for k in 0..8 {
+        if m & (1 << k) != 0 {
+            r |= 0xff << (8 * k);
+        }
+    }
+    r
+}
+
 fn filter_bit(w: usize) -> (usize, u64) {
     let h = (w >> 3) & 4095;
     (h >> 6, 1u64 << (h & 63))
 }
 
 impl WriteBuf {
+    #[inline]
     fn put(&mut self, addr: usize, bytes: &[u8]) {
+        if bytes.len() == 8 && addr & 7 == 0 {
+            let (i, bit) = filter_bit(addr);
+            self.filter[i] |= bit;
+            let counted = self.counted;
+            let e = self.words.entry(addr, || {
+                if counted {
+                    word_counter(addr).fetch_add(1, Relaxed);
+                }
+            });
+            *e = (u64::from_le_bytes(bytes.try_into().unwrap()), 0xff);
+            return;
+        }
+        self.put_bytes(addr, bytes)
+    }
+
+    fn put_bytes(&mut self, addr: usize, bytes: &[u8]) {
         let mut a = addr;
         for chunk in WordChunks::new(addr, bytes.len()) {
             let w = chunk.0;
             let (i, bit) = filter_bit(w);
             self.filter[i] |= bit;
-            let e = self.words.entry(w).or_insert((0, 0));
+            let counted = self.counted;
+            let e = self.words.entry(w, || {
+                if counted {
+                    word_counter(w).fetch_add(1, Relaxed);
+                }
+            });
             let mut v = e.0.to_le_bytes();
             for k in chunk.1..chunk.2 {
                 v[k] = bytes[a - addr];
@@ -172,15 +285,24 @@ impl WriteBuf {
     }
 
     /// Overlay the buffered bytes of `[addr, addr + dst.len())` on `dst`.
+    #[inline]
     fn overlay(&self, addr: usize, dst: &mut [u8]) {
-        if self.words.is_empty() {
+        if self.words.len == 0 {
+            return;
+        }
+        if dst.len() == 8 && addr & 7 == 0 {
+            if let Some(&(v, m)) = self.words.get(addr) {
+                let old = u64::from_le_bytes((&*dst).try_into().unwrap());
+                let mm = mask_bytes(m);
+                dst.copy_from_slice(&((old & !mm) | (v & mm)).to_le_bytes());
+            }
             return;
         }
         let mut a = addr;
         for (w, lo, hi) in WordChunks::new(addr, dst.len()) {
             let (i, bit) = filter_bit(w);
             if self.filter[i] & bit != 0 {
-                if let Some(&(v, m)) = self.words.get(&w) {
+                if let Some(&(v, m)) = self.words.get(w) {
                     let v = v.to_le_bytes();
                     for k in lo..hi {
                         if m & (1 << k) != 0 {
@@ -193,13 +315,23 @@ impl WriteBuf {
         }
     }
 
+    /// Uncount the buffered words (the execution has ended).
+    fn release(&self) {
+        if !self.counted {
+            return;
+        }
+        for (w, _) in self.words.iter() {
+            word_counter(w).fetch_sub(1, Relaxed);
+        }
+    }
+
     /// Write the buffer to memory.
     ///
     /// # Safety
     /// Every buffered address is writable program memory (the replica would
     /// have written it there).
     unsafe fn commit(&self) {
-        for (&w, &(v, m)) in &self.words {
+        for (w, &(v, m)) in self.words.iter() {
             if m == 0xff {
                 // SAFETY: see above.
                 unsafe { (w as *mut u64).write_unaligned(v) };
@@ -216,19 +348,19 @@ impl WriteBuf {
     }
 
     /// Flip bit `r` (mod the written bits) of one written byte: a fault in
-    /// a buffered write. False when nothing was written.
-    fn flip(&mut self, r: u64) -> bool {
-        if self.words.is_empty() {
-            return false;
+    /// a buffered write. The word flipped; None when nothing was written.
+    fn flip(&mut self, r: u64) -> Option<usize> {
+        if self.words.len == 0 {
+            return None;
         }
-        let mut keys: Vec<usize> = self.words.keys().copied().collect();
+        let mut keys: Vec<usize> = self.words.iter().map(|(k, _)| k).collect();
         keys.sort_unstable();
         let w = keys[(r % keys.len() as u64) as usize];
-        let e = self.words.get_mut(&w).unwrap();
+        let e = self.words.entry(w, || unreachable!("a buffered word"));
         let bytes: Vec<u32> = (0..8).filter(|k| e.1 & (1 << k) != 0).collect();
         let k = bytes[((r >> 16) % bytes.len() as u64) as usize];
         e.0 ^= 1u64 << (k * 8 + ((r >> 32) % 8) as u32);
-        true
+        Some(w)
     }
 }
 
@@ -253,6 +385,185 @@ impl Iterator for WordChunks {
         let hi = (self.end - w).min(8);
         self.a = w + hi;
         Some((w, lo, hi))
+    }
+}
+
+type Spans = Vec<(usize, u32, u64)>;
+
+thread_local! {
+    /// Span vectors of finished executions, kept for the next ones (a
+    /// fresh large vector would be fresh pages: page faults every task).
+    static SPARE: std::cell::RefCell<Vec<Spans>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn spans() -> Spans {
+    SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default()
+}
+
+fn spare(mut v: Spans) {
+    v.clear();
+    SPARE.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < 8 {
+            s.push(v);
+        }
+    });
+}
+
+/// What an execution in place (`DAO_TASK_FT=serial`) overwrote: spans of
+/// memory with their old bytes (inline up to 8 bytes), in order.
+struct Undo {
+    spans: Spans,
+    big: Vec<u8>,
+}
+
+impl Default for Undo {
+    fn default() -> Self {
+        Undo { spans: spans(), big: Vec::new() }
+    }
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        spare(std::mem::take(&mut self.spans));
+    }
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        spare(std::mem::take(&mut self.spans));
+    }
+}
+
+/// Read `n <= 8` bytes at `a` as a little-endian u64.
+///
+/// # Safety
+/// The range is readable.
+#[inline]
+unsafe fn read_small(a: usize, n: usize) -> u64 {
+    // SAFETY: see above.
+    unsafe {
+        match n {
+            8 => (a as *const u64).read_unaligned(),
+            4 => (a as *const u32).read_unaligned() as u64,
+            _ => {
+                let mut b = [0u8; 8];
+                std::ptr::copy_nonoverlapping(a as *const u8, b.as_mut_ptr(), n);
+                u64::from_le_bytes(b)
+            }
+        }
+    }
+}
+
+/// # Safety
+/// The range is writable.
+#[inline]
+unsafe fn write_small(a: usize, n: usize, v: u64) {
+    // SAFETY: see above.
+    unsafe {
+        match n {
+            8 => (a as *mut u64).write_unaligned(v),
+            4 => (a as *mut u32).write_unaligned(v as u32),
+            _ => std::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), a as *mut u8, n),
+        }
+    }
+}
+
+/// An in-place execution's result: every span it wrote, in order, with
+/// what the span holds at its end (spans up to 8 bytes inline).
+#[derive(PartialEq)]
+struct Trace {
+    spans: Spans,
+    big: Vec<u8>,
+}
+
+impl Undo {
+    /// Record the bytes at `[addr, addr + n)` before a write.
+    ///
+    /// # Safety
+    /// The range is readable (a fault is caught in a replica).
+    #[inline]
+    unsafe fn record(&mut self, addr: usize, n: usize) {
+        if n <= 8 {
+            // SAFETY: see above.
+            let v = unsafe { read_small(addr, n) };
+            self.spans.push((addr, n as u32, v));
+        } else {
+            let off = self.big.len();
+            // SAFETY: see above.
+            self.big.extend_from_slice(unsafe { std::slice::from_raw_parts(addr as *const u8, n) });
+            self.spans.push((addr, n as u32, off as u64));
+        }
+    }
+
+    /// What the execution left in the spans it wrote.
+    ///
+    /// # Safety
+    /// The spans are readable (they were written).
+    unsafe fn trace(&self) -> Trace {
+        let mut t = Trace { spans: spans(), big: Vec::new() };
+        t.spans.reserve(self.spans.len());
+        for &(a, n, _) in &self.spans {
+            let n = n as usize;
+            if n <= 8 {
+                // SAFETY: see above.
+                t.spans.push((a, n as u32, unsafe { read_small(a, n) }));
+            } else {
+                let off = t.big.len() as u64;
+                // SAFETY: see above.
+                t.big.extend_from_slice(unsafe { std::slice::from_raw_parts(a as *const u8, n) });
+                t.spans.push((a, n as u32, off));
+            }
+        }
+        t
+    }
+
+    /// Put the old bytes back, newest first.
+    ///
+    /// # Safety
+    /// The spans are writable (they were written).
+    unsafe fn undo(&self) {
+        for &(a, n, v) in self.spans.iter().rev() {
+            let n = n as usize;
+            // SAFETY: see above.
+            unsafe {
+                if n <= 8 {
+                    write_small(a, n, v);
+                } else {
+                    std::ptr::copy_nonoverlapping(self.big.as_ptr().add(v as usize), a as *mut u8, n);
+                }
+            }
+        }
+    }
+}
+
+impl Trace {
+    /// Flip one bit of one span's final bytes, in the trace and in memory:
+    /// a fault in a written value. False when nothing was written.
+    ///
+    /// # Safety
+    /// The spans are writable.
+    unsafe fn flip(&mut self, r: u64) -> bool {
+        if self.spans.is_empty() {
+            return false;
+        }
+        let k = (r % self.spans.len() as u64) as usize;
+        let (a, n, v) = self.spans[k];
+        let n = n as usize;
+        let bit = ((r >> 16) % (8 * n.min(8) as u64)) as usize;
+        // SAFETY: see above.
+        unsafe {
+            if n <= 8 {
+                let f = v ^ (1u64 << bit);
+                self.spans[k].2 = f;
+                write_small(a, n, f);
+            } else {
+                let off = v as usize + bit / 8;
+                self.big[off] ^= 1 << (bit % 8);
+                *((a + bit / 8) as *mut u8) = self.big[off];
+            }
+        }
+        true
     }
 }
 
@@ -326,11 +637,13 @@ struct Exec {
     /// The signal that ended it, or [`RUNAWAY`].
     crashed: i32,
     buf: WriteBuf,
+    /// In place (serial mode): writes go to memory, old bytes here.
+    undo: Option<Undo>,
     /// Written directly: the task descriptor, its shareds block.
     private: [(usize, usize); 2],
     /// The replica's frames lie below this address.
     stack_top: usize,
-    loads: u64,
+    stores: u64,
     ptr_loads: u64,
     accesses: u64,
     /// Accesses after which the execution counts as a runaway.
@@ -374,9 +687,9 @@ impl Exec {
 /// The longest run (accesses) of each replica entry so far, hashed by its
 /// address; an execution may make 16 times that plus 2^22 accesses.
 static LONGEST: [AtomicU64; 256] = [const { AtomicU64::new(0) }; 256];
-/// Loads and pointer loads of the last execution that finished: where a
+/// Stores and pointer loads of the last execution that finished: where a
 /// value or pointer fault is drawn.
-static LAST_LOADS: AtomicU64 = AtomicU64::new(0);
+static LAST_STORES: AtomicU64 = AtomicU64::new(0);
 static LAST_PTR_LOADS: AtomicU64 = AtomicU64::new(0);
 
 fn longest(f: usize) -> &'static AtomicU64 {
@@ -387,6 +700,10 @@ fn longest(f: usize) -> &'static AtomicU64 {
 /// was injected into it, the thread it ran on.
 struct Outcome {
     buf: Option<WriteBuf>,
+    /// In place: the result (None: it crashed).
+    trace: Option<Trace>,
+    /// In place: what to put back to discard this execution's writes.
+    undo: Option<Undo>,
     injected: bool,
     thread: i32,
 }
@@ -411,7 +728,7 @@ extern "C" fn call_entry(c: *mut c_void) {
 /// # Safety
 /// `task` is a live task descriptor of `size` bytes for `f`, with a shareds
 /// block of `shsize` bytes.
-unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usize, first_two: bool) -> Outcome {
+unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usize, first_two: bool, in_place: bool) -> Outcome {
     // SAFETY: kmp_task_t.shareds, the descriptor's first word.
     let shareds = unsafe { *(task as *const usize) };
     let long = longest(f as usize).load(Relaxed);
@@ -419,7 +736,7 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
     if let Some(i) = &mut inject {
         i.at = match i.kind {
             FaultKind::Write => u64::MAX,
-            FaultKind::Value => i.r % LAST_LOADS.load(Relaxed).max(1),
+            FaultKind::Value => i.r % LAST_STORES.load(Relaxed).max(1),
             FaultKind::Pointer => i.r % LAST_PTR_LOADS.load(Relaxed).max(1),
         };
     }
@@ -428,9 +745,10 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
         protected: false,
         crashed: 0,
         buf: WriteBuf::default(),
+        undo: in_place.then(Undo::default),
         private: [(task as usize, task as usize + size), (shareds, shareds + if shareds == 0 { 0 } else { shsize })],
         stack_top: here(),
-        loads: 0,
+        stores: 0,
         ptr_loads: 0,
         accesses: 0,
         budget: if long == 0 { u64::MAX } else { long.saturating_mul(16).saturating_add(1 << 22) },
@@ -444,14 +762,29 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
     let r = unsafe { dao_ft_call_protected(call_entry, &call as *const Call as *mut c_void, e.jmp.as_mut_ptr()) };
     e.protected = false;
     CUR.with(|c| c.set(prev));
+    e.buf.release();
     if r != 0 && e.crashed == 0 {
         e.crashed = libc::SIGSEGV;
+    }
+    let mut trace = None;
+    if let Some(u) = &e.undo {
+        if e.crashed != 0 {
+            // SAFETY: the spans this execution wrote.
+            unsafe { u.undo() };
+        } else {
+            // SAFETY: as above.
+            trace = Some(unsafe { u.trace() });
+        }
     }
     let mut injected = false;
     if let Some(i) = &mut e.inject {
         if !i.landed && e.crashed == 0 {
             // a value or pointer fault whose load never came: a write fault
-            i.landed = e.buf.flip(i.r);
+            i.landed = match &mut trace {
+                // SAFETY: the spans this execution wrote.
+                Some(t) => unsafe { t.flip(i.r) },
+                None => e.buf.flip(i.r).is_some(),
+            };
         }
         injected = i.landed;
         C.injected.fetch_add(injected as u64, Relaxed);
@@ -465,14 +798,15 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
         } else {
             C.crashes.fetch_add(1, Relaxed);
         }
-        return Outcome { buf: None, injected, thread };
+        return Outcome { buf: None, trace: None, undo: None, injected, thread };
     }
     if !injected {
         longest(f as usize).fetch_max(e.accesses, Relaxed);
-        LAST_LOADS.store(e.loads, Relaxed);
+        LAST_STORES.store(e.stores, Relaxed);
         LAST_PTR_LOADS.store(e.ptr_loads, Relaxed);
     }
-    Outcome { buf: Some(e.buf), injected, thread }
+    let buf = if e.undo.is_some() { None } else { Some(e.buf) };
+    Outcome { buf, trace, undo: e.undo, injected, thread }
 }
 
 // ---- the hooks the replica calls ----
@@ -482,7 +816,13 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
 /// is caught when it happens in a replica), `dst` writable.
 pub unsafe fn load(addr: *const u8, dst: *mut u8, size: usize, kind: i32) {
     // SAFETY: the replica's load (see above); a fault jumps out.
-    unsafe { std::ptr::copy_nonoverlapping(addr, dst, size) };
+    unsafe {
+        match size {
+            8 => (dst as *mut u64).write_unaligned((addr as *const u64).read_unaligned()),
+            4 => (dst as *mut u32).write_unaligned((addr as *const u32).read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(addr, dst, size),
+        }
+    }
     let p = CUR.with(|c| c.get());
     if p.is_null() {
         return;
@@ -491,7 +831,6 @@ pub unsafe fn load(addr: *const u8, dst: *mut u8, size: usize, kind: i32) {
     // runs.
     let e = unsafe { &mut *p };
     e.tick();
-    e.loads += 1;
     if kind == 1 {
         e.ptr_loads += 1;
     }
@@ -501,21 +840,9 @@ pub unsafe fn load(addr: *const u8, dst: *mut u8, size: usize, kind: i32) {
         e.buf.overlay(addr as usize, d);
     }
     if let Some(i) = &mut e.inject {
-        if !i.landed {
-            let hit = match i.kind {
-                FaultKind::Write => false,
-                FaultKind::Value => e.loads - 1 == i.at,
-                FaultKind::Pointer => kind == 1 && e.ptr_loads - 1 == i.at,
-            };
-            if hit {
-                i.landed = true;
-                if i.kind == FaultKind::Pointer && size == 8 {
-                    d[7] ^= 1 << 6; // bit 62: a non-canonical address
-                } else {
-                    let bit = (i.r >> 8) % (size as u64 * 8);
-                    d[(bit / 8) as usize] ^= 1 << (bit % 8);
-                }
-            }
+        if !i.landed && i.kind == FaultKind::Pointer && kind == 1 && e.ptr_loads - 1 == i.at && size == 8 {
+            i.landed = true;
+            d[7] ^= 1 << 6; // bit 62: a non-canonical address
         }
     }
 }
@@ -534,6 +861,43 @@ pub unsafe fn store(addr: *mut u8, src: *const u8, size: usize) {
     // SAFETY: as in `load`.
     let e = unsafe { &mut *p };
     e.tick();
+    e.stores += 1;
+    if let Some(i) = &mut e.inject {
+        if !i.landed && i.kind == FaultKind::Value && e.stores - 1 == i.at {
+            // a fault in the value computed: one bit of what is stored
+            i.landed = true;
+            let mut v = s.to_vec();
+            let bit = (i.r >> 8) % (size as u64 * 8);
+            v[(bit / 8) as usize] ^= 1 << (bit % 8);
+            let private = e.is_private(addr as usize);
+            if private {
+                // SAFETY: the replica's own stack or descriptor.
+                unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), addr, size) };
+            } else if let Some(u) = &mut e.undo {
+                // SAFETY: in place: the old bytes, then the write.
+                unsafe {
+                    guard();
+                    u.record(addr as usize, size);
+                    std::ptr::copy_nonoverlapping(v.as_ptr(), addr, size);
+                }
+            } else {
+                e.buf.put(addr as usize, &v);
+            }
+            return;
+        }
+    }
+    let private = e.is_private(addr as usize);
+    if let Some(u) = &mut e.undo {
+        if !private {
+            guard();
+            // SAFETY: in place: the old bytes (a fault is caught), then the
+            // store the replica makes.
+            unsafe { u.record(addr as usize, size) };
+        }
+        // SAFETY: as above.
+        unsafe { std::ptr::copy_nonoverlapping(src, addr, size) };
+        return;
+    }
     if e.is_private(addr as usize) {
         // SAFETY: the replica's own stack or descriptor.
         unsafe { std::ptr::copy_nonoverlapping(src, addr, size) };
@@ -582,6 +946,16 @@ pub unsafe fn set(dst: *mut u8, byte: i32, n: usize) {
         // SAFETY: chunks of the replaced call's range.
         unsafe { store(dst.add(off), tmp.as_ptr(), k) };
         off += k;
+    }
+}
+
+/// In place, a replica writes shared memory itself: the guards' rule (a
+/// checked-in worker of a non-blocking round waits until the master has
+/// saved the shared state) applies to it as to the program's writes.
+#[inline]
+fn guard() {
+    if crate::protocol::dao_omp_guard.load(std::sync::atomic::Ordering::Acquire) != 0 {
+        crate::protocol::guard_wait();
     }
 }
 
@@ -664,7 +1038,7 @@ unsafe extern "C" fn replica_entry(gtid: i32, t: *mut u8) -> i32 {
         // a replica task must not find its slot pointer as data: restore
         // the snapshot's word
         std::ptr::copy_nonoverlapping(job.private.as_ptr().add(TASK_DATA2 - TASK_HEAD), t.add(TASK_DATA2), 8);
-        slot.out = Some(run_exec(job.replica, gtid, t, job.size, job.shsize, slot.first_two));
+        slot.out = Some(run_exec(job.replica, gtid, t, job.size, job.shsize, slot.first_two, false));
     }
     0
 }
@@ -675,7 +1049,7 @@ unsafe extern "C" fn replica_entry(gtid: i32, t: *mut u8) -> i32 {
 /// # Safety
 /// libomp's contract of a task entry; `entry`/`replica` the pass's pair for
 /// a descriptor of `size` bytes with `shsize` bytes of shareds.
-pub unsafe fn run_task(gtid: i32, task: *mut u8, entry: Entry, replica: Entry, size: usize, shsize: usize) {
+pub unsafe fn run_task(gtid: i32, task: *mut u8, entry: Entry, replica: Entry, in_place: Entry, size: usize, shsize: usize) {
     if !enabled() || size < TASK_T {
         // SAFETY: the task as libomp would run it.
         unsafe { entry(gtid, task) };
@@ -693,11 +1067,16 @@ pub unsafe fn run_task(gtid: i32, task: *mut u8, entry: Entry, replica: Entry, s
             shareds: if sh.is_null() { Vec::new() } else { std::slice::from_raw_parts(sh, shsize).to_vec() },
         }
     };
+    if SERIAL.load(Relaxed) {
+        // SAFETY: the task's descriptor and its snapshot (contract above).
+        unsafe { run_serial(gtid, task, &job, in_place) };
+        return;
+    }
     let mut slot = Slot { job: &job, first_two: true, out: None };
     // SAFETY: slot and job live until the taskwait below.
     unsafe { spawn(gtid, &job, &mut slot) };
     // SAFETY: the original descriptor, before anything else touches it.
-    let a = unsafe { run_exec(replica, gtid, task, size, shsize, true) };
+    let a = unsafe { run_exec(replica, gtid, task, size, shsize, true, false) };
     // SAFETY: libomp's taskwait in the task that queued the replica task.
     unsafe { (omp().taskwait)(&IDENT, gtid) };
     let b = slot.out.take().unwrap_or_else(|| crate::diag::fatal("DAO_TASK_FT: a replica task did not run by the taskwait"));
@@ -756,6 +1135,66 @@ pub unsafe fn run_task(gtid: i32, task: *mut u8, entry: Entry, replica: Entry, s
     crate::protocol::guard_wait();
     // SAFETY: the addresses the replica wrote (twice, equally).
     unsafe { buf.commit() };
+}
+
+/// Serial mode: executions one after the other on this thread, in place;
+/// each one's writes are undone unless its result equals an earlier one's
+/// (then memory holds the agreed result).
+///
+/// # Safety
+/// `task` is the live descriptor `job` was taken from.
+unsafe fn run_serial(gtid: i32, task: *mut u8, job: &Job, in_place: Entry) {
+    let mut outs: Vec<Outcome> = Vec::new();
+    loop {
+        if !outs.is_empty() {
+            // the next execution starts from the task's state at creation
+            // SAFETY: the descriptor and its shareds block (contract above).
+            unsafe {
+                std::ptr::copy_nonoverlapping(job.private.as_ptr(), task.add(TASK_HEAD), job.private.len());
+                let sh = *(task as *const *mut u8);
+                if !sh.is_null() {
+                    std::ptr::copy_nonoverlapping(job.shareds.as_ptr(), sh, job.shareds.len());
+                }
+            }
+        }
+        if outs.len() >= 2 {
+            C.reruns.fetch_add(1, Relaxed);
+        }
+        // SAFETY: the descriptor, as libomp would run it.
+        let o = unsafe { run_exec(in_place, gtid, task, job.size, job.shsize, outs.len() < 2, true) };
+        let agrees = o.trace.as_ref().is_some_and(|t| outs.iter().any(|p| p.trace.as_ref() == Some(t)));
+        if !agrees {
+            if let Some(u) = &o.undo {
+                // SAFETY: the spans it wrote.
+                unsafe { u.undo() };
+            }
+        }
+        outs.push(o);
+        if outs.len() == 2 {
+            let injected = outs[0].injected as u64 + outs[1].injected as u64;
+            if agrees {
+                C.benign.fetch_add(injected, Relaxed);
+            } else {
+                C.detected.fetch_add(injected, Relaxed);
+                if outs.iter().all(|o| o.trace.is_some()) {
+                    C.mismatches.fetch_add(1, Relaxed);
+                }
+            }
+        }
+        if agrees {
+            if outs.len() > 2 {
+                C.corrected.fetch_add(outs[0].injected as u64 + outs[1].injected as u64, Relaxed);
+            }
+            return;
+        }
+        if outs.len() >= MAX_RUNS {
+            crate::diag::fatal(format_args!(
+                "DAO_TASK_FT: {} executions of a task gave no two equal results ({} crashed); stopping rather than keeping an unconfirmed result",
+                outs.len(),
+                outs.iter().filter(|o| o.trace.is_none()).count()
+            ));
+        }
+    }
 }
 
 /// The `task_ft` line of DAO_STATS and the stderr summary, at exit.
@@ -944,7 +1383,7 @@ mod tests {
         // SAFETY: the addresses are `mem`'s.
         unsafe { b.commit() };
         assert_eq!(&mem[4..12], &[0, 1, 2, 3, 4, 5, 6, 0]);
-        assert!(c.flip(12345));
+        assert!(c.flip(12345).is_some());
         assert!(b != c);
     }
 

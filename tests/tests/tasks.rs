@@ -96,13 +96,13 @@ fn run(exe: &std::path::Path, steps: u64, threads: u32, env: &[(&str, String)]) 
 /// and must be detected and corrected; a flipped value is detected or
 /// benign; a flipped pointer crashes its replica (SIGSEGV), which is
 /// recovered. The counts come from the DAO_STATS event.
-fn check_dual(name: &str, steps: u64, opt: Opt, threads: u32) {
+fn check_dual(name: &str, steps: u64, opt: Opt, threads: u32, mode: &str) {
     let (clean, inst) = builds(name, opt);
-    let label = format!("{name} {} t={threads}", opt.name());
+    let label = format!("{name} {} t={threads} {mode}", opt.name());
     let (reference, _) = run(&clean, steps, threads, &[]);
-    let dir = fresh_dir(&format!("tasks-ft-{name}-{}-t{threads}", opt.name()));
+    let dir = fresh_dir(&format!("tasks-ft-{name}-{}-t{threads}-{mode}", opt.name()));
     let stats = dir.join("stats");
-    let (out, err) = run(&inst, steps, threads, &[("DAO_TASK_FT", "dual".into()), ("DAO_STATS", stats.display().to_string())]);
+    let (out, err) = run(&inst, steps, threads, &[("DAO_TASK_FT", mode.into()), ("DAO_STATS", stats.display().to_string())]);
     assert_eq!(out, reference, "[{label}] dual execution changed the output");
     assert!(err.contains("dao: fault-tolerant tasks:"), "[{label}] no summary on stderr: {err}");
     let s = ft_stats(&stats);
@@ -114,7 +114,7 @@ fn check_dual(name: &str, steps: u64, opt: Opt, threads: u32) {
         let _ = std::fs::remove_file(&stats);
         let faults = 6;
         let env = [
-            ("DAO_TASK_FT", "dual".to_string()),
+            ("DAO_TASK_FT", mode.to_string()),
             ("DAO_TASK_FAULTS", format!("{seed}:{faults}:{kind}")),
             ("DAO_TASK_FAULT_SPAN", execs.to_string()),
             ("DAO_STATS", stats.display().to_string()),
@@ -141,10 +141,21 @@ fn check_dual(name: &str, steps: u64, opt: Opt, threads: u32) {
 #[test]
 fn dual_execution_detects_and_corrects_faults() {
     for (opt, threads) in [(Opt::O2, 1), (Opt::O0, 2), (Opt::O2, 3), (Opt::O2, 4)] {
-        check_dual("tasks_mix", 12, opt, threads);
-        check_dual("tiled_depend", 12, opt, threads);
+        check_dual("tasks_mix", 12, opt, threads, "dual");
+        check_dual("tiled_depend", 12, opt, threads, "dual");
     }
-    check_dual("cholesky", 2, Opt::O2, 2);
+    check_dual("cholesky", 2, Opt::O2, 2, "dual");
+}
+
+/// The same with DAO_TASK_FT=serial: both executions in place on the
+/// task's thread, with an undo log.
+#[test]
+fn serial_execution_detects_and_corrects_faults() {
+    for (opt, threads) in [(Opt::O0, 1), (Opt::O2, 2), (Opt::O0, 3), (Opt::O2, 4)] {
+        check_dual("tasks_mix", 12, opt, threads, "serial");
+        check_dual("tiled_depend", 12, opt, threads, "serial");
+    }
+    check_dual("cholesky", 2, Opt::O2, 3, "serial");
 }
 
 /// Tasks the pass cannot replicate (I/O, an atomic, a call through a
@@ -155,9 +166,11 @@ fn unreplicable_tasks_run_once_with_a_remark() {
     for (opt, threads) in [(Opt::O0, 3), (Opt::O2, 2)] {
         let (clean, inst) = builds("ft_once", opt);
         let (reference, _) = run(&clean, 6, threads, &[]);
-        let (out, err) = run(&inst, 6, threads, &[("DAO_TASK_FT", "dual".into()), ("DAO_TASK_FAULTS", "3:4:write".into()), ("DAO_TASK_FAULT_SPAN", "60".into())]);
-        assert_eq!(out, reference, "ft_once {} t={threads}", opt.name());
-        assert!(err.contains("tasks replicated") && !err.contains(" 0 tasks replicated"), "{err}");
+        for mode in ["dual", "serial"] {
+            let (out, err) = run(&inst, 6, threads, &[("DAO_TASK_FT", mode.into()), ("DAO_TASK_FAULTS", "3:4:write".into()), ("DAO_TASK_FAULT_SPAN", "60".into())]);
+            assert_eq!(out, reference, "ft_once {} t={threads} {mode}", opt.name());
+            assert!(err.contains("tasks replicated") && !err.contains(" 0 tasks replicated"), "{err}");
+        }
     }
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let src = repo.join("test-programs/tasks/c/ft_once.c");
@@ -184,19 +197,19 @@ fn unreplicable_tasks_run_once_with_a_remark() {
 /// faults injected): the crash/restart scenarios of every program.
 #[test]
 fn checkpoints_with_dual_execution() {
-    for (name, opt, threads) in [("tasks_mix", Opt::O2, 2), ("tiled_depend", Opt::O0, 3), ("ft_once", Opt::O2, 4)] {
+    for (name, opt, threads, mode) in [("tasks_mix", Opt::O2, 2, "dual"), ("tiled_depend", Opt::O0, 3, "serial"), ("ft_once", Opt::O2, 4, "dual"), ("cholesky", Opt::O2, 2, "serial")] {
         let (clean, inst) = builds(name, opt);
         let dir = fresh_dir(&format!("tasks-ftck-{name}-{}-t{threads}", opt.name()));
         let args = ["16"];
         check_plan(&Plan {
-            label: format!("{name} {} t={threads} dual", opt.name()),
+            label: format!("{name} {} t={threads} {mode}", opt.name()),
             dir: dir.clone(),
             clean,
             inst,
             args: &args,
             env: vec![
                 ("OMP_NUM_THREADS", threads.to_string()),
-                ("DAO_TASK_FT", "dual".to_string()),
+                ("DAO_TASK_FT", mode.to_string()),
                 ("DAO_TASK_FAULTS", "5:3".to_string()),
                 ("DAO_TASK_FAULT_SPAN", "200".to_string()),
             ],

@@ -771,6 +771,16 @@ impl Value {
             LLVMGetVolatile(self.0) != 0 || LLVMGetOrdering(self.0) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
         }
     }
+    /// Add an incoming value to phi `self`.
+    pub fn add_incoming(self, v: Value, from: Block) {
+        let mut vs = [v.0];
+        let mut bs = [from.0];
+        unsafe { LLVMAddIncoming(self.0, vs.as_mut_ptr(), bs.as_mut_ptr(), 1) }
+    }
+    /// The alignment of a load or store.
+    pub fn alignment(self) -> u32 {
+        unsafe { LLVMGetAlignment(self.0) }
+    }
     /// Make call `self` call `f` (same type).
     pub fn set_callee(self, f: Value) {
         let n = self.num_operands();
@@ -857,6 +867,33 @@ impl Builder {
         let s = self.store_aligned(val, ptr, align);
         unsafe { LLVMSetOrdering(s.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
         s
+    }
+    pub fn ptr_to_int(&self, v: Value, ty: Type, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildPtrToInt(self.b, v.0, ty.0, c.as_ptr()) })
+    }
+    pub fn add(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildAdd(self.b, a.0, b.0, c.as_ptr()) })
+    }
+    pub fn lshr(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildLShr(self.b, a.0, b.0, c.as_ptr()) })
+    }
+    pub fn and(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildAnd(self.b, a.0, b.0, c.as_ptr()) })
+    }
+    /// `getelementptr inbounds ty, base, idx...`
+    pub fn gep(&self, ty: Type, base: Value, idx: &[Value], name: &str) -> Value {
+        let c = cstr(name);
+        let mut i: Vec<LLVMValueRef> = idx.iter().map(|v| v.0).collect();
+        Value(unsafe { LLVMBuildInBoundsGEP2(self.b, ty.0, base.0, i.as_mut_ptr(), i.len() as u32, c.as_ptr()) })
+    }
+    /// An empty phi of type `ty`; fill it with [`Value::add_incoming`].
+    pub fn phi(&self, ty: Type, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildPhi(self.b, ty.0, c.as_ptr()) })
     }
     pub fn zext(&self, v: Value, ty: Type, name: &str) -> Value {
         if v.ty() == ty {

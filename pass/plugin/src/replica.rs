@@ -15,9 +15,12 @@
 //!
 //! [`apply`] clones the functions (`dao.ft.<name>`, so the shared-write
 //! guards and the rest of dao leave them alone), and in the clones routes
-//! every load and store whose address is not one of the function's own
-//! stack objects (nor a constant) through `dao_ft_load` / `dao_ft_store`
-//! (the value passes through one scratch stack slot), `llvm.memcpy` /
+//! every store whose address is not one of the function's own stack
+//! objects through `dao_ft_store`, and every such load (nor of a constant)
+//! through `dao_ft_load` (the value passes through one scratch stack slot)
+//! unless the runtime's counters `dao_ft_words` say that no running
+//! execution buffers its words (then it loads directly: two counter loads
+//! and a branch; pointers always ask the runtime), `llvm.memcpy` /
 //! `memmove` through `dao_ft_copy`, `llvm.memset` through `dao_ft_set`, and
 //! calls between them to the clones. Then it makes the trampoline
 //! `dao.ft.task.<entry>(gtid, task)`, which calls `dao_ft_task(gtid, task,
@@ -28,7 +31,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::emit::declare;
-use crate::ir::{clone_function, Module, Opcode, Value};
+use crate::ir::{clone_function, set_unlikely_first, Block, Module, Opcode, Value};
 use crate::known::{self, Effect, Guard, Intr, Role};
 use crate::plan::{Diag, Severity};
 use dao_abi::entry;
@@ -235,22 +238,59 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
     if plans.is_empty() {
         return;
     }
-    let mut clones: HashMap<Value, Value> = HashMap::new();
     let mut order = Vec::new();
     for p in plans {
         for f in reach(p.entry) {
-            if let std::collections::hash_map::Entry::Vacant(v) = clones.entry(f) {
-                v.insert(clone_function(f, &format!("dao.ft.{}", f.name())));
+            if !order.contains(&f) {
                 order.push(f);
             }
         }
     }
+    // two copies: buffered (DAO_TASK_FT=dual) and in place (serial)
+    let buffered = instrument(m, &order, false);
+    let in_place = instrument(m, &order, true);
+    let task = declare(m, &entry::FT_TASK);
+    let b = m.builder();
+    for p in plans {
+        let e = p.entry;
+        let t = m.add_function(&format!("dao.ft.task.{}", e.name()), e.function_type());
+        t.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        let bb = m.append_block(t, "entry");
+        b.at_end(bb);
+        let ps = t.params();
+        task.call(&b, &[ps[0], ps[1], e, buffered[&e], in_place[&e], m.const_i64(p.sizeof_task), m.const_i64(p.sizeof_shareds)], "");
+        b.ret(Some(m.const_int(m.i32(), 0)));
+        for u in e.users() {
+            if !u.is_instruction() || u.parent_block().parent_function() == t {
+                continue;
+            }
+            if u.is_call() && u.called_function() == Some(e) {
+                u.set_callee(t);
+            } else if let Some(Role::TaskAlloc { entry }) = known::call_role(u) {
+                if u.num_args() > entry && u.operand(entry) == e {
+                    u.set_operand(entry, t);
+                }
+            }
+        }
+    }
+}
+
+/// Clones of `funcs` (`dao.ft.*` buffered, `dao.fi.*` in place) with their
+/// memory accesses routed as the module comment says; in place, loads stay
+/// direct but pointer loads (where pointer faults are injected).
+fn instrument(m: Module, funcs: &[Value], in_place: bool) -> HashMap<Value, Value> {
+    let prefix = if in_place { "dao.fi" } else { "dao.ft" };
+    let clones: HashMap<Value, Value> = funcs.iter().map(|f| (*f, clone_function(*f, &format!("{prefix}.{}", f.name())))).collect();
+    let order = funcs;
     let load = declare(m, &entry::FT_LOAD);
     let store = declare(m, &entry::FT_STORE);
     let copy = declare(m, &entry::FT_COPY);
     let set = declare(m, &entry::FT_SET);
+    let words_ty = m.array(m.i32(), 1u64 << dao_abi::FT_WORDS_BITS);
+    let words = m.extern_global(words_ty, dao_abi::FT_WORDS);
+    let mask = (1u64 << dao_abi::FT_WORDS_BITS) - 1;
     let b = m.builder();
-    for f in &order {
+    for f in order {
         let c = clones[f];
         let insts: Vec<Value> = c.blocks().iter().flat_map(|b| b.instructions()).collect();
         // the scratch slot: as large as the largest value moved through it
@@ -273,12 +313,62 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
                         continue;
                     }
                     let ty = i.ty();
+                    let size = m.store_size(ty);
                     let kind = ty.is_pointer() as u32;
-                    b.before(i);
-                    load.call(&b, &[p, scratch, m.const_i64(m.store_size(ty)), m.const_i32(kind)], "");
-                    let v = b.load_aligned(ty, scratch, "", 64.min(m.abi_align(ty) as u32).max(1));
-                    i.replace_all_uses_with(v);
-                    i.erase();
+                    let slow_load = |b: &crate::ir::Builder| {
+                        load.call(b, &[p, scratch, m.const_i64(size), m.const_i32(kind)], "");
+                        b.load_aligned(ty, scratch, "", 64.min(m.abi_align(ty) as u32).max(1))
+                    };
+                    // pointers always ask the runtime (where pointer faults
+                    // are injected); values of at most two words whose
+                    // counters are 0 are loaded directly
+                    if in_place && !ty.is_pointer() {
+                        continue;
+                    }
+                    if ty.is_pointer() || !(size <= 8 || (size <= 16 && i.alignment() >= 8)) {
+                        b.before(i);
+                        let v = slow_load(&b);
+                        i.replace_all_uses_with(v);
+                        i.erase();
+                        continue;
+                    }
+                    let bb = i.parent_block();
+                    let cont = Block::split_before(i, "dao.ft.cont");
+                    if let Some(br) = bb.terminator() {
+                        br.erase();
+                    }
+                    let direct = m.append_block(c, "dao.ft.direct");
+                    let buffered = m.append_block(c, "dao.ft.buffered");
+                    b.at_end(bb);
+                    let a = b.ptr_to_int(p, m.i64(), "");
+                    // a naturally aligned power-of-two load lies in one word
+                    let one_word = size.is_power_of_two() && u64::from(i.alignment()) >= size;
+                    let ends = if one_word { vec![a] } else { vec![a, b.add(a, m.const_i64(size - 1), "")] };
+                    let mut any = None;
+                    for x in ends {
+                        let h = b.and(b.lshr(x, m.const_i64(3), ""), m.const_i64(mask), "");
+                        let slot = b.gep(words_ty, words, &[m.const_i64(0), h], "");
+                        let c = b.load_relaxed(m.i32(), slot, "", 4);
+                        any = Some(match any {
+                            None => c,
+                            Some(o) => b.or(o, c, ""),
+                        });
+                    }
+                    let any = any.unwrap();
+                    let busy = b.icmp_ne(any, m.const_int(m.i32(), 0), "");
+                    let br = b.cond_br(busy, buffered, direct);
+                    set_unlikely_first(m, br);
+                    b.at_end(direct);
+                    let to_cont = b.br(cont);
+                    i.move_before(to_cont, &b);
+                    b.at_end(buffered);
+                    let v = slow_load(&b);
+                    b.br(cont);
+                    b.before(cont.first_instruction().expect("the split block keeps the load's successors"));
+                    let phi = b.phi(ty, "");
+                    i.replace_all_uses_with(phi);
+                    phi.add_incoming(i, direct);
+                    phi.add_incoming(v, buffered);
                 }
                 Opcode::LLVMStore => {
                     let (v, p) = (i.operand(0), i.operand(1));
@@ -317,27 +407,5 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
             }
         }
     }
-    let task = declare(m, &entry::FT_TASK);
-    for p in plans {
-        let e = p.entry;
-        let t = m.add_function(&format!("dao.ft.task.{}", e.name()), e.function_type());
-        t.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        let bb = m.append_block(t, "entry");
-        b.at_end(bb);
-        let ps = t.params();
-        task.call(&b, &[ps[0], ps[1], e, clones[&e], m.const_i64(p.sizeof_task), m.const_i64(p.sizeof_shareds)], "");
-        b.ret(Some(m.const_int(m.i32(), 0)));
-        for u in e.users() {
-            if !u.is_instruction() || u.parent_block().parent_function() == t {
-                continue;
-            }
-            if u.is_call() && u.called_function() == Some(e) {
-                u.set_callee(t);
-            } else if let Some(Role::TaskAlloc { entry }) = known::call_role(u) {
-                if u.num_args() > entry && u.operand(entry) == e {
-                    u.set_operand(entry, t);
-                }
-            }
-        }
-    }
+    clones
 }
