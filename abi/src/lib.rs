@@ -312,6 +312,15 @@ pub mod entry {
     /// the inline form).
     pub const FRAME_ENTER: Entry = e("dao_frame_enter", Some(I32), &[Ptr]);
     pub const FRAME_LEAVE: Entry = e("dao_frame_leave", None, &[Ptr]);
+    /// Replaces `__kmpc_omp_task_alloc` (same signature): counts the task
+    /// as in flight (runtime/src/omp/tasks.rs).
+    pub const OMP_TASK_NEW: Entry = e("dao_omp_task_new", Some(Ptr), &[Ptr, I32, I32, I64, I64, Ptr]);
+    /// Called by the pass's trampoline when a task entry returns.
+    pub const OMP_TASK_DONE: Entry = e("dao_omp_task_done", None, &[]);
+    /// Replaces `__kmpc_taskloop` (same signature).
+    pub const OMP_TASKLOOP: Entry = e("dao_omp_taskloop", None, &[Ptr, I32, Ptr, I32, Ptr, Ptr, I64, I32, I32, I64, Ptr]);
+    /// Replaces `__kmpc_taskloop_5` (same signature).
+    pub const OMP_TASKLOOP_5: Entry = e("dao_omp_taskloop_5", None, &[Ptr, I32, Ptr, I32, Ptr, Ptr, I64, I32, I32, I64, I32, Ptr]);
     /// Fault-tolerant tasks (runtime/src/task_ft.rs): the body of the
     /// trampoline the pass puts in place of a replicable task entry:
     /// `(gtid, task, entry, buffered replica, in-place replica,
@@ -352,6 +361,10 @@ pub mod entry {
         STRNDUP,
         FRAME_ENTER,
         FRAME_LEAVE,
+        OMP_TASK_NEW,
+        OMP_TASK_DONE,
+        OMP_TASKLOOP,
+        OMP_TASKLOOP_5,
         FT_TASK,
         FT_LOAD,
         FT_STORE,

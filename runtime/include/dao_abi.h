@@ -273,6 +273,17 @@ void *dao_threadprivate_cached(void *ident, int gtid, void *data, uint64_t size,
 extern _Atomic unsigned char dao_omp_guard;
 void dao_omp_guard_wait(void);
 
+/* Explicit tasks in flight (runtime/src/omp/tasks.rs): a checkpoint inside a
+ * region waits until none is queued or running. dao_omp_task_new replaces
+ * __kmpc_omp_task_alloc (same signature), dao_omp_taskloop(_5) replace
+ * __kmpc_taskloop(_5) (same signatures), and every task entry of an
+ * instrumented module ends by calling dao_omp_task_done (through the pass's
+ * trampoline), except the entries of taskloops. */
+void *dao_omp_task_new(void *ident, int gtid, int flags, uint64_t sizeof_task, uint64_t sizeof_shareds, void *entry);
+void dao_omp_task_done(void);
+void dao_omp_taskloop(void *ident, int gtid, void *task, int if_val, void *lb, void *ub, int64_t st, int nogroup, int sched, uint64_t grainsize, void *task_dup);
+void dao_omp_taskloop_5(void *ident, int gtid, void *task, int if_val, void *lb, void *ub, int64_t st, int nogroup, int sched, uint64_t grainsize, int modifier, void *task_dup);
+
 /* Fault-tolerant tasks (DAO_TASK_FT=dual, runtime/src/task_ft.rs). For every
  * task entry whose body (with its callees) can run against a write buffer,
  * the pass makes two replicas (buffered: stores, loads and mem* of

@@ -251,6 +251,94 @@ pub unsafe extern "C" fn dao_threadprivate_cached(_ident: *mut c_void, gtid: c_i
     guard("dao_threadprivate_cached", || unsafe { crate::omp::tp::cached(gtid, data, size, cache) })
 }
 
+// ---- explicit tasks in flight (omp/tasks.rs) ----
+
+type TaskAlloc = unsafe extern "C" fn(*mut c_void, c_int, c_int, u64, u64, *mut c_void) -> *mut c_void;
+type Taskloop = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, c_int, *mut c_void, *mut c_void, i64, c_int, c_int, u64, *mut c_void);
+type Taskloop5 = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, c_int, *mut c_void, *mut c_void, i64, c_int, c_int, u64, c_int, *mut c_void);
+
+/// libomp's function `name` (the program calls it, so it is there).
+fn omp_fn<T: Copy>(cell: &'static std::sync::OnceLock<T>, name: &'static std::ffi::CStr) -> T {
+    *cell.get_or_init(|| crate::omp::libomp::sym(name).unwrap_or_else(|| fatal(&format!("{} is not in the process", name.to_string_lossy()))))
+}
+
+/// `__kmpc_omp_task_alloc`, routed here by the pass: the task is in flight
+/// until its entry returns.
+///
+/// # Safety
+/// libomp's contract of __kmpc_omp_task_alloc.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_task_new(ident: *mut c_void, gtid: c_int, flags: c_int, sizeof_task: u64, sizeof_shareds: u64, entry: *mut c_void) -> *mut c_void {
+    static F: std::sync::OnceLock<TaskAlloc> = std::sync::OnceLock::new();
+    crate::omp::tasks::created();
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_omp_task_alloc")(ident, gtid, flags, sizeof_task, sizeof_shareds, entry) }
+}
+
+/// The end of an instrumented task's entry (the pass's trampoline).
+#[no_mangle]
+pub extern "C" fn dao_omp_task_done() {
+    crate::omp::tasks::finished();
+}
+
+/// `__kmpc_taskloop`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_taskloop.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_taskloop(
+    ident: *mut c_void,
+    gtid: c_int,
+    task: *mut c_void,
+    if_val: c_int,
+    lb: *mut c_void,
+    ub: *mut c_void,
+    st: i64,
+    nogroup: c_int,
+    sched: c_int,
+    grainsize: u64,
+    task_dup: *mut c_void,
+) {
+    static F: std::sync::OnceLock<Taskloop> = std::sync::OnceLock::new();
+    taskloop_start(nogroup);
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_taskloop")(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup) }
+}
+
+/// `__kmpc_taskloop_5`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_taskloop_5.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_taskloop_5(
+    ident: *mut c_void,
+    gtid: c_int,
+    task: *mut c_void,
+    if_val: c_int,
+    lb: *mut c_void,
+    ub: *mut c_void,
+    st: i64,
+    nogroup: c_int,
+    sched: c_int,
+    grainsize: u64,
+    modifier: c_int,
+    task_dup: *mut c_void,
+) {
+    static F: std::sync::OnceLock<Taskloop5> = std::sync::OnceLock::new();
+    taskloop_start(nogroup);
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_taskloop_5")(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup) }
+}
+
+/// The pattern task of a taskloop never runs as itself; with `nogroup` its
+/// copies may outlive the call, uncounted.
+fn taskloop_start(nogroup: c_int) {
+    crate::omp::tasks::finished();
+    if nogroup != 0 {
+        crate::omp::tasks::untracked();
+    }
+}
+
 // ---- fault-tolerant tasks (task_ft.rs) ----
 //
 // The hooks run for every load and store of a replica: no `guard` (a panic

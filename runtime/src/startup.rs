@@ -561,6 +561,10 @@ pub fn at_exit() {
     }
     session::with(|s| {
         crate::task_ft::summary(s.cfg.stats.as_deref());
+        let deferred = crate::omp::tasks::deferred_rounds();
+        if deferred > 0 {
+            stats::append(s.cfg.stats.as_deref(), &format!("{{\"event\":\"tasks_in_flight\",\"deferred_rounds\":{deferred}}}"));
+        }
         let rounds = crate::protocol::rounds();
         if rounds > 0 {
             let stops: Vec<String> = crate::protocol::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();

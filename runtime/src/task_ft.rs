@@ -1,7 +1,9 @@
-//! Fault-tolerant tasks: buffer-commit dual execution (`DAO_TASK_FT=dual`),
-//! after FT-TPP (Wang et al. 2016; `../shared/papers.md`, section 5), on
-//! libomp's own task queues. docs/design.md, section 17, has the design;
-//! this is the runtime half.
+//! Fault-tolerant tasks, after FT-TPP (Wang et al. 2016;
+//! `../shared/papers.md`, section 5), on libomp's own task queues:
+//! buffer-commit dual execution (`DAO_TASK_FT=dual`, described first) and
+//! in-place serial execution with an undo log (`DAO_TASK_FT=serial`,
+//! [`run_serial`]). docs/design.md, section 17, has the design; this is the
+//! runtime half.
 //!
 //! For every task entry the pass could replicate it emits a *replica* (the
 //! entry and its callees cloned, every load, store, memcpy and memset of

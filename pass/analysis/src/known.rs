@@ -150,8 +150,12 @@ pub enum Role {
     /// `__kmpc_dispatch_next_*`: a marker in such a loop body is diagnosed.
     DispatchNext,
     /// Explicit task creation; operand `entry` is the task entry, which may
-    /// not reach a marker.
-    TaskAlloc { entry: u32 },
+    /// not reach a marker; `size` and `shareds_size` the sizes of the task
+    /// descriptor (kmp_task_t with the privates) and of its shareds block.
+    TaskAlloc { entry: u32, size: u32, shareds_size: u32 },
+    /// `__kmpc_taskloop` / `_5`: runs copies of the pattern task in operand
+    /// `task`; `nogroup`: non-zero when they may outlive the call.
+    TaskLoop { task: u32, nogroup: u32 },
     /// `__kmpc_threadprivate_cached(ident, gtid, data, size, cache)` (flang's
     /// threadprivate) and the runtime's `dao_threadprivate_cached` it is
     /// routed to: returns the calling thread's copy of the variable `data`
@@ -249,6 +253,10 @@ pub mod names {
     /// An explicit task's allocation (its entry is replicated for
     /// DAO_TASK_FT; `__kmpc_omp_target_task_alloc` is not).
     pub const KMPC_OMP_TASK_ALLOC: &str = "__kmpc_omp_task_alloc";
+    /// The taskloop entry points (their pattern task, operand 2, is never
+    /// run as itself: libomp runs copies of it).
+    pub const KMPC_TASKLOOP: &str = "__kmpc_taskloop";
+    pub const KMPC_TASKLOOP_5: &str = "__kmpc_taskloop_5";
     pub const KMPC_FORK_CALL_IF: &str = "__kmpc_fork_call_if";
     pub const KMPC_BARRIER: &str = "__kmpc_barrier";
     pub const KMPC_SINGLE: &str = "__kmpc_single";
@@ -526,8 +534,10 @@ pub static TABLE: &[Row] = &[
     kmpc("__kmpc_test_lock", GTID_LOCK_I32, None, OmpWrite),
     kmpc("__kmpc_test_nest_lock", GTID_LOCK_I32, None, OmpWrite),
     kmpc("__kmpc_for_static_fini", GTID, Some(Role::StaticFini), Pure),
-    kmpc(names::KMPC_OMP_TASK_ALLOC, &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
-    kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND }), Pure),
+    kmpc(names::KMPC_OMP_TASK_ALLOC, &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND, size: 3, shareds_size: 4 }), Pure),
+    kmpc(names::KMPC_TASKLOOP, &[both("void (ptr, i32, ptr, i32, ptr, ptr, i64, i32, i32, i64, ptr)")], Some(Role::TaskLoop { task: 2, nogroup: 7 }), Pure),
+    kmpc(names::KMPC_TASKLOOP_5, &[both("void (ptr, i32, ptr, i32, ptr, ptr, i64, i32, i32, i64, i32, ptr)")], Some(Role::TaskLoop { task: 2, nogroup: 7 }), Pure),
+    kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND, size: 3, shareds_size: 4 }), Pure),
     // the address of the calling thread's copy (derived from `data`,
     // front.rs); reads no program memory (the runtime's copies start from
     // the value at program start, not from the original now); routed to

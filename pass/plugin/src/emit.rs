@@ -222,12 +222,19 @@ pub fn route_allocations(m: Module) -> usize {
 /// a region, the single instances another thread had already run
 /// (runtime/src/omp/singles.rs); `__kmpc_threadprivate_cached` to
 /// `dao_threadprivate_cached`, which keeps the workers' copies of flang's
-/// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs).
-/// Returns whether anything changed.
+/// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs);
+/// `__kmpc_omp_task_alloc` and `__kmpc_taskloop(_5)` to `dao_omp_task_new`
+/// and `dao_omp_taskloop(_5)`, which count the tasks in flight
+/// (runtime/src/omp/tasks.rs). Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
     let single = route(m, names::KMPC_SINGLE, entry::OMP_SINGLE.name);
     let tp = route(m, names::KMPC_THREADPRIVATE_CACHED, entry::THREADPRIVATE_CACHED.name);
-    single || tp
+    // explicit tasks in flight (runtime/src/omp/tasks.rs; every task entry
+    // ends with dao_omp_task_done through its trampoline, replica.rs)
+    let task = route(m, names::KMPC_OMP_TASK_ALLOC, entry::OMP_TASK_NEW.name);
+    let taskloop = route(m, names::KMPC_TASKLOOP, entry::OMP_TASKLOOP.name);
+    let taskloop5 = route(m, names::KMPC_TASKLOOP_5, entry::OMP_TASKLOOP_5.name);
+    single || tp || task || taskloop || taskloop5
 }
 
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {

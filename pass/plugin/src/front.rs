@@ -1059,7 +1059,7 @@ fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summary]
     // nothing it reads may be dead at a position before the creation);
     // an entry not defined here reads anything. It kills nothing
     // (call_kills): when it writes is not known.
-    if let Some(Role::TaskAlloc { entry }) = known::call_role(call) {
+    if let Some(Role::TaskAlloc { entry, .. }) = known::call_role(call) {
         match (call.num_args() > entry).then(|| call.operand(entry)).and_then(|e| mf.func_ix.get(&e).copied()) {
             Some(t) => {
                 if let Some(s) = sums {

@@ -612,7 +612,7 @@ fn scan_calls(facts: &ModuleFacts) -> CallScan {
                     CallKind::Known(_) => match known::call_role(i) {
                         Some(Role::Barrier | Role::EndReduce) => c.has_sync[fi] = true,
                         Some(Role::DispatchInit) => scan.dispatch_inits.push((fi, i)),
-                        Some(Role::TaskAlloc { entry }) if i.num_args() > entry => {
+                        Some(Role::TaskAlloc { entry, .. }) if i.num_args() > entry => {
                             if let Some(&t) = facts.func_ix.get(&i.operand(entry)) {
                                 // the task's body runs as part of its
                                 // creator (by the region's end at the

@@ -36,62 +36,69 @@ use crate::known::{self, Effect, Guard, Intr, Role};
 use crate::plan::{Diag, Severity};
 use dao_abi::entry;
 
-/// A task entry the pass replicates.
+/// A task entry of the module: it gets a trampoline (`dao.task.<entry>`)
+/// that ends its tasks' time in flight (runtime/src/omp/tasks.rs), and, if
+/// it can be replicated, runs it through `dao_ft_task`.
 #[derive(Debug, Clone)]
 pub struct ReplicaPlan {
     pub entry: Value,
-    pub sizeof_task: u64,
-    pub sizeof_shareds: u64,
+    /// `(sizeof_task, sizeof_shareds)` when the task is replicated.
+    pub replicate: Option<(u64, u64)>,
+    /// A taskloop's entry: libomp runs copies of the pattern task, which
+    /// were never counted as in flight (no `dao_omp_task_done`).
+    pub taskloop: bool,
 }
 
-/// The replicable task entries, and a remark for each one that is not.
+/// The task entries of the module, and a remark for each one that cannot
+/// be replicated.
 pub fn plan(m: Module) -> (Vec<ReplicaPlan>, Vec<Diag>) {
-    // entry -> (sizes of its sites, first site)
-    let mut sites: Vec<(Value, Option<(u64, u64)>, Value)> = Vec::new();
+    // entry -> (sizes of its sites, first site, feeds a taskloop)
+    let mut sites: Vec<(Value, Option<(u64, u64)>, Value, bool)> = Vec::new();
     for f in m.functions() {
         if f.is_declaration() {
             continue;
         }
         for b in f.blocks() {
             for i in b.instructions() {
-                let Some(Role::TaskAlloc { entry }) = known::call_role(i) else { continue };
+                let Some(Role::TaskAlloc { entry, size, shareds_size }) = known::call_role(i) else { continue };
                 if i.called_function().map(|c| c.name()).as_deref() != Some(known::names::KMPC_OMP_TASK_ALLOC) || i.num_args() <= entry {
                     continue;
                 }
                 let e = i.operand(entry);
-                let sizes = match (i.operand(3).const_int_value(), i.operand(4).const_int_value()) {
+                let sizes = match (i.operand(size).const_int_value(), i.operand(shareds_size).const_int_value()) {
                     (Some(a), Some(b)) => Some((a, b)),
                     _ => None,
                 };
+                let taskloop = i.users().iter().any(|u| matches!(known::call_role(*u), Some(Role::TaskLoop { task, .. }) if u.num_args() > task && u.operand(task) == i));
                 match sites.iter_mut().find(|s| s.0 == e) {
                     Some(s) => {
                         if s.1 != sizes {
                             s.1 = None;
                         }
+                        s.3 |= taskloop;
                     }
-                    None => sites.push((e, sizes, i)),
+                    None => sites.push((e, sizes, i, taskloop)),
                 }
             }
         }
     }
     let mut plans = Vec::new();
     let mut diags = Vec::new();
-    for (e, sizes, site) in sites {
-        let why = if !e.is_function() || e.is_declaration() {
-            Some((site, "its entry is not defined in this file".to_string()))
-        } else if e.function_type().print() != "i32 (i32, ptr)" {
-            Some((site, format!("its entry has the unexpected type {}", e.function_type().print())))
-        } else if sizes.is_none() {
-            Some((site, "its descriptor's size is not one constant".to_string()))
-        } else {
-            obstacle(e)
-        };
-        match why {
-            None => {
-                let (t, s) = sizes.unwrap();
-                plans.push(ReplicaPlan { entry: e, sizeof_task: t, sizeof_shareds: s });
-            }
-            Some((at, reason)) => diags.push(Diag {
+    for (e, sizes, site, taskloop) in sites {
+        if !e.is_function() || e.is_declaration() || e.function_type().print() != "i32 (i32, ptr)" {
+            // not seen in clang's or flang's output; its tasks stay counted
+            // as in flight (no checkpoint inside the region) and run once
+            diags.push(Diag {
+                severity: Severity::Remark,
+                loc: site.debug_loc(),
+                func: e.name(),
+                msg: "the task created here has an entry this pass does not recognise: it is not replicated under DAO_TASK_FT, and no checkpoint is taken inside its parallel region".into(),
+            });
+            continue;
+        }
+        let why = if sizes.is_none() { Some((site, "its descriptor's size is not one constant".to_string())) } else { obstacle(e) };
+        if let Some((at, reason)) = &why {
+            diags.push(Diag {
                 severity: Severity::Remark,
                 loc: at.debug_loc().or_else(|| site.debug_loc()),
                 func: e.name(),
@@ -99,8 +106,9 @@ pub fn plan(m: Module) -> (Vec<ReplicaPlan>, Vec<Diag>) {
                     "the task created at {} is not replicated under DAO_TASK_FT=dual (it runs once): {reason}",
                     site.debug_loc().unwrap_or_else(|| format!("function '{}'", site.parent_block().parent_function().name()))
                 ),
-            }),
+            });
         }
+        plans.push(ReplicaPlan { entry: e, replicate: if why.is_none() { sizes } else { None }, taskloop });
     }
     (plans, diags)
 }
@@ -239,7 +247,7 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
         return;
     }
     let mut order = Vec::new();
-    for p in plans {
+    for p in plans.iter().filter(|p| p.replicate.is_some()) {
         for f in reach(p.entry) {
             if !order.contains(&f) {
                 order.push(f);
@@ -250,15 +258,26 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
     let buffered = instrument(m, &order, false);
     let in_place = instrument(m, &order, true);
     let task = declare(m, &entry::FT_TASK);
+    let done = declare(m, &entry::OMP_TASK_DONE);
     let b = m.builder();
     for p in plans {
         let e = p.entry;
-        let t = m.add_function(&format!("dao.ft.task.{}", e.name()), e.function_type());
+        let t = m.add_function(&format!("dao.task.{}", e.name()), e.function_type());
         t.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         let bb = m.append_block(t, "entry");
         b.at_end(bb);
         let ps = t.params();
-        task.call(&b, &[ps[0], ps[1], e, buffered[&e], in_place[&e], m.const_i64(p.sizeof_task), m.const_i64(p.sizeof_shareds)], "");
+        match p.replicate {
+            Some((size, shareds)) => {
+                task.call(&b, &[ps[0], ps[1], e, buffered[&e], in_place[&e], m.const_i64(size), m.const_i64(shareds)], "");
+            }
+            None => {
+                b.call(e.function_type(), e, &[ps[0], ps[1]], "");
+            }
+        }
+        if !p.taskloop {
+            done.call(&b, &[], "");
+        }
         b.ret(Some(m.const_int(m.i32(), 0)));
         for u in e.users() {
             if !u.is_instruction() || u.parent_block().parent_function() == t {
@@ -266,7 +285,7 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
             }
             if u.is_call() && u.called_function() == Some(e) {
                 u.set_callee(t);
-            } else if let Some(Role::TaskAlloc { entry }) = known::call_role(u) {
+            } else if let Some(Role::TaskAlloc { entry, .. }) = known::call_role(u) {
                 if u.num_args() > entry && u.operand(entry) == e {
                     u.set_operand(entry, t);
                 }

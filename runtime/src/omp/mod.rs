@@ -12,13 +12,16 @@
 //!   the workers' copies in a fixed-address arena, saved per worker and
 //!   given back at the same addresses at restart;
 //! - `singles.rs`: `single` constructs counted per thread, so that a
-//!   restarted team does not run a won instance again.
+//!   restarted team does not run a won instance again;
+//! - `tasks.rs`: explicit tasks in flight (created, not finished): a
+//!   checkpoint inside a region waits until there are none.
 //!
 //! The checkpoint rounds (blocking and non-blocking), their per-thread
 //! slots and distributed saving are in `crate::protocol` (with its
 //! README.md), one layer up: they use this module, not the reverse.
 pub mod libomp;
 pub mod singles;
+pub mod tasks;
 pub mod team;
 pub mod threads;
 pub mod tls;

@@ -85,7 +85,9 @@ pub fn join() {
     if !threads::is_main_thread() {
         return;
     }
-    DEPTH.fetch_sub(1, AcqRel);
+    if DEPTH.fetch_sub(1, AcqRel) == 1 {
+        super::tasks::region_ended();
+    }
     TEAM_SIZE.store(0, Release);
 }
 

@@ -79,6 +79,18 @@ pub fn with_team_stopped(nonblocking_ok: bool, write: impl FnOnce(&[Stopped], f6
     }
     // every worker is accounted for: markers need not call in any more
     TEAM.gathered(nb);
+    if ok && !crate::omp::tasks::quiescent() {
+        // explicit tasks queued or running: a restart would lose them
+        // (omp/tasks.rs); a later candidate takes the checkpoint
+        ok = false;
+        let n = crate::omp::tasks::deferred();
+        if n == 1 {
+            diag::warn(format_args!(
+                "a checkpoint inside a parallel region was deferred: {} explicit task(s) were queued or running (after a taskwait, a taskgroup or a barrier they are finished); it is taken at a later candidate where none are",
+                crate::omp::tasks::in_flight()
+            ));
+        }
+    }
     if ok {
         write(&stopped, t0.elapsed().as_secs_f64());
     }

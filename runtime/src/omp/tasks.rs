@@ -1,0 +1,67 @@
+//! Explicit tasks in flight: created and not yet finished.
+//!
+//! A checkpoint inside a parallel region is only correct where no task is
+//! queued or running: a restart rebuilds the threads' stacks, not libomp's
+//! task queues, so a task pending at the checkpoint would never run after
+//! the restart (a marker right after a `single nowait` that created tasks
+//! is such a place). The pass routes every `__kmpc_omp_task_alloc` to
+//! `dao_omp_task_new` (counted here as created), makes every task entry of
+//! the module end with `dao_omp_task_done` (finished), and routes
+//! `__kmpc_taskloop` / `_5` to `dao_omp_taskloop*`: the taskloop's pattern
+//! task is never run as itself (uncounted there), and the tasks libomp
+//! copies from it are not counted at all: without `nogroup` the taskloop
+//! waits for them before it returns; with `nogroup` they stay untracked,
+//! and no checkpoint is taken inside that team until its region ends.
+//!
+//! `protocol::with_team_stopped` asks [`quiescent`] once the team is
+//! gathered (no thread can create a task then: every one is stopped or, in
+//! a non-blocking round, runs behind the guards) and abandons the round
+//! when tasks are in flight; the checkpoint is taken at a later candidate.
+//! Tasks created in code not compiled with the pass are not seen.
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
+
+static IN_FLIGHT: AtomicI64 = AtomicI64::new(0);
+static UNTRACKED: AtomicBool = AtomicBool::new(false);
+/// Rounds abandoned because tasks were in flight (for the stats).
+static DEFERRED: AtomicU64 = AtomicU64::new(0);
+
+/// A task was allocated by instrumented code.
+pub fn created() {
+    IN_FLIGHT.fetch_add(1, SeqCst);
+}
+
+/// An instrumented task's entry returned (or a taskloop's pattern task,
+/// which never runs, was handed to libomp).
+pub fn finished() {
+    IN_FLIGHT.fetch_sub(1, SeqCst);
+}
+
+/// A `nogroup` taskloop: its tasks may outlive the call, uncounted.
+pub fn untracked() {
+    UNTRACKED.store(true, SeqCst);
+}
+
+/// The outermost region ended: every task of its team has finished.
+pub fn region_ended() {
+    UNTRACKED.store(false, SeqCst);
+}
+
+/// No instrumented task is queued or running (and no untracked one may be).
+pub fn quiescent() -> bool {
+    IN_FLIGHT.load(SeqCst) <= 0 && !UNTRACKED.load(SeqCst)
+}
+
+/// How many tasks are in flight now.
+pub fn in_flight() -> i64 {
+    IN_FLIGHT.load(SeqCst)
+}
+
+/// Count a round given up for tasks in flight; the number so far.
+pub fn deferred() -> u64 {
+    DEFERRED.fetch_add(1, Relaxed) + 1
+}
+
+/// Rounds given up for tasks in flight in this run.
+pub fn deferred_rounds() -> u64 {
+    DEFERRED.load(Relaxed)
+}
