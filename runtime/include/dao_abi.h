@@ -289,7 +289,8 @@ void dao_omp_taskloop_5(void *ident, int gtid, void *task, int if_val, void *lb,
  * the pass makes two replicas (buffered: stores, loads and mem* of
  * non-stack memory go through dao_ft_store/load/copy/set, loads only when
  * dao_ft_words says a running execution buffers the word; in place, for
- * DAO_TASK_FT=serial: stores, mem* and pointer loads) and a trampoline that takes the
+ * DAO_TASK_FT=serial: stores, mem* and pointer loads); its trampoline (the
+ * one every task entry gets, which ends with dao_omp_task_done) takes the
  * entry's place in __kmpc_omp_task_alloc and calls dao_ft_task: with
  * DAO_TASK_FT=dual the task runs twice (the second copy as a libomp task),
  * the buffers are compared, and the one two executions agree on is written

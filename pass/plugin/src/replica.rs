@@ -22,12 +22,16 @@
 //! execution buffers its words (then it loads directly: two counter loads
 //! and a branch; pointers always ask the runtime), `llvm.memcpy` /
 //! `memmove` through `dao_ft_copy`, `llvm.memset` through `dao_ft_set`, and
-//! calls between them to the clones. Then it makes the trampoline
-//! `dao.ft.task.<entry>(gtid, task)`, which calls `dao_ft_task(gtid, task,
-//! entry, replica, sizeof_task, sizeof_shareds)`, and puts it in the entry's
-//! place at the allocation sites and at direct calls of the entry (the
-//! undeferred `if(0)` path). Off at run time, the trampoline runs the entry:
-//! one indirect call per task more than before.
+//! calls between them to the clones. Then, for every task entry of the
+//! module (replicated or not), it makes the trampoline
+//! `dao.task.<entry>(gtid, task)` and puts it in the entry's place at the
+//! allocation sites and at direct calls of the entry (the undeferred
+//! `if(0)` path): it calls `dao_ft_task(gtid, task, entry, buffered,
+//! in_place, sizeof_task, sizeof_shareds)` for a replicated task and the
+//! entry otherwise, then `dao_omp_task_done` (the task is no longer in
+//! flight, runtime/src/omp/tasks.rs; not for a taskloop's entry). Off at
+//! run time, a replicated task's trampoline runs the entry: two calls per
+//! task more than before.
 use std::collections::{HashMap, HashSet};
 
 use crate::emit::declare;
