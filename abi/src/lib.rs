@@ -294,6 +294,9 @@ pub mod entry {
     pub const OMP_UNPARK: Entry = e("dao_omp_unpark", None, &[Ptr]);
     /// Replaces `__kmpc_single(ident, gtid)` (same signature).
     pub const OMP_SINGLE: Entry = e("dao_omp_single", Some(I32), &[Ptr, I32]);
+    /// Replaces the `__kmpc_single` of a `single` block that reaches a
+    /// marker (same signature): 1 on the team's thread 0, which runs it.
+    pub const OMP_SINGLE_MASTER: Entry = e("dao_omp_single_master", Some(I32), &[Ptr, I32]);
     /// Replaces `__kmpc_threadprivate_cached(ident, gtid, data, size,
     /// cache)` (same signature): the calling thread's copy of a
     /// threadprivate variable, workers' copies at fixed addresses.
@@ -321,6 +324,9 @@ pub mod entry {
     pub const OMP_TASKLOOP: Entry = e("dao_omp_taskloop", None, &[Ptr, I32, Ptr, I32, Ptr, Ptr, I64, I32, I32, I64, Ptr]);
     /// Replaces `__kmpc_taskloop_5` (same signature).
     pub const OMP_TASKLOOP_5: Entry = e("dao_omp_taskloop_5", None, &[Ptr, I32, Ptr, I32, Ptr, Ptr, I64, I32, I32, I64, I32, Ptr]);
+    /// Replace `__kmpc_taskgroup` / `__kmpc_end_taskgroup` (same signature).
+    pub const OMP_TASKGROUP: Entry = e("dao_omp_taskgroup", None, &[Ptr, I32]);
+    pub const OMP_END_TASKGROUP: Entry = e("dao_omp_end_taskgroup", None, &[Ptr, I32]);
     /// Fault-tolerant tasks (runtime/src/task_ft.rs): the body of the
     /// trampoline the pass puts in place of a replicable task entry:
     /// `(gtid, task, entry, buffered replica, in-place replica,
@@ -349,6 +355,7 @@ pub mod entry {
         OMP_PARK,
         OMP_UNPARK,
         OMP_SINGLE,
+        OMP_SINGLE_MASTER,
         THREADPRIVATE_CACHED,
         OMP_GUARD_WAIT,
         MALLOC,
@@ -365,6 +372,8 @@ pub mod entry {
         OMP_TASK_DONE,
         OMP_TASKLOOP,
         OMP_TASKLOOP_5,
+        OMP_TASKGROUP,
+        OMP_END_TASKGROUP,
         FT_TASK,
         FT_LOAD,
         FT_STORE,

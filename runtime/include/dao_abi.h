@@ -256,6 +256,13 @@ void dao_omp_unpark(dao_frame *frame);
  * the single blocks the thread's team already ran before the checkpoint. */
 int dao_omp_single(void *ident, int gtid);
 
+/* Replaces the __kmpc_single of a `single` block that reaches a checkpoint
+ * marker (same signature): returns 1 on the team's thread 0 only, without
+ * entering libomp, so the master runs the block (a conforming choice:
+ * OpenMP leaves the thread unspecified) and a restart inside it puts the
+ * same thread back. */
+int dao_omp_single_master(void *ident, int gtid);
+
 /* Replaces every call of __kmpc_threadprivate_cached (same signature): the
  * calling thread's copy of a threadprivate variable (flang's threadprivate
  * common blocks and module variables). The thread that runs main uses the
@@ -276,12 +283,16 @@ void dao_omp_guard_wait(void);
 /* Explicit tasks in flight (runtime/src/omp/tasks.rs): a checkpoint inside a
  * region waits until none is queued or running. dao_omp_task_new replaces
  * __kmpc_omp_task_alloc (same signature), dao_omp_taskloop(_5) replace
- * __kmpc_taskloop(_5) (same signatures), and every task entry of an
+ * __kmpc_taskloop(_5) and dao_omp_(end_)taskgroup __kmpc_(end_)taskgroup
+ * (same signatures: a nogroup taskloop's tasks end with the taskgroup
+ * around it), and every task entry of an
  * instrumented module ends by calling dao_omp_task_done (through the pass's
  * trampoline), except the entries of taskloops. */
 void *dao_omp_task_new(void *ident, int gtid, int flags, uint64_t sizeof_task, uint64_t sizeof_shareds, void *entry);
 void dao_omp_task_done(void);
 void dao_omp_taskloop(void *ident, int gtid, void *task, int if_val, void *lb, void *ub, int64_t st, int nogroup, int sched, uint64_t grainsize, void *task_dup);
+void dao_omp_taskgroup(void *ident, int gtid);
+void dao_omp_end_taskgroup(void *ident, int gtid);
 void dao_omp_taskloop_5(void *ident, int gtid, void *task, int if_val, void *lb, void *ub, int64_t st, int nogroup, int sched, uint64_t grainsize, int modifier, void *task_dup);
 
 /* Fault-tolerant tasks (DAO_TASK_FT=dual, runtime/src/task_ft.rs). For every

@@ -238,6 +238,13 @@ pub unsafe extern "C" fn dao_omp_single(ident: *mut c_void, gtid: c_int) -> c_in
     guard("dao_omp_single", || unsafe { crate::omp::single(ident, gtid) })
 }
 
+/// The `__kmpc_single` of a `single` block that reaches a marker, routed
+/// here by the pass: the team's thread 0 runs it (omp/singles.rs).
+#[no_mangle]
+pub extern "C" fn dao_omp_single_master(_ident: *mut c_void, _gtid: c_int) -> c_int {
+    guard("dao_omp_single_master", crate::omp::singles::master_single)
+}
+
 /// `__kmpc_threadprivate_cached`, routed here by the pass: the calling
 /// thread's copy of a threadprivate variable (omp/tp.rs: the main thread's
 /// is the original, the workers' lie in the fixed-address arena).
@@ -328,6 +335,30 @@ pub unsafe extern "C" fn dao_omp_taskloop_5(
     taskloop_start(nogroup);
     // SAFETY: forwarded contract.
     unsafe { omp_fn(&F, c"__kmpc_taskloop_5")(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup) }
+}
+
+/// `__kmpc_taskgroup`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_taskgroup.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_taskgroup(ident: *mut c_void, gtid: c_int) {
+    static F: std::sync::OnceLock<unsafe extern "C" fn(*mut c_void, c_int)> = std::sync::OnceLock::new();
+    crate::omp::tasks::group_begin();
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_taskgroup")(ident, gtid) }
+}
+
+/// `__kmpc_end_taskgroup`, routed here by the pass.
+///
+/// # Safety
+/// libomp's contract of __kmpc_end_taskgroup.
+#[no_mangle]
+pub unsafe extern "C" fn dao_omp_end_taskgroup(ident: *mut c_void, gtid: c_int) {
+    static F: std::sync::OnceLock<unsafe extern "C" fn(*mut c_void, c_int)> = std::sync::OnceLock::new();
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_end_taskgroup")(ident, gtid) };
+    crate::omp::tasks::group_end();
 }
 
 /// The pattern task of a taskloop never runs as itself; with `nogroup` its

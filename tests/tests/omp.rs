@@ -250,6 +250,10 @@ cases! {
     sections_cond_short    => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
     sections_bt3           => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     sections_bt3_short     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
+    // markers in single, master and masked blocks: thread 0 reaches each
+    // at any team size (the single is run by the master)
+    master_single_markers  => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
+    f_single_marker        => OmpCase { name: "single_marker",          lang: Lang::Fortran, args: &["300"], master: 300, serial: true };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.

@@ -60,6 +60,16 @@ fn tiled_cholesky_with_depend() {
     }
 }
 
+/// Markers inside the task-generating `single` after taskwait and after a
+/// taskgroup: the master runs the single, the others wait at its barrier
+/// (and run the tasks); a restart puts each back.
+#[test]
+fn markers_inside_the_generating_single() {
+    for (opt, threads) in [(Opt::O0, 1), (Opt::O2, 2), (Opt::O0, 3), (Opt::O2, 4)] {
+        check("single_taskwait", 20, opt, threads);
+    }
+}
+
 /// A marker inside the region right after a `single nowait` that created
 /// tasks: checkpoints there are deferred while tasks are in flight (a
 /// restart would lose them; wrong sums before the fix). How many are taken

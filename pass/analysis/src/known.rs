@@ -257,6 +257,8 @@ pub mod names {
     /// run as itself: libomp runs copies of it).
     pub const KMPC_TASKLOOP: &str = "__kmpc_taskloop";
     pub const KMPC_TASKLOOP_5: &str = "__kmpc_taskloop_5";
+    pub const KMPC_TASKGROUP: &str = "__kmpc_taskgroup";
+    pub const KMPC_END_TASKGROUP: &str = "__kmpc_end_taskgroup";
     pub const KMPC_FORK_CALL_IF: &str = "__kmpc_fork_call_if";
     pub const KMPC_BARRIER: &str = "__kmpc_barrier";
     pub const KMPC_SINGLE: &str = "__kmpc_single";

@@ -223,8 +223,9 @@ pub fn route_allocations(m: Module) -> usize {
 /// (runtime/src/omp/singles.rs); `__kmpc_threadprivate_cached` to
 /// `dao_threadprivate_cached`, which keeps the workers' copies of flang's
 /// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs);
-/// `__kmpc_omp_task_alloc` and `__kmpc_taskloop(_5)` to `dao_omp_task_new`
-/// and `dao_omp_taskloop(_5)`, which count the tasks in flight
+/// `__kmpc_omp_task_alloc`, `__kmpc_taskloop(_5)` and
+/// `__kmpc_(end_)taskgroup` to `dao_omp_task_new`, `dao_omp_taskloop(_5)`
+/// and `dao_omp_(end_)taskgroup`, which count the tasks in flight
 /// (runtime/src/omp/tasks.rs). Returns whether anything changed.
 pub fn route_omp(m: Module) -> bool {
     let single = route(m, names::KMPC_SINGLE, entry::OMP_SINGLE.name);
@@ -234,7 +235,23 @@ pub fn route_omp(m: Module) -> bool {
     let task = route(m, names::KMPC_OMP_TASK_ALLOC, entry::OMP_TASK_NEW.name);
     let taskloop = route(m, names::KMPC_TASKLOOP, entry::OMP_TASKLOOP.name);
     let taskloop5 = route(m, names::KMPC_TASKLOOP_5, entry::OMP_TASKLOOP_5.name);
-    single || tp || task || taskloop || taskloop5
+    let group = route(m, names::KMPC_TASKGROUP, entry::OMP_TASKGROUP.name);
+    let end_group = route(m, names::KMPC_END_TASKGROUP, entry::OMP_END_TASKGROUP.name);
+    single || tp || task || taskloop || taskloop5 || group || end_group
+}
+
+/// The `single` blocks that reach a marker are run by the master:
+/// their `__kmpc_single` calls go to `dao_omp_single_master` (true on
+/// thread 0; libomp's single counters are not touched, equally in every
+/// thread). Before `route_omp`, which routes the other calls.
+pub fn route_master_singles(m: Module, calls: &[Value]) {
+    if calls.is_empty() {
+        return;
+    }
+    let f = declare(m, &entry::OMP_SINGLE_MASTER);
+    for c in calls {
+        c.set_callee(f.f);
+    }
 }
 
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {

@@ -73,6 +73,7 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     // wrote them (no frames, no guards: dao.ft.* functions are dao's own)
     replica::apply(m, &plan.replicas);
     let restart_only = emit::emit(m, plan);
+    emit::route_master_singles(m, &plan.master_only);
     let routed = emit::route_allocations(m);
     let singles = emit::route_omp(m);
     // last: the guards see the instrumented code (its stores go to the

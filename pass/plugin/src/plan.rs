@@ -123,6 +123,10 @@ pub struct ModulePlan {
     pub sections: SectionReport,
     /// Task entries replicated for fault-tolerant tasks (replica.rs).
     pub replicas: Vec<crate::replica::ReplicaPlan>,
+    /// `__kmpc_single` calls of `single` blocks that reach a marker: routed
+    /// to `dao_omp_single_master`, so the master runs them (docs/design.md
+    /// section 8).
+    pub master_only: Vec<Value>,
 }
 
 /// A threadprivate variable reached through `__kmpc_threadprivate_cached`.
@@ -180,7 +184,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
     if !participates && !has_tp {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![] };
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
@@ -204,11 +208,11 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     if !participates {
         drop(ffs);
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![] };
     }
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
 
-    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0, sections: SectionReport::default() };
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
@@ -216,7 +220,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
             funcs.push(p.plan_function(fi, ff, &sums));
         }
     }
-    let Planner { diags, moves, conservative, mut sections, .. } = p;
+    let Planner { diags, moves, master_only, conservative, mut sections, .. } = p;
     sections.specialised = specialised;
     // World 1 of the runtime-checked conditions (`cond.rs`): the same
     // plan with the conditional kills as kills and writes of their
@@ -227,7 +231,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
         let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
         let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
-        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), conservative: 0, sections: SectionReport::default() };
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
         for (fi, ff) in ffs.iter().enumerate() {
@@ -264,7 +268,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         }
     }
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![] }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only }
 }
 
 /// Phase 3b: the summaries for callers, narrowed bottom-up over the call
@@ -640,6 +644,7 @@ struct Planner<'a> {
     paths: &'a MarkerPaths,
     diags: Vec<Diag>,
     moves: Vec<(Value, Value)>,
+    master_only: Vec<Value>,
     /// Sites where the analysis had to be conservative (unknown reads).
     conservative: usize,
     sections: SectionReport,
@@ -737,7 +742,7 @@ impl Planner<'_> {
                 sites.push(self.site_plan(f, b, i, kind, k, &t, live));
             }
         }
-        check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves);
+        check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves, &mut self.master_only);
         if self.calls.microtask[fi] {
             if !f.function_type().fn_return().is_void() {
                 self.diags.push(Diag { severity: Severity::Error, loc: first_loc(f), func: name.clone(), msg: format!("outlined parallel region '{name}' does not return void; not recognised as an OpenMP microtask") });
@@ -1044,7 +1049,14 @@ fn exit_site(f: Value) -> Option<SitePlan> {
 /// every thread runs, or one thread at a time: rejected with the reason, or,
 /// for a marker in a critical or lock-protected section whose end is in the
 /// same block, moved right after the end (a remark says so).
-fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Diag>, moves: &mut Vec<(Value, Value)>) {
+///
+/// A marker (or a call that reaches one) inside a `master` block, a
+/// `masked` block of thread 0, or a `single` block is accepted: the master
+/// reaches it while the other threads are at a barrier or a candidate, as
+/// at any marker inside a region; the `single` is then run by the master
+/// (its `__kmpc_single` is listed in `master_only`), so a restart puts the
+/// same thread back into it.
+fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Diag>, moves: &mut Vec<(Value, Value)>, master_only: &mut Vec<Value>) {
     let relevant = sites.iter().any(|s| matches!(s.kind, SiteKind::Marker | SiteKind::Forced | SiteKind::Call | SiteKind::Fork));
     if !relevant {
         return;
@@ -1063,6 +1075,18 @@ fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Di
         for c in &cons {
             if !c.inside.contains(&s.inst) {
                 continue;
+            }
+            if s.kind != SiteKind::Fork {
+                match master_block(c.begin) {
+                    Some(true) => {
+                        if !master_only.contains(&c.begin) {
+                            master_only.push(c.begin);
+                        }
+                        continue;
+                    }
+                    Some(false) => continue,
+                    None => {}
+                }
             }
             if c.movable && s.kind == SiteKind::Marker {
                 let blk = s.inst.parent_block();
@@ -1091,6 +1115,20 @@ fn check_constructs(f: Value, name: &str, sites: &[SitePlan], diags: &mut Vec<Di
                 msg: format!("{what_site} inside {} is not supported: a checkpoint inside a parallel region needs every thread of the team at a well-defined point; {advice}", c.what),
             });
         }
+    }
+}
+
+/// Whether the block opened by `begin` can hold a marker because the master
+/// runs it: `Some(true)` for a `single` (to be run by the master),
+/// `Some(false)` for `master` and `masked` of thread 0, None otherwise.
+fn master_block(begin: Value) -> Option<bool> {
+    let Some(Role::Exclusive { end, .. }) = known::call_role(begin) else { return None };
+    match end {
+        known::names::KMPC_END_SINGLE => Some(true),
+        known::names::KMPC_END_MASTER => Some(false),
+        // __kmpc_masked(ident, gtid, filter)
+        known::names::KMPC_END_MASKED if begin.num_args() > 2 && begin.operand(2).const_int_value() == Some(0) => Some(false),
+        _ => None,
     }
 }
 

@@ -99,3 +99,12 @@ pub fn singles_of(t: u32) -> u64 {
 pub(crate) fn won() -> u64 {
     SINGLE_WON.load(Acquire).max(SKIP_SINGLES.load(Acquire))
 }
+
+/// A `single` that reaches a checkpoint marker, run by the team's thread 0
+/// (the pass routes its `__kmpc_single` here): 1 there, 0 elsewhere. libomp
+/// is not entered, so its per-thread construct counters stay equal in
+/// every thread; the instance counts above are not touched either (a
+/// restart inside the block puts thread 0 back into it through its frame).
+pub fn master_single() -> i32 {
+    (super::libomp::thread_num() == 0) as i32
+}

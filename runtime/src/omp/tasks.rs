@@ -10,18 +10,33 @@
 //! `__kmpc_taskloop` / `_5` to `dao_omp_taskloop*`: the taskloop's pattern
 //! task is never run as itself (uncounted there), and the tasks libomp
 //! copies from it are not counted at all: without `nogroup` the taskloop
-//! waits for them before it returns; with `nogroup` they stay untracked,
-//! and no checkpoint is taken inside that team until its region ends.
+//! waits for them before it returns; with `nogroup` (clang always passes
+//! it, inside its own `__kmpc_taskgroup` .. `__kmpc_end_taskgroup` unless
+//! the program said `nogroup`) they are finished at the end of the
+//! innermost taskgroup the creating thread is in (`__kmpc_taskgroup` and
+//! `__kmpc_end_taskgroup` are routed to `dao_omp_taskgroup` /
+//! `dao_omp_end_taskgroup` to know it), or, outside any, when the region
+//! ends: until then no checkpoint is taken inside that team.
 //!
 //! `protocol::with_team_stopped` asks [`quiescent`] once the team is
 //! gathered (no thread can create a task then: every one is stopped or, in
 //! a non-blocking round, runs behind the guards) and abandons the round
 //! when tasks are in flight; the checkpoint is taken at a later candidate.
 //! Tasks created in code not compiled with the pass are not seen.
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
 
 static IN_FLIGHT: AtomicI64 = AtomicI64::new(0);
+/// `nogroup` taskloops outside any taskgroup: until the region ends.
 static UNTRACKED: AtomicBool = AtomicBool::new(false);
+/// `nogroup` taskloops inside a taskgroup that has not ended.
+static IN_GROUPS: AtomicI64 = AtomicI64::new(0);
+
+thread_local! {
+    /// This thread's open taskgroups, innermost last: the `nogroup`
+    /// taskloops started in each.
+    static GROUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+}
 /// Rounds abandoned because tasks were in flight (for the stats).
 static DEFERRED: AtomicU64 = AtomicU64::new(0);
 
@@ -36,19 +51,39 @@ pub fn finished() {
     IN_FLIGHT.fetch_sub(1, SeqCst);
 }
 
-/// A `nogroup` taskloop: its tasks may outlive the call, uncounted.
+/// A `nogroup` taskloop: its tasks may outlive the call, uncounted, until
+/// the end of the innermost open taskgroup of this thread (or the region).
 pub fn untracked() {
-    UNTRACKED.store(true, SeqCst);
+    let in_group = GROUPS.with(|g| g.borrow_mut().last_mut().map(|n| *n += 1).is_some());
+    if in_group {
+        IN_GROUPS.fetch_add(1, SeqCst);
+    } else {
+        UNTRACKED.store(true, SeqCst);
+    }
+}
+
+/// `__kmpc_taskgroup` on this thread.
+pub fn group_begin() {
+    GROUPS.with(|g| g.borrow_mut().push(0));
+}
+
+/// `__kmpc_end_taskgroup` returned on this thread: the taskloops started in
+/// the group have finished.
+pub fn group_end() {
+    if let Some(n) = GROUPS.with(|g| g.borrow_mut().pop()) {
+        IN_GROUPS.fetch_sub(n, SeqCst);
+    }
 }
 
 /// The outermost region ended: every task of its team has finished.
 pub fn region_ended() {
     UNTRACKED.store(false, SeqCst);
+    IN_GROUPS.store(0, SeqCst);
 }
 
 /// No instrumented task is queued or running (and no untracked one may be).
 pub fn quiescent() -> bool {
-    IN_FLIGHT.load(SeqCst) <= 0 && !UNTRACKED.load(SeqCst)
+    IN_FLIGHT.load(SeqCst) <= 0 && IN_GROUPS.load(SeqCst) <= 0 && !UNTRACKED.load(SeqCst)
 }
 
 /// How many tasks are in flight now.
