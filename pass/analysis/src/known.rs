@@ -156,6 +156,13 @@ pub enum Role {
     /// `__kmpc_taskloop` / `_5`: runs copies of the pattern task in operand
     /// `task`; `nogroup`: non-zero when they may outlive the call.
     TaskLoop { task: u32, nogroup: u32 },
+    /// Queues (or, `begin_if0`, starts undeferred) the task in operand
+    /// `task` (`__kmpc_omp_task`, `_with_deps`, `__kmpc_omp_task_begin_if0`).
+    TaskQueue { task: u32 },
+    /// A task scheduling point where the thread waits for or runs other
+    /// tasks (`__kmpc_omp_taskwait`, `_deps_51`, `__kmpc_omp_taskyield`,
+    /// `__kmpc_taskgroup`, `__kmpc_end_taskgroup`, `complete_if0`).
+    TaskSync,
     /// `__kmpc_threadprivate_cached(ident, gtid, data, size, cache)` (flang's
     /// threadprivate) and the runtime's `dao_threadprivate_cached` it is
     /// routed to: returns the calling thread's copy of the variable `data`
@@ -537,6 +544,15 @@ pub static TABLE: &[Row] = &[
     kmpc("__kmpc_test_nest_lock", GTID_LOCK_I32, None, OmpWrite),
     kmpc("__kmpc_for_static_fini", GTID, Some(Role::StaticFini), Pure),
     kmpc(names::KMPC_OMP_TASK_ALLOC, &[both("ptr (ptr, i32, i32, i64, i64, ptr)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND, size: 3, shareds_size: 4 }), Pure),
+    kmpc("__kmpc_omp_task", &[both("i32 (ptr, i32, ptr)")], Some(Role::TaskQueue { task: 2 }), Pure),
+    kmpc("__kmpc_omp_task_with_deps", &[both("i32 (ptr, i32, ptr, i32, ptr, i32, ptr)")], Some(Role::TaskQueue { task: 2 }), Pure),
+    kmpc("__kmpc_omp_task_begin_if0", &[both("void (ptr, i32, ptr)")], Some(Role::TaskQueue { task: 2 }), Pure),
+    kmpc("__kmpc_omp_task_complete_if0", &[both("void (ptr, i32, ptr)")], Some(Role::TaskSync), Pure),
+    kmpc("__kmpc_omp_taskwait", &[both("i32 (ptr, i32)")], Some(Role::TaskSync), Pure),
+    kmpc("__kmpc_omp_taskwait_deps_51", &[both("void (ptr, i32, i32, ptr, i32, ptr, i32)")], Some(Role::TaskSync), Pure),
+    kmpc("__kmpc_omp_taskyield", &[both("i32 (ptr, i32, i32)")], Some(Role::TaskSync), Pure),
+    kmpc(names::KMPC_TASKGROUP, &[both("void (ptr, i32)")], Some(Role::TaskSync), Pure),
+    kmpc(names::KMPC_END_TASKGROUP, &[both("void (ptr, i32)")], Some(Role::TaskSync), Pure),
     kmpc(names::KMPC_TASKLOOP, &[both("void (ptr, i32, ptr, i32, ptr, ptr, i64, i32, i32, i64, ptr)")], Some(Role::TaskLoop { task: 2, nogroup: 7 }), Pure),
     kmpc(names::KMPC_TASKLOOP_5, &[both("void (ptr, i32, ptr, i32, ptr, ptr, i64, i32, i32, i64, i32, ptr)")], Some(Role::TaskLoop { task: 2, nogroup: 7 }), Pure),
     kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND, size: 3, shareds_size: 4 }), Pure),

@@ -664,7 +664,7 @@ impl Planner<'_> {
                     loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
                     func: facts.funcs[t].name(),
                     msg: format!(
-                        "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task",
+                        "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task, into the code that creates it, after the taskwait or taskgroup that waits for it (inside the generating `single` works)",
                         call.debug_loc().unwrap_or_else(|| "?".into())
                     ),
                 });

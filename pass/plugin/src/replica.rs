@@ -140,9 +140,20 @@ fn reach(f: Value) -> Vec<Value> {
 /// The first thing in `entry`'s body (or what it calls) that a replica
 /// cannot do: the instruction and why.
 fn obstacle(entry: Value) -> Option<(Value, String)> {
+    // tasks created or waited for first: the reason that matters most
+    let tasking = |i: Value| matches!(known::call_role(i), Some(Role::TaskAlloc { .. } | Role::TaskQueue { .. } | Role::TaskLoop { .. } | Role::TaskSync));
+    for pass in [true, false] {
+        if let Some(x) = first_obstacle(entry, |i| !pass || tasking(i)) {
+            return Some(x);
+        }
+    }
+    None
+}
+
+fn first_obstacle(entry: Value, consider: impl Fn(Value) -> bool) -> Option<(Value, String)> {
     for f in reach(entry) {
         for b in f.blocks() {
-            for i in b.instructions() {
+            for i in b.instructions().into_iter().filter(|i| consider(*i)) {
                 if let Some(r) = inst_obstacle(i) {
                     let r = if f == entry { r } else { format!("{r} (in '{}', which it calls)", f.name()) };
                     return Some((i, r));
@@ -186,6 +197,10 @@ fn inst_obstacle(i: Value) -> Option<String> {
     }
     match known::lookup(c) {
         Some(r) if r.effect == Some(Effect::NoMem) && r.guard == Guard::Pure && r.role.is_none() => None,
+        Some(r) if matches!(r.role, Some(Role::TaskAlloc { .. } | Role::TaskQueue { .. } | Role::TaskLoop { .. })) => {
+            Some(format!("it creates tasks ({name}): its replicas would create them twice; the tasks it creates are replicated themselves"))
+        }
+        Some(r) if r.role == Some(Role::TaskSync) => Some(format!("it waits for tasks ({name})")),
         _ => Some(format!("it calls {name}, which a write buffer cannot replay (I/O, OpenMP, memory outside the task, or unknown)")),
     }
 }
