@@ -1204,39 +1204,26 @@ pub fn summary(stats: Option<&std::path::Path>) {
     if !enabled() {
         return;
     }
-    let g = |a: &AtomicU64| a.load(Relaxed);
-    stats::append(
-        stats,
-        &format!(
-            "{{\"event\":\"task_ft\",\"tasks\":{},\"runs\":{},\"other_thread\":{},\"reruns\":{},\"mismatches\":{},\"crashes\":{},\"runaways\":{},\"injected\":{},\"not_landed\":{},\"detected\":{},\"corrected\":{},\"benign\":{}}}",
-            g(&C.tasks),
-            g(&C.runs),
-            g(&C.other_thread),
-            g(&C.reruns),
-            g(&C.mismatches),
-            g(&C.crashes),
-            g(&C.runaways),
-            g(&C.injected),
-            g(&C.not_landed),
-            g(&C.detected),
-            g(&C.corrected),
-            g(&C.benign)
-        ),
-    );
+    let counters = [
+        ("tasks", &C.tasks),
+        ("runs", &C.runs),
+        ("other_thread", &C.other_thread),
+        ("reruns", &C.reruns),
+        ("mismatches", &C.mismatches),
+        ("crashes", &C.crashes),
+        ("runaways", &C.runaways),
+        ("injected", &C.injected),
+        ("not_landed", &C.not_landed),
+        ("detected", &C.detected),
+        ("corrected", &C.corrected),
+        ("benign", &C.benign),
+    ];
+    let v: Vec<u64> = counters.iter().map(|(_, a)| a.load(Relaxed)).collect();
+    let fields: Vec<String> = counters.iter().zip(&v).map(|((k, _), n)| format!("\"{k}\":{n}")).collect();
+    stats::append(stats, &format!("{{\"event\":\"task_ft\",{}}}", fields.join(",")));
     crate::diag::info(format_args!(
         "fault-tolerant tasks: {} tasks replicated ({} executions, {} pairs on two threads, {} re-executions); {} mismatches, {} replica crashes and {} runaways recovered; faults injected {} (not landed {}), detected {}, corrected {}, benign {}",
-        g(&C.tasks),
-        g(&C.runs),
-        g(&C.other_thread),
-        g(&C.reruns),
-        g(&C.mismatches),
-        g(&C.crashes),
-        g(&C.runaways),
-        g(&C.injected),
-        g(&C.not_landed),
-        g(&C.detected),
-        g(&C.corrected),
-        g(&C.benign)
+        v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]
     ));
 }
 
