@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DAO = ROOT / "target" / "release" / "dao"
-PROGS = [("tasks_mix", "24"), ("tiled_depend", "24")]
+PROGS = [("tasks_mix", "24"), ("tiled_depend", "24"), ("cholesky", "16"), ("single_taskwait", "24")]
 
 
 def main():
@@ -40,8 +40,8 @@ def main():
     for name, steps in PROGS:
         src = ROOT / "test-programs/tasks/c" / f"{name}.c"
         inst, clean = work / name, work / f"{name}-clean"
-        subprocess.run([str(DAO), "cc", "-O2", "-fopenmp", str(src), "-o", str(inst)], check=True, cwd=work)
-        subprocess.run([str(DAO), "cc", "--dao-no-pass", "-O2", "-fopenmp", str(src), "-o", str(clean)], check=True, cwd=work)
+        subprocess.run([str(DAO), "cc", "-O2", "-fopenmp", str(src), "-o", str(inst), "-lm"], check=True, cwd=work)
+        subprocess.run([str(DAO), "cc", "--dao-no-pass", "-O2", "-fopenmp", str(src), "-o", str(clean), "-lm"], check=True, cwd=work)
         want = subprocess.run([str(clean), steps], capture_output=True, text=True, env=env0).stdout
         acc = {m: {"saved": [], "file": [], "pause": [], "wall": [], "n": []} for m in ("live", "all")}
         for rep in range(a.reps):
