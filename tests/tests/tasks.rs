@@ -7,8 +7,9 @@
 //! Then fault-tolerant tasks (DAO_TASK_FT=dual): dual execution with and
 //! without injected faults, tasks that must run once, and checkpoints with
 //! dual execution on.
-//! C only: flang-new-19's explicit tasks hang or corrupt the heap even in
-//! a plain build of a minimal program here (docs/design.md, section 17).
+//! Fortran at one thread only: flang-new-19's explicit tasks hang with more
+//! threads even in a plain build of a minimal program here (docs/design.md,
+//! section 17).
 use dao_tests::build::{build_once, build_sources};
 use dao_tests::paths::fresh_dir;
 use dao_tests::{check_plan, Lang, Opt, Plan, Variant};
@@ -78,6 +79,57 @@ fn markers_inside_the_generating_single() {
 fn marker_after_single_nowait_with_tasks_in_flight() {
     for (opt, threads) in [(Opt::O2, 2), (Opt::O0, 3), (Opt::O2, 4), (Opt::O0, 1)] {
         check_counted("nowait_marker", 12, opt, threads, false);
+    }
+}
+
+/// Fortran tasks (flang-new-19's hang with more than one thread even
+/// without dao, so one thread): the crash/restart scenarios, and both
+/// fault-tolerant modes with faults injected.
+#[test]
+fn fortran_tasks_one_thread() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = repo.join("test-programs/tasks/fortran/task_blocks.f90");
+    for opt in [Opt::O0, Opt::O2] {
+        let bdir = dao_tests::paths::tools().out.join("tasks-build").join(format!("f-task_blocks-{}", opt.name()));
+        let flags = vec!["-fopenmp".to_string()];
+        let clean = build_sources(Lang::Fortran, &[src.clone()], &flags, opt, Variant::Clean, &bdir).unwrap_or_else(|e| panic!("clean build: {e}"));
+        let inst = build_sources(Lang::Fortran, &[src.clone()], &flags, opt, Variant::Instrumented, &bdir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+        let dir = fresh_dir(&format!("tasks-f-task_blocks-{}", opt.name()));
+        let args = ["12"];
+        check_plan(&Plan {
+            label: format!("f-task_blocks {} t=1", opt.name()),
+            dir: dir.clone(),
+            clean: clean.clone(),
+            inst: inst.clone(),
+            args: &args,
+            env: vec![("OMP_NUM_THREADS", "1".to_string())],
+            every: 2,
+            crash_after: &[1, 3],
+            crash_in: &[2],
+            drop_lines: &[],
+            reference_lines: vec![],
+            exact_count: true,
+        });
+        let (reference, _) = run(&clean, 12, 1, &[]);
+        for mode in ["dual", "serial"] {
+            for kind in ["write", "value", "pointer"] {
+                let stats = dir.join(format!("ft-{mode}-{kind}.stats"));
+                let env = [
+                    ("DAO_TASK_FT", mode.to_string()),
+                    ("DAO_TASK_FAULTS", format!("7:4:{kind}")),
+                    ("DAO_TASK_FAULT_SPAN", "380".to_string()),
+                    ("DAO_STATS", stats.display().to_string()),
+                ];
+                let (out, _) = run(&inst, 12, 1, &env);
+                assert_eq!(out, reference, "f-task_blocks {} {mode} {kind}", opt.name());
+                let s = ft_stats(&stats);
+                let n = |k: &str| s[k].as_u64().unwrap();
+                assert!(n("tasks") > 0 && n("injected") > 0, "f-task_blocks {} {mode} {kind}: {s}", opt.name());
+                assert_eq!(n("corrected"), n("detected"), "{s}");
+                assert_eq!(n("detected") + n("benign"), n("injected"), "{s}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 

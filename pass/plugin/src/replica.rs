@@ -89,7 +89,8 @@ pub fn plan(m: Module) -> (Vec<ReplicaPlan>, Vec<Diag>) {
     let mut plans = Vec::new();
     let mut diags = Vec::new();
     for (e, sizes, site, taskloop) in sites {
-        if !e.is_function() || e.is_declaration() || e.function_type().print() != "i32 (i32, ptr)" {
+        // clang's entries return i32, flang's void (libomp ignores it)
+        if !e.is_function() || e.is_declaration() || !matches!(e.function_type().print().as_str(), "i32 (i32, ptr)" | "void (i32, ptr)") {
             // not seen in clang's or flang's output; its tasks stay counted
             // as in flight (no checkpoint inside the region) and run once
             diags.push(Diag {
@@ -297,7 +298,11 @@ pub fn apply(m: Module, plans: &[ReplicaPlan]) {
         if !p.taskloop {
             done.call(&b, &[], "");
         }
-        b.ret(Some(m.const_int(m.i32(), 0)));
+        if e.function_type().fn_return().is_void() {
+            b.ret(None);
+        } else {
+            b.ret(Some(m.const_int(m.i32(), 0)));
+        }
         for u in e.users() {
             if !u.is_instruction() || u.parent_block().parent_function() == t {
                 continue;
