@@ -61,6 +61,19 @@ fn tiled_cholesky_with_depend() {
     }
 }
 
+/// Task clauses that change how libomp runs a task (if(0): the creating
+/// code calls the entry, i.e. the trampoline, itself; final; untied;
+/// priority; mergeable; taskwait depend): checkpoints, and both
+/// fault-tolerant modes with faults.
+#[test]
+fn task_clauses() {
+    for (opt, threads) in [(Opt::O2, 1), (Opt::O0, 2), (Opt::O2, 4)] {
+        check("task_clauses", 12, opt, threads);
+    }
+    check_dual("task_clauses", 8, Opt::O2, 2, "dual");
+    check_dual("task_clauses", 8, Opt::O0, 3, "serial");
+}
+
 /// Markers inside the task-generating `single` after taskwait and after a
 /// taskgroup: the master runs the single, the others wait at its barrier
 /// (and run the tasks); a restart puts each back.
