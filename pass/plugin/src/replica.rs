@@ -1,6 +1,7 @@
-//! Replicas of explicit task bodies for fault-tolerant tasks
-//! (`DAO_TASK_FT=dual` at run time; runtime/src/task_ft.rs is the other
-//! half, docs/design.md section 17 the design).
+//! Explicit task entries: the trampolines every one gets (tasks in flight),
+//! and replicas of their bodies for fault-tolerant tasks (`DAO_TASK_FT=dual`
+//! or `serial` at run time; runtime/src/task_ft.rs and omp/tasks.rs are the
+//! other half, docs/design.md section 17 the design).
 //!
 //! For every task entry named by an `__kmpc_omp_task_alloc` call of this
 //! module, [`plan`] decides whether its body can run against a write
@@ -13,16 +14,18 @@
 //! variables; I/O). A task that cannot is not replicated and runs once;
 //! with `DAO_REMARKS=1` the pass says why, with file:line.
 //!
-//! [`apply`] clones the functions (`dao.ft.<name>`, so the shared-write
-//! guards and the rest of dao leave them alone), and in the clones routes
-//! every store whose address is not one of the function's own stack
-//! objects through `dao_ft_store`, and every such load (nor of a constant)
-//! through `dao_ft_load` (the value passes through one scratch stack slot)
-//! unless the runtime's counters `dao_ft_words` say that no running
-//! execution buffers its words (then it loads directly: two counter loads
-//! and a branch; pointers always ask the runtime), `llvm.memcpy` /
-//! `memmove` through `dao_ft_copy`, `llvm.memset` through `dao_ft_set`, and
-//! calls between them to the clones. Then, for every task entry of the
+//! [`apply`] clones the functions twice (`dao.ft.<name>` buffered, for
+//! `DAO_TASK_FT=dual`, and `dao.fi.<name>` in place, for `serial`; dao's
+//! own names, so the shared-write guards and the rest of dao leave them
+//! alone). In both it routes every store whose address is not one of the
+//! function's own stack objects through `dao_ft_store` (the value passes
+//! through one scratch stack slot), `llvm.memcpy` / `memmove` through
+//! `dao_ft_copy`, `llvm.memset` through `dao_ft_set`, pointer loads through
+//! `dao_ft_load` (where pointer faults are injected), and calls between
+//! them to the clones. In the buffered copy every other such load (not of
+//! a constant) goes to `dao_ft_load` too, unless the runtime's counters
+//! `dao_ft_words` say that no running execution buffers its words: then
+//! it loads directly (one or two counter loads and a branch). Then, for every task entry of the
 //! module (replicated or not), it makes the trampoline
 //! `dao.task.<entry>(gtid, task)` and puts it in the entry's place at the
 //! allocation sites and at direct calls of the entry (the undeferred
