@@ -689,10 +689,9 @@ impl Exec {
 /// The longest run (accesses) of each replica entry so far, hashed by its
 /// address; an execution may make 16 times that plus 2^22 accesses.
 static LONGEST: [AtomicU64; 256] = [const { AtomicU64::new(0) }; 256];
-/// Stores and pointer loads of the last execution that finished: where a
-/// value or pointer fault is drawn.
+/// Stores of the last execution that finished: where a value fault is
+/// drawn.
 static LAST_STORES: AtomicU64 = AtomicU64::new(0);
-static LAST_PTR_LOADS: AtomicU64 = AtomicU64::new(0);
 
 fn longest(f: usize) -> &'static AtomicU64 {
     &LONGEST[(mix(f as u64) % 256) as usize]
@@ -739,7 +738,9 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
         i.at = match i.kind {
             FaultKind::Write => u64::MAX,
             FaultKind::Value => i.r % LAST_STORES.load(Relaxed).max(1),
-            FaultKind::Pointer => i.r % LAST_PTR_LOADS.load(Relaxed).max(1),
+            // the first pointer it loads: an execution that loads any
+            // pointer gets the fault (a later index could be past its last)
+            FaultKind::Pointer => 0,
         };
     }
     let mut e = Exec {
@@ -805,7 +806,6 @@ unsafe fn run_exec(f: Entry, gtid: i32, task: *mut u8, size: usize, shsize: usiz
     if !injected {
         longest(f as usize).fetch_max(e.accesses, Relaxed);
         LAST_STORES.store(e.stores, Relaxed);
-        LAST_PTR_LOADS.store(e.ptr_loads, Relaxed);
     }
     let buf = if e.undo.is_some() { None } else { Some(e.buf) };
     Outcome { buf, trace, undo: e.undo, injected, thread }
