@@ -247,18 +247,24 @@ fn filter_bit(w: usize) -> (usize, u64) {
 }
 
 impl WriteBuf {
+    /// The entry of word `w`, new ones counted in `dao_ft_words` (a running
+    /// execution's buffer) and marked in the filter.
+    #[inline]
+    fn word(&mut self, w: usize) -> &mut (u64, u8) {
+        let (i, bit) = filter_bit(w);
+        self.filter[i] |= bit;
+        let counted = self.counted;
+        self.words.entry(w, || {
+            if counted {
+                word_counter(w).fetch_add(1, Relaxed);
+            }
+        })
+    }
+
     #[inline]
     fn put(&mut self, addr: usize, bytes: &[u8]) {
         if bytes.len() == 8 && addr & 7 == 0 {
-            let (i, bit) = filter_bit(addr);
-            self.filter[i] |= bit;
-            let counted = self.counted;
-            let e = self.words.entry(addr, || {
-                if counted {
-                    word_counter(addr).fetch_add(1, Relaxed);
-                }
-            });
-            *e = (u64::from_le_bytes(bytes.try_into().unwrap()), 0xff);
+            *self.word(addr) = (u64::from_le_bytes(bytes.try_into().unwrap()), 0xff);
             return;
         }
         self.put_bytes(addr, bytes)
@@ -267,15 +273,7 @@ impl WriteBuf {
     fn put_bytes(&mut self, addr: usize, bytes: &[u8]) {
         let mut a = addr;
         for chunk in WordChunks::new(addr, bytes.len()) {
-            let w = chunk.0;
-            let (i, bit) = filter_bit(w);
-            self.filter[i] |= bit;
-            let counted = self.counted;
-            let e = self.words.entry(w, || {
-                if counted {
-                    word_counter(w).fetch_add(1, Relaxed);
-                }
-            });
+            let e = self.word(chunk.0);
             let mut v = e.0.to_le_bytes();
             for k in chunk.1..chunk.2 {
                 v[k] = bytes[a - addr];
