@@ -42,9 +42,11 @@ Usage: python3 scripts/bench_background.py [--classes W,A] [--threads 2]
        [--reps 3] [--only mg,ft] [--json out.json]
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -137,6 +139,7 @@ def main():
     if not DAO.exists():
         sys.exit("build the tools first: cargo build --release -p dao-driver -p dao-pass -p dao-runtime")
     work = Path(tempfile.mkdtemp(prefix="dao-bench-bg-", dir=os.environ.get("DAO_BENCH_DIR")))
+    atexit.register(shutil.rmtree, work, True)  # GBs of checkpoints: gone also on sys.exit
     mc = work / "memcpy"
     (work / "memcpy.c").write_text(MEMCPY_C)
     subprocess.run(["clang-19", "-O2", str(work / "memcpy.c"), "-o", str(mc)], check=True)

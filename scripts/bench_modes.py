@@ -32,9 +32,11 @@ Usage: python3 scripts/bench_modes.py [--classes W,A] [--threads 2]
        [--reps 2] [--only mg,ft] [--json out.json]
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -99,6 +101,7 @@ def main():
     if not DAO.exists():
         sys.exit("build the tools first: cargo build --release -p dao-driver -p dao-pass -p dao-runtime")
     work = Path(tempfile.mkdtemp(prefix="dao-bench-modes-", dir=os.environ.get("DAO_BENCH_DIR")))
+    atexit.register(shutil.rmtree, work, True)  # GBs of checkpoints: gone also on sys.exit
     rows = []
     for cls in a.classes.split(","):
         for name, srcs in PORTS:

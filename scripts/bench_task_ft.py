@@ -19,8 +19,10 @@ wrong output / not landed.
 Usage: python3 scripts/bench_task_ft.py [--threads 1,2,4] [--reps 3] [--runs 1000]
 """
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -58,6 +60,7 @@ def main():
     ap.add_argument("--campaign-threads", type=int, default=2)
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="dao-bench-taskft-"))
+    atexit.register(shutil.rmtree, work, True)  # GBs of checkpoints: gone also on sys.exit
     env0 = {k: v for k, v in os.environ.items() if not k.startswith("DAO_")}
     built = {}
     for name, _, _ in PROGS:

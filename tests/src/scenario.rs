@@ -99,6 +99,8 @@ struct Ctx<'a> {
     /// Checkpoints written by the uninterrupted run.
     n_ckpt: u64,
     failures: Vec<String>,
+    /// Set by `random_restart` when the killed run had finished first.
+    retry: bool,
 }
 
 impl Ctx<'_> {
@@ -138,6 +140,22 @@ impl Ctx<'_> {
     /// uninterrupted run wrote after it -- so a runtime that silently started
     /// over (and truncated the output) cannot pass.
     fn crash_then_resume(&mut self, tag: &str, crash_envs: &[Vec<(&'static str, String)>], resume_seqs: &[Option<u64>]) {
+        let before = self.failures.len();
+        self.crash_then_resume_runs(tag, crash_envs, resume_seqs);
+        self.tidy(before, &self.dir.join(format!("{tag}.ckpt")));
+    }
+
+    /// A passed scenario's checkpoint directory is removed (its stdout,
+    /// stderr and stats files stay): a whole suite's checkpoints are tens
+    /// of GB (NPB class W alone 12 GB) and filled CI's disk. A failed one's
+    /// stays for inspection; `DAO_TEST_KEEP=1` keeps them all.
+    fn tidy(&self, failures_before: usize, ck: &Path) {
+        if self.failures.len() == failures_before {
+            remove_checkpoints(ck);
+        }
+    }
+
+    fn crash_then_resume_runs(&mut self, tag: &str, crash_envs: &[Vec<(&'static str, String)>], resume_seqs: &[Option<u64>]) {
         assert_eq!(crash_envs.len(), resume_seqs.len(), "one resume point per restart");
         let ck = self.dir.join(format!("{tag}.ckpt"));
         let out = self.dir.join(format!("{tag}.stdout"));
@@ -250,37 +268,59 @@ impl Ctx<'_> {
                 Ok(r) => r,
                 Err(e) => return self.fail("random-kill", e),
             };
-            // A kill that lands in the exit path after the run marked itself
-            // finished (DAO_DIR/finished) kills a run whose work is done: its
-            // checkpoints are not resumed by design, so this is a run that
-            // finished before the kill, not a restart to check.
-            let finished_first = r.killed_by(SIGKILL) && ck.join("finished").exists();
-            if !r.killed_by(SIGKILL) || finished_first {
-                if r.status.success() || finished_first {
-                    // Finished before the kill: try again, sooner.
-                    eprintln!("[{}] random kill: finished before the kill at +{delay:?}; retrying", self.plan.label);
-                    budget /= 2.0;
-                    continue;
-                }
-                return self.fail("random-kill", format!("seed {seed}: the run failed before the kill: {}", r.describe()));
+            let before = self.failures.len();
+            self.random_restart(seed, trial, delay, &tag, &ck, &out, &env, r);
+            if self.failures.len() == before && self.retry {
+                self.retry = false;
+                budget /= 2.0;
+                remove_checkpoints(&ck);
+                continue;
             }
-            let spec = self.spec(&tag, 2, &ck, &out, &env);
-            match process::run(&spec, self.limit) {
-                Err(e) => self.fail("random-kill", format!("seed {seed}: {e}")),
-                Ok(r) if !r.status.success() => self.fail("random-kill", format!("seed {seed}: the restart failed: {}", r.describe())),
-                Ok(r) if !r.stderr.contains("dao: resuming") => self.fail(
-                    "random-kill",
-                    format!("seed {seed}: a checkpoint file existed but the restart did not print `dao: resuming`: {}", r.describe()),
-                ),
-                Ok(_) => {
-                    if let Err(e) = self.compare(&out) {
-                        self.fail("random-kill", format!("seed {seed} trial {trial}, killed {delay:?} after the first checkpoint: {e}"))
-                    }
-                }
-            }
-            return;
+            return self.tidy(before, &ck);
         }
         self.fail("random-kill", format!("seed {seed}: the program always finished before the kill"));
+    }
+
+    /// After the killed run `r` of a random-kill attempt: the restart and
+    /// the comparison. Sets `self.retry` when the run finished before the
+    /// kill (the attempt is repeated with a shorter delay).
+    #[allow(clippy::too_many_arguments)]
+    fn random_restart(&mut self, seed: u64, trial: usize, delay: Duration, tag: &str, ck: &Path, out: &Path, env: &[(&'static str, String)], r: Finished) {
+        // A kill that lands in the exit path after the run marked itself
+        // finished (DAO_DIR/finished) kills a run whose work is done: its
+        // checkpoints are not resumed by design, so this is a run that
+        // finished before the kill, not a restart to check.
+        let finished_first = r.killed_by(SIGKILL) && ck.join("finished").exists();
+        if !r.killed_by(SIGKILL) || finished_first {
+            if r.status.success() || finished_first {
+                // Finished before the kill: try again, sooner.
+                eprintln!("[{}] random kill: finished before the kill at +{delay:?}; retrying", self.plan.label);
+                self.retry = true;
+                return;
+            }
+            return self.fail("random-kill", format!("seed {seed}: the run failed before the kill: {}", r.describe()));
+        }
+        let spec = self.spec(tag, 2, ck, out, env);
+        match process::run(&spec, self.limit) {
+            Err(e) => self.fail("random-kill", format!("seed {seed}: {e}")),
+            Ok(r) if !r.status.success() => self.fail("random-kill", format!("seed {seed}: the restart failed: {}", r.describe())),
+            Ok(r) if !r.stderr.contains("dao: resuming") => self.fail(
+                "random-kill",
+                format!("seed {seed}: a checkpoint file existed but the restart did not print `dao: resuming`: {}", r.describe()),
+            ),
+            Ok(_) => {
+                if let Err(e) = self.compare(out) {
+                    self.fail("random-kill", format!("seed {seed} trial {trial}, killed {delay:?} after the first checkpoint: {e}"))
+                }
+            }
+        }
+    }
+}
+
+/// Removes a checkpoint directory unless `DAO_TEST_KEEP` is set (not 0).
+fn remove_checkpoints(ck: &Path) {
+    if std::env::var_os("DAO_TEST_KEEP").map_or(true, |v| v.is_empty() || v == "0") {
+        let _ = std::fs::remove_dir_all(ck);
     }
 }
 
@@ -401,7 +441,8 @@ pub fn check_plan(plan: &Plan) {
         stats.display()
     );
 
-    let mut cx = Ctx { plan, dir, inst: plan.inst.clone(), reference, limit, inst_elapsed: r.elapsed, n_ckpt, failures: vec![] };
+    let mut cx = Ctx { plan, dir, inst: plan.inst.clone(), reference, limit, inst_elapsed: r.elapsed, n_ckpt, failures: vec![], retry: false };
+    remove_checkpoints(&ck);
     for &k in plan.crash_after {
         cx.crash_then_resume(&format!("crash-after-{k}"), &[vec![("DAO_CRASH_AFTER", k.to_string())]], &[Some(k)]);
     }
