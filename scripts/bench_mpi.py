@@ -18,6 +18,9 @@ passive), configurations run interleaved rep by rep:
 - `ckpt/partner-sync`: the same with DAO_PARTNER=sync (the program waits
   for the copy to be sent, received and written);
 - `ckpt/nopartner`: the same with DAO_PARTNER=off;
+- `ckpt/flush`: `ckpt` with the third level at every checkpoint
+  (DAO_FLUSH_DIR in the work directory, DAO_FLUSH_EVERY=1: the worst
+  case; on one machine the "shared" directory is the same disk);
 - `restart`: a run killed after its third checkpoint (DAO_CRASH_AFTER=3 on
   the last rank), then the restart, timed whole and by its restore
   (`restore_s` of the DAO_STATS restart events, the largest rank's).
@@ -147,9 +150,10 @@ def main():
             "ckpt": (inst, {"DAO_EVERY": every}),
             "ckpt/partner-sync": (inst, {"DAO_EVERY": every, "DAO_PARTNER": "sync"}),
             "ckpt/nopartner": (inst, {"DAO_EVERY": every, "DAO_PARTNER": "off"}),
+            "ckpt/flush": (inst, {"DAO_EVERY": every, "DAO_FLUSH_EVERY": "1"}),
             "restart": (inst, {"DAO_EVERY": every}),
         }
-        acc = {m: {"wall": [], "timed": [], "ckpts": [], "restore": [], "naive": []} for m in modes}
+        acc = {m: {"wall": [], "timed": [], "ckpts": [], "restore": [], "naive": [], "flush": []} for m in modes}
         for rep in range(a.reps):
             for m, (exe, env) in modes.items():
                 ck = work / f"ck-{np_}-{m.replace('/', '-')}-{rep}"
@@ -157,6 +161,8 @@ def main():
                 e = {}
                 if env is not None:
                     e = dict(env, DAO_DIR=str(ck), DAO_STATS=str(st))
+                if "DAO_FLUSH_EVERY" in e:
+                    e["DAO_FLUSH_DIR"] = str(ck) + "-flush"
                 if m == "restart":
                     first, _ = mpirun(np_, threads, exe, a.cls, dict(e, DAO_CRASH_AFTER="3", DAO_CRASH_RANK=str(np_ - 1)))
                     if first.returncode == 0:
@@ -172,9 +178,15 @@ def main():
                 rs = [x["restore_s"] for x in ev if x.get("event") == "restart"]
                 if rs:
                     acc[m]["restore"].append(max(rs))
+                # the flush thread's time per flush (largest rank)
+                fl = {}
+                for x in ev:
+                    if x.get("event") == "flush":
+                        fl[x["seq"]] = max(fl.get(x["seq"], 0.0), x["flush_s"])
+                acc[m]["flush"] += list(fl.values())
                 if m == "ckpt":
                     acc[m]["naive"].append(naive_write(ck, np_))
-                subprocess.run(["rm", "-rf", str(ck)])
+                subprocess.run(["rm", "-rf", str(ck), str(ck) + "-flush"])
         results[np_] = {"threads": threads, "modes": acc}
         base = statistics.median(acc["clean"]["wall"])
         print(f"\n### {np_} rank(s) x {threads} thread(s), CG class {a.cls}, {a.reps} reps (medians)\n")
@@ -191,6 +203,9 @@ def main():
             # a restarted CG's timer counts from the first run's start
             tm = "-" if m == "restart" else f"{statistics.median(r['timed']):.3f}"
             print(f"| {m} | {w:.3f} | {100 * (w / base - 1):+.1f}% | {tm} | {n:.0f} | {med('pause_s'):.1f} | {med('collect_s'):.1f} | {med('write_s'):.1f} | {med('agree_s'):.2f} | {med('partner_s'):.1f} | {med('look_s'):.2f} | {mb:.2f} | {rest:.1f} |")
+        fl = acc["ckpt/flush"]["flush"]
+        if fl:
+            print(f"\nckpt/flush: {len(fl) / a.reps:.0f} flushes per run, {statistics.median(fl) * 1e3:.1f} ms each on the dao-flush thread (median, largest rank)")
         nv = acc["ckpt"]["naive"]
         if nv:
             t = statistics.median(x[0] for x in nv) * 1e3

@@ -405,6 +405,7 @@ fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, 
     let t3 = Instant::now();
     let partner = partner_copy(s, seq, path.as_deref());
     let partner_s = t3.elapsed().as_secs_f64();
+    let flushed = flush_copy(s, seq, path.as_deref());
     if s.cfg.verbose {
         diag::info(format_args!(
             "{}checkpoint {seq} committed on every rank ({file_bytes} bytes here; write {write_s:.6} s, agreement {agree_s:.6} s, partner copy {partner_s:.6} s)",
@@ -414,7 +415,7 @@ fn mpi_write(s: &mut Session, dir: &dao_format::CheckpointDir, header: &Header, 
     stats::append(
         s.cfg.stats.as_deref(),
         &format!(
-            "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{seq},\"file\":{},\"file_bytes\":{file_bytes},\"write_s\":{write_s:.6},\"mpi\":{{\"rank\":{},\"ranks\":{},\"look_s\":{look_s:.6},\"agree_s\":{agree_s:.6},\"partner_s\":{partner_s:.6},\"partner_wait_s\":{partner_wait_s:.6},\"partner_bytes\":{}}},{fields}}}",
+            "{{\"event\":\"checkpoint\",\"writers\":1,\"seq\":{seq},\"file\":{},\"file_bytes\":{file_bytes},\"write_s\":{write_s:.6},\"mpi\":{{\"rank\":{},\"ranks\":{},\"look_s\":{look_s:.6},\"agree_s\":{agree_s:.6},\"partner_s\":{partner_s:.6},\"partner_wait_s\":{partner_wait_s:.6},\"partner_bytes\":{},\"flush\":{flushed}}},{fields}}}",
             stats::quote(&path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()),
             crate::mpi::rank(),
             crate::mpi::size(),
@@ -526,8 +527,90 @@ pub fn partner_progress(block: bool) {
             if let Some(h) = PARTNER_WRITER.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 let _ = h.join();
             }
+            flush_join();
         }
     })
+}
+
+/// The thread copying a version to DAO_FLUSH_DIR, if one was started.
+static FLUSHER: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+
+/// Waits for the flush in progress (before the next checkpoint, whose
+/// prune could remove the file it reads; at MPI_Finalize; at exit).
+pub fn flush_join() {
+    if let Some(h) = FLUSHER.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let _ = h.join();
+    }
+}
+
+/// `DAO_FLUSH_DIR/rank.NNNN`: this rank's directory of the third level.
+pub fn flush_dir_of(job: &crate::mpi::Job, rank: i32) -> Option<std::path::PathBuf> {
+    job.flush_root.as_ref().map(|r| r.join(crate::mpi::rank_dir_name(rank)))
+}
+
+/// MPI, the third level (DAO_FLUSH_DIR): every DAO_FLUSH_EVERY-th version,
+/// once committed on every rank, is copied (checkpoint and sidecar, temp
+/// name, fsync, rename: `store_copy`) into `DAO_FLUSH_DIR/rank.NNNN` by a
+/// thread while the program goes on; the newest two flushed versions of
+/// the run are kept. No agreement is needed: a restart validates every
+/// rank's flushed copy and the ranks take the newest version all of them
+/// can restore (mpi_restart.rs), so a flush that only some ranks completed
+/// is never used. Returns whether a flush was started.
+fn flush_copy(s: &Session, seq: u64, path: Option<&std::path::Path>) -> bool {
+    let Some(job) = crate::mpi::job() else { return false };
+    let (Some(fdir), Some(src)) = (flush_dir_of(job, crate::mpi::rank()), path) else { return false };
+    if seq % job.flush_every.max(1) != 0 {
+        return false;
+    }
+    flush_join();
+    let Some(side_src) = s.dir.as_ref().map(|d| d.path().join(mpi_sidecar_name(seq))) else { return false };
+    let src = src.to_path_buf();
+    let (run_id, stats_path, rank) = (s.run_id, s.cfg.stats.clone(), crate::mpi::rank());
+    let spawned = std::thread::Builder::new().name("dao-flush".into()).spawn(move || {
+        crate::libc_alloc::own_thread();
+        let t0 = Instant::now();
+        let r = (|| -> Result<u64, String> {
+            let d = dao_format::CheckpointDir::open(&fdir).map_err(|e| e.to_string())?;
+            let c = std::fs::read(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+            let side = std::fs::read(&side_src).map_err(|e| format!("{}: {e}", side_src.display()))?;
+            store_copy(&d, seq, &c, &side).map_err(|e| e.to_string())?;
+            let _ = d.prune(run_id, 2);
+            prune_sidecars(&d);
+            Ok(c.len() as u64)
+        })();
+        match r {
+            Ok(bytes) => stats::append(
+                stats_path.as_deref(),
+                &format!("{{\"event\":\"flush\",\"seq\":{seq},\"rank\":{rank},\"bytes\":{bytes},\"flush_s\":{:.6}}}", t0.elapsed().as_secs_f64()),
+            ),
+            Err(e) => diag::warn_once("flush", format_args!("{}{e}: checkpoint {seq} is not flushed to {} (this warning is shown once)", crate::mpi::prefix(), fdir.display())),
+        }
+    });
+    match spawned {
+        Ok(h) => {
+            *FLUSHER.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+            true
+        }
+        Err(e) => {
+            diag::warn_once("flush thread", format_args!("{}cannot start the thread that flushes checkpoints ({e})", crate::mpi::prefix()));
+            false
+        }
+    }
+}
+
+/// At the end of a run: the flush in progress completes, and the flushed
+/// versions are marked as those of a finished run (as DAO_DIR is), so a
+/// later job that lost its node-local directories starts fresh instead of
+/// resuming a run that already ended.
+pub fn flush_finished(run_id: u64) {
+    flush_join();
+    let Some(job) = crate::mpi::job() else { return };
+    let Some(fdir) = flush_dir_of(job, crate::mpi::rank()) else { return };
+    if fdir.exists() {
+        if let Err(e) = dao_format::CheckpointDir::at(&fdir).mark_finished(run_id) {
+            diag::warn_once("flush finished", format_args!("{}cannot mark the flushed checkpoints finished: {e}", crate::mpi::prefix()));
+        }
+    }
 }
 
 /// Writes a partner copy received (`got`: `pack_copy`'s message) into

@@ -119,6 +119,12 @@ pub struct Config {
     /// MPI: DAO_PARTNER_DIR, where the partner copies go (default
     /// `$DAO_DIR/partner`).
     pub partner_dir: Option<PathBuf>,
+    /// MPI: DAO_FLUSH_DIR, the third level (a shared directory): every
+    /// `flush_every`-th version is copied there after its commit.
+    pub flush_dir: Option<PathBuf>,
+    /// MPI: DAO_FLUSH_EVERY (default 10): the versions whose number is a
+    /// multiple of it go to DAO_FLUSH_DIR.
+    pub flush_every: u64,
     /// MPI: DAO_CRASH_RANK, the one rank the crash variables apply to.
     pub crash_rank: Option<i32>,
     /// MPI: DAO_MPI_TIMEOUT, how long a rank waits for the others at a
@@ -236,6 +242,8 @@ pub const VARS: &[Var] = &[
     v("DAO_OMP_TIMEOUT", "seconds the main thread waits to gather its team for a checkpoint inside a region", "10", "positive seconds"),
     v("DAO_PARTNER", "MPI: each rank also keeps a copy of its partner rank's newest checkpoint, sent over MPI after the commit while the program goes on (sync: while it waits); a restart rebuilds a missing or damaged checkpoint from it", "on", "on, sync, off"),
     v("DAO_PARTNER_DIR", "MPI: where the partner copies are kept (a directory per owner rank)", "$DAO_DIR/partner", "a path"),
+    v("DAO_FLUSH_DIR", "MPI: a third level: each rank also copies every DAO_FLUSH_EVERY-th checkpoint into this directory (meant on a shared file system), after the commit, by a thread while the program goes on; a restart takes a version from it when neither a rank's own checkpoint nor its partner copy can be restored (all node-local storage lost)", "unset (no third level)", "a path"),
+    v("DAO_FLUSH_EVERY", "MPI: which checkpoints go to DAO_FLUSH_DIR: those whose number is a multiple of it", "10", "a count >= 1"),
     v("DAO_CRASH_RANK", "MPI: the crash variables (DAO_CRASH_AFTER, DAO_CRASH_IN) apply to this rank only", "unset (every rank)", "a rank"),
     v("DAO_MPI_TIMEOUT", "MPI: seconds a rank waits for the others at a candidate before it stops with an error (ranks that do not reach the candidates the same number of times)", "300", "positive seconds"),
     v("DAO_TASK_FT", "dual: every task whose body the pass could replicate runs twice (the second copy a libomp task, on another thread when one is free) against write buffers; equal buffers are written to memory, different ones (or a replica that crashes with SIGSEGV, SIGBUS, SIGFPE or SIGILL) make the task run again until two executions agree. serial: the two executions run one after the other on the task's thread, in place with an undo log (cheaper)", "off", "dual, serial, off"),
@@ -430,6 +438,12 @@ impl Config {
                 Some(v) => fatal(format_args!("DAO_PARTNER={v:?}: expected on, sync or off")),
             },
             partner_dir: var("DAO_PARTNER_DIR").map(PathBuf::from),
+            flush_dir: var("DAO_FLUSH_DIR").map(PathBuf::from),
+            flush_every: match parse::<u64>("DAO_FLUSH_EVERY", "a count") {
+                None => 10,
+                Some(0) => fatal("DAO_FLUSH_EVERY must be at least 1"),
+                Some(k) => k,
+            },
             crash_rank: parse("DAO_CRASH_RANK", "a rank"),
             mpi_timeout: positive("DAO_MPI_TIMEOUT").map_or(Duration::from_secs(300), Duration::from_secs_f64),
             task_ft: match var("DAO_TASK_FT").as_deref().map(str::trim) {

@@ -676,6 +676,10 @@ pub struct Job {
     /// whose copies this rank keeps.
     pub holder: i32,
     pub owner: i32,
+    /// DAO_FLUSH_DIR: the third level's `rank.NNNN` directories, if set.
+    pub flush_root: Option<std::path::PathBuf>,
+    /// DAO_FLUSH_EVERY: versions whose number is a multiple of it are flushed.
+    pub flush_every: u64,
 }
 
 static JOB: std::sync::OnceLock<Job> = std::sync::OnceLock::new();

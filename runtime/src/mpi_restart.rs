@@ -14,8 +14,15 @@
 //!    a time, each rank naming the files that failed. No version at all: a
 //!    fresh start on every rank.
 //!
+//! The third level (DAO_FLUSH_DIR, a shared directory, every k-th
+//! version): a rank's newest valid flushed version counts in its proposal
+//! too, and in step 3 a rank that still lacks v after the partner copy
+//! takes it from there. So a job whose node-local directories are all gone
+//! (its own checkpoints and the partner copies) resumes from the newest
+//! version every rank flushed.
+//!
 //! Files newer than v are removed on every rank (and from the partner
-//! copies): they belong to a timeline the restart abandons, and a later
+//! copies and the flushed ones): they belong to a timeline the restart abandons, and a later
 //! crash must never combine them with the new run's files.
 use std::path::{Path, PathBuf};
 
@@ -76,6 +83,34 @@ fn newest_valid(dir: &Path, bound: u64, floor: u64, rank: i32, finished_run: Opt
     0
 }
 
+/// [`validate`] for a flushed copy: also not of the run either finished
+/// marker (DAO_DIR's, DAO_FLUSH_DIR's) names.
+fn validate_flushed(dir: &Path, seq: u64, rank: i32, finished: [Option<u64>; 2]) -> Result<(Blob, Log), String> {
+    let (blob, log) = validate(dir, seq, rank, finished[0])?;
+    if finished[1].is_some() {
+        let c = decode(&blob).map_err(|e| e.to_string())?;
+        if Some(c.header.run_id) == finished[1] {
+            return Err(format!("{} belongs to a run that finished", dir.join(CheckpointDir::file_name(seq)).display()));
+        }
+    }
+    Ok((blob, log))
+}
+
+/// [`newest_valid`] for the flushed copies.
+fn newest_valid_flushed(dir: &Path, bound: u64, floor: u64, rank: i32, finished: [Option<u64>; 2], bad: &mut Vec<String>) -> u64 {
+    for q in versions(dir, floor).into_iter().filter(|&q| q <= bound) {
+        match validate_flushed(dir, q, rank, finished) {
+            Ok(_) => return q,
+            Err(e) => {
+                if !bad.contains(&e) {
+                    bad.push(e)
+                }
+            }
+        }
+    }
+    0
+}
+
 /// Removes versions newer than `seq` (and their sidecars) from `dir`.
 fn drop_newer(dir: &Path, seq: u64) {
     for q in versions(dir, seq) {
@@ -94,9 +129,16 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
     let floor = dir.finished_through().unwrap_or(0);
     let finished = dir.finished_run();
     let held_dir = job.partner_root.join(mpi::rank_dir_name(job.owner));
+    // the third level: versions covered by either finished marker are stale
+    let flush_dir = crate::checkpoint::flush_dir_of(job, me);
+    let flush_cd = flush_dir.as_ref().map(CheckpointDir::at);
+    let flush_floor = floor.max(flush_cd.as_ref().and_then(|d| d.finished_through()).unwrap_or(0));
+    let flush_finished = flush_cd.as_ref().and_then(|d| d.finished_run());
     let mut bad: Vec<String> = Vec::new();
     let mut bound = u64::MAX;
     let mut newest_own: Option<u64> = None;
+    // this rank's first proposal: its newest restorable version, from any level
+    let mut newest_any: Option<u64> = None;
     let mut reported: Vec<String> = Vec::new();
     loop {
         let mine = newest_valid(own, bound, floor, me, finished, &mut bad);
@@ -105,7 +147,9 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         let held = if job.partner { newest_valid(&held_dir, bound, 0, job.owner, None, &mut Vec::new()) } else { 0 };
         let helds = mpi::allgather(held as i64);
         let by_holder = helds.get(job.holder as usize).copied().unwrap_or(0).max(0) as u64;
-        let proposal = if by_holder > floor { mine.max(by_holder) } else { mine };
+        let flushed = flush_dir.as_deref().map_or(0, |d| newest_valid_flushed(d, bound, flush_floor, me, [finished, flush_finished], &mut bad));
+        let proposal = if by_holder > floor { mine.max(by_holder) } else { mine }.max(flushed);
+        newest_any.get_or_insert(proposal);
         let v = mpi::min_u64(proposal);
         for e in bad.drain(..) {
             if !reported.contains(&e) {
@@ -160,15 +204,38 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
                 _ => {}
             }
         }
+        // the third level, when neither this rank's own file nor the
+        // partner copy could give it v
+        if have.is_err() {
+            if let Some(fd) = flush_dir.as_deref().filter(|_| v > flush_floor) {
+                if let Ok(b) = validate_flushed(fd, v, me, [finished, flush_finished]) {
+                    drop(b);
+                    let c = std::fs::read(fd.join(CheckpointDir::file_name(v))).unwrap_or_default();
+                    let side = std::fs::read(fd.join(mpi_sidecar_name(v))).unwrap_or_default();
+                    match crate::checkpoint::store_copy(dir, v, &c, &side) {
+                        Ok(p) => {
+                            have = validate(own, v, me, finished);
+                            if have.is_ok() {
+                                diag::warn(format_args!("{pre}{} rebuilt from the flushed copy in {}", p.display(), fd.display()));
+                            }
+                        }
+                        Err(e) => diag::warn(format_args!("{pre}cannot write the flushed copy back: {e}")),
+                    }
+                }
+            }
+        }
         let all = mpi::min_u64(have.is_ok() as u64);
         if all == 1 {
             let (blob, log) = have.expect("validated");
-            if newest_own.is_some_and(|n| n > v) || bound != u64::MAX {
+            if newest_own.is_some_and(|n| n > v) || newest_any.is_some_and(|n| n > v) || bound != u64::MAX {
                 diag::warn(format_args!("{pre}falling back to checkpoint {v}, the newest that every rank can restore"));
             }
             drop_newer(own, v);
             if job.partner {
                 drop_newer(&held_dir, v);
+            }
+            if let Some(fd) = &flush_dir {
+                drop_newer(fd, v);
             }
             return Some(Chosen { seq: v, path: own.join(CheckpointDir::file_name(v)), blob, log });
         }

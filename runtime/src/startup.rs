@@ -166,6 +166,8 @@ fn start_mpi(s: &mut Session, root: &std::path::Path) -> std::path::PathBuf {
         partner_sync: s.cfg.partner_sync,
         holder: (w.rank + shift) % n,
         owner: (w.rank - shift).rem_euclid(n),
+        flush_root: s.cfg.flush_dir.clone(),
+        flush_every: s.cfg.flush_every,
     });
     root.join(crate::mpi::rank_dir_name(w.rank))
 }
@@ -581,6 +583,7 @@ pub fn at_exit() {
         // and so does a background writer
         crate::storage::finish(s);
         crate::background::finish(s);
+        crate::checkpoint::flush_finished(s.run_id);
         if let Some(dir) = &s.dir {
             if let Err(e) = dir.mark_finished_after(s.run_id, StoreDir::at(dir.path()).max_seq()) {
                 diag::warn_once("finished", format_args!("cannot mark the run finished: {e}"));

@@ -458,6 +458,78 @@ fn a_damaged_or_lost_checkpoint_comes_back_from_the_partner_or_the_job_falls_bac
     }
 }
 
+/// The third level (DAO_FLUSH_DIR, every DAO_FLUSH_EVERY-th version): the
+/// job loses all its node-local storage (every rank's DAO_DIR directory and
+/// the partner copies) and resumes from the newest version every rank
+/// flushed; a damaged flushed copy on one rank makes the job fall back to
+/// the previous flushed version; a job that finished marks its flushed
+/// versions finished, so a later job without its DAO_DIR starts fresh.
+/// C at 2 ranks x 2 threads, Fortran at 4 ranks.
+#[test]
+fn lost_node_local_storage_comes_back_from_the_flushed_level() {
+    for (p, cases) in [(&HALO_C, &["flushed", "flushed-damaged"][..]), (&HALO_F, &["flushed"][..])] {
+        flushed_level(p, cases);
+    }
+}
+
+fn flushed_level(p: &Prog, cases: &[&str]) {
+    let want = p.clean_output();
+    for &case in cases {
+        let dir = fresh_dir(&format!("mpi/flush-{case}-{}", p.name().replace([' ', '/', '='], "_")));
+        let ck = dir.join("ck");
+        let shared = dir.join("shared");
+        let (cks, shs) = (ck.to_str().unwrap(), shared.to_str().unwrap());
+        let env = [("DAO_DIR", cks), ("DAO_EVERY", p.every), ("DAO_FLUSH_DIR", shs), ("DAO_FLUSH_EVERY", "2")];
+        let mut crash = env.to_vec();
+        crash.extend([("DAO_CRASH_AFTER", "5"), ("DAO_CRASH_RANK", "1")]);
+        let first = p.run(&crash);
+        assert!(!first.status.success(), "{case}: DAO_CRASH_AFTER=5 on rank 1 must kill the job\n{}", text(&first.stderr));
+        for r in 0..p.np {
+            let fl = shared.join(format!("rank.{r:04}"));
+            let mut names: Vec<String> = std::fs::read_dir(&fl).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.starts_with('.')).collect();
+            names.sort();
+            assert_eq!(names, ["ckpt.000002.dao", "ckpt.000002.mpi", "ckpt.000004.dao", "ckpt.000004.mpi"], "{case}: rank {r} flushed versions 2 and 4 (every second, the newest two kept)");
+        }
+        // every node-local file is gone: own checkpoints, partner copies, the job file
+        std::fs::remove_dir_all(&ck).unwrap();
+        if case == "flushed-damaged" {
+            let f = shared.join("rank.0001/ckpt.000004.dao");
+            let mut b = std::fs::read(&f).unwrap();
+            let m = b.len() / 2;
+            b[m] ^= 0x5a;
+            std::fs::write(&f, b).unwrap();
+        }
+        let mut again = env.to_vec();
+        again.push(("DAO_DEAD", "poison"));
+        let second = p.run(&again);
+        let err = text(&second.stderr);
+        assert!(second.status.success(), "{case}: {err}");
+        let want_seq = if case == "flushed" { 4 } else { 2 };
+        assert_eq!(resumed_seqs(&err), vec![want_seq; p.np], "{case}: {err}");
+        for r in 0..p.np {
+            assert!(err.contains(&format!("rank {r}: ")) && err.contains(&format!("ckpt.{want_seq:06}.dao rebuilt from the flushed copy in")), "{case}: rank {r} says where its checkpoint came from: {err}");
+        }
+        if case == "flushed-damaged" {
+            assert!(err.contains("ckpt.000004.dao") && err.contains("falling back to checkpoint 2"), "{case}: names the fallback: {err}");
+        }
+        assert_resumed(&want, &text(&first.stdout), &text(&second.stdout), case);
+        if case == "flushed" {
+            // the job finished: its flushed versions are marked, and a job
+            // that lost DAO_DIR again starts fresh instead of resuming them
+            for r in 0..p.np {
+                assert!(shared.join(format!("rank.{r:04}/finished")).exists(), "rank {r}: flushed versions marked finished");
+            }
+            std::fs::remove_dir_all(&ck).unwrap();
+            let third = p.run(&env);
+            let err = text(&third.stderr);
+            assert!(third.status.success(), "after the finished run: {err}");
+            assert!(!err.contains("resuming"), "a finished run's flushed checkpoints must not be resumed: {err}");
+            assert_eq!(text(&third.stdout), want, "a fresh start after the finished run");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Ranks that reach candidates in different orders: a clear error naming
 /// every rank's candidate (no hang, no checkpoint).
 #[test]
