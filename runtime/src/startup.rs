@@ -63,6 +63,8 @@ fn start_own(cfg: Config) {
             return;
         }
         path = start_mpi(&mut s, &path);
+    } else if let Some(f) = &s.cfg.flush_dir {
+        diag::warn(format_args!("DAO_FLUSH_DIR={} is ignored: the third level is for MPI jobs (this process is not one); checkpoints go to DAO_DIR only", f.display()));
     }
     let mpi = mpi.is_some();
     match identity::current() {
