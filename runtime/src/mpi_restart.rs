@@ -40,15 +40,17 @@ pub struct Chosen {
     pub log: Log,
 }
 
-/// Checks one version in `dir` (this rank's directory, or a copy held for
-/// `rank`): the checkpoint decodes, is not of a finished run, and its
-/// sidecar is intact and names `rank` and the job's size.
-fn validate(dir: &Path, seq: u64, rank: i32, finished_run: Option<u64>) -> Result<(Blob, Log), String> {
+/// Checks one version in `dir` (this rank's directory, a copy held for
+/// `rank`, or its flushed copy): the checkpoint decodes, is not of a run
+/// that either finished marker names (DAO_DIR's; DAO_FLUSH_DIR's for a
+/// flushed copy), and its sidecar is intact and names `rank` and the
+/// job's size.
+fn validate(dir: &Path, seq: u64, rank: i32, finished: [Option<u64>; 2]) -> Result<(Blob, Log), String> {
     let p = dir.join(CheckpointDir::file_name(seq));
     let name = p.display().to_string();
     let blob = Blob::open(&p).map_err(|e| format!("{name}: {e}"))?;
     let c = decode(&blob).map_err(|e| e.with_file(&name).to_string())?;
-    if Some(c.header.run_id) == finished_run {
+    if finished.contains(&Some(c.header.run_id)) {
         return Err(format!("{name} belongs to a run that finished"));
     }
     drop(c);
@@ -69,37 +71,9 @@ fn versions(dir: &Path, floor: u64) -> Vec<u64> {
 }
 
 /// The newest valid version at most `bound` (0: none); failures go to `bad`.
-fn newest_valid(dir: &Path, bound: u64, floor: u64, rank: i32, finished_run: Option<u64>, bad: &mut Vec<String>) -> u64 {
+fn newest_valid(dir: &Path, bound: u64, floor: u64, rank: i32, finished: [Option<u64>; 2], bad: &mut Vec<String>) -> u64 {
     for q in versions(dir, floor).into_iter().filter(|&q| q <= bound) {
-        match validate(dir, q, rank, finished_run) {
-            Ok(_) => return q,
-            Err(e) => {
-                if !bad.contains(&e) {
-                    bad.push(e)
-                }
-            }
-        }
-    }
-    0
-}
-
-/// [`validate`] for a flushed copy: also not of the run either finished
-/// marker (DAO_DIR's, DAO_FLUSH_DIR's) names.
-fn validate_flushed(dir: &Path, seq: u64, rank: i32, finished: [Option<u64>; 2]) -> Result<(Blob, Log), String> {
-    let (blob, log) = validate(dir, seq, rank, finished[0])?;
-    if finished[1].is_some() {
-        let c = decode(&blob).map_err(|e| e.to_string())?;
-        if Some(c.header.run_id) == finished[1] {
-            return Err(format!("{} belongs to a run that finished", dir.join(CheckpointDir::file_name(seq)).display()));
-        }
-    }
-    Ok((blob, log))
-}
-
-/// [`newest_valid`] for the flushed copies.
-fn newest_valid_flushed(dir: &Path, bound: u64, floor: u64, rank: i32, finished: [Option<u64>; 2], bad: &mut Vec<String>) -> u64 {
-    for q in versions(dir, floor).into_iter().filter(|&q| q <= bound) {
-        match validate_flushed(dir, q, rank, finished) {
+        match validate(dir, q, rank, finished) {
             Ok(_) => return q,
             Err(e) => {
                 if !bad.contains(&e) {
@@ -141,13 +115,13 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
     let mut newest_any: Option<u64> = None;
     let mut reported: Vec<String> = Vec::new();
     loop {
-        let mine = newest_valid(own, bound, floor, me, finished, &mut bad);
+        let mine = newest_valid(own, bound, floor, me, [finished, None], &mut bad);
         newest_own.get_or_insert(mine);
         // copies are validated for their owner's rank
-        let held = if job.partner { newest_valid(&held_dir, bound, 0, job.owner, None, &mut Vec::new()) } else { 0 };
+        let held = if job.partner { newest_valid(&held_dir, bound, 0, job.owner, [None, None], &mut Vec::new()) } else { 0 };
         let helds = mpi::allgather(held as i64);
         let by_holder = helds.get(job.holder as usize).copied().unwrap_or(0).max(0) as u64;
-        let flushed = flush_dir.as_deref().map_or(0, |d| newest_valid_flushed(d, bound, flush_floor, me, [finished, flush_finished], &mut bad));
+        let flushed = flush_dir.as_deref().map_or(0, |d| newest_valid(d, bound, flush_floor, me, [finished, flush_finished], &mut bad));
         let proposal = if by_holder > floor { mine.max(by_holder) } else { mine }.max(flushed);
         newest_any.get_or_insert(proposal);
         let v = mpi::min_u64(proposal);
@@ -163,7 +137,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
             }
             return None;
         }
-        let mut have = validate(own, v, me, finished);
+        let mut have = validate(own, v, me, [finished, None]);
         if let Err(e) = &have {
             if versions(own, floor).contains(&v) && !reported.contains(e) {
                 diag::warn(format_args!("{pre}{e}: not restorable"));
@@ -175,7 +149,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         let owner_needs = job.partner && needs.get(job.owner as usize) == Some(&1) && job.owner != me;
         let need = job.partner && have.is_err() && job.holder != me;
         let copy = if owner_needs {
-            match validate(&held_dir, v, job.owner, None) {
+            match validate(&held_dir, v, job.owner, [None, None]) {
                 Ok(_) => {
                     let c = std::fs::read(held_dir.join(CheckpointDir::file_name(v))).unwrap_or_default();
                     let side = std::fs::read(held_dir.join(mpi_sidecar_name(v))).unwrap_or_default();
@@ -194,7 +168,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
             match crate::checkpoint::unpack_copy(&got) {
                 Some((q, c, side)) if q == v => match crate::checkpoint::store_copy(dir, v, c, side) {
                     Ok(p) => {
-                        have = validate(own, v, me, finished);
+                        have = validate(own, v, me, [finished, None]);
                         if have.is_ok() {
                             diag::warn(format_args!("{pre}{} rebuilt from the partner copy kept by rank {}", p.display(), job.holder));
                         }
@@ -208,13 +182,12 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         // partner copy could give it v
         if have.is_err() {
             if let Some(fd) = flush_dir.as_deref().filter(|_| v > flush_floor) {
-                if let Ok(b) = validate_flushed(fd, v, me, [finished, flush_finished]) {
-                    drop(b);
+                if validate(fd, v, me, [finished, flush_finished]).is_ok() {
                     let c = std::fs::read(fd.join(CheckpointDir::file_name(v))).unwrap_or_default();
                     let side = std::fs::read(fd.join(mpi_sidecar_name(v))).unwrap_or_default();
                     match crate::checkpoint::store_copy(dir, v, &c, &side) {
                         Ok(p) => {
-                            have = validate(own, v, me, finished);
+                            have = validate(own, v, me, [finished, None]);
                             if have.is_ok() {
                                 diag::warn(format_args!("{pre}{} rebuilt from the flushed copy in {}", p.display(), fd.display()));
                             }
