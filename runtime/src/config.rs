@@ -252,6 +252,7 @@ pub const VARS: &[Var] = &[
     v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; with DAO_DIR, dao initialises MPI before main and checkpoints are coordinated across the ranks", "set by the launcher", "the launcher's"),
     v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE (dao's MPI layer needs Open MPI)", "set by the launcher", "the launcher's"),
     v("PMIX_RANK", "read: set by PMIx launchers (Open MPI 4+, Slurm); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
+    v("OMP_MAX_TASK_PRIORITY", "read, and set to 1 under DAO_TASK_FT=dual when the user did not set it: replica tasks are queued with priority 1, into libomp's team-wide priority list, which every thread looks at before its own deque, so that another thread takes them more often", "1 under DAO_TASK_FT=dual", "libomp's"),
     v("KMP_FORCE_REDUCTION", "read, and set to critical when DAO_DIR is set and the user did not set it (libomp's tree reduction waits where the protocol cannot see it)", "critical when DAO_DIR is set", "libomp's"),
 ];
 
@@ -494,6 +495,11 @@ pub fn prepare_env() {
     let _ = omp_timeout(); // a malformed DAO_OMP_TIMEOUT fails at start, not at the first checkpoint
     if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
         std::env::set_var("KMP_FORCE_REDUCTION", "critical");
+    }
+    // DAO_TASK_FT=dual queues replica tasks with a priority (task_ft.rs,
+    // `spawn`): libomp honours it only with a positive maximum
+    if std::env::var("DAO_TASK_FT").is_ok_and(|v| v.trim() == "dual") && std::env::var_os("OMP_MAX_TASK_PRIORITY").is_none() {
+        std::env::set_var("OMP_MAX_TASK_PRIORITY", "1");
     }
 }
 

@@ -54,8 +54,11 @@ pub const MAX_RUNS: usize = 6;
 
 /// `sizeof(kmp_task_t)`'s first two words (shareds, routine): not copied.
 const TASK_HEAD: usize = 16;
-/// Offset of `kmp_task_t.data2` (the priority word, unused by a replica
-/// task created without the priority flag): the replica task's slot.
+/// Offset of `kmp_task_t.data1` (the destructors thunk, unused by a
+/// replica task, created without the destructors flag): the replica
+/// task's slot until it starts.
+const TASK_DATA1: usize = 24;
+/// Offset of `kmp_task_t.data2`: a replica task's priority.
 const TASK_DATA2: usize = 32;
 /// `sizeof(kmp_task_t)`.
 const TASK_T: usize = 40;
@@ -1014,8 +1017,9 @@ struct Slot {
 /// `slot` and `job` outlive that taskwait.
 unsafe fn spawn(gtid: i32, job: &Job, slot: *mut Slot) {
     let o = omp();
-    // SAFETY: libomp's task allocation, tied, sizes of the original task.
-    let t = unsafe { (o.alloc)(&IDENT, gtid, 1, job.size, job.shsize, replica_entry) };
+    // SAFETY: libomp's task allocation, tied (1) with a priority (0x20,
+    // priority_specified), sizes of the original task.
+    let t = unsafe { (o.alloc)(&IDENT, gtid, 1 | 0x20, job.size, job.shsize, replica_entry) };
     // SAFETY: t is a fresh descriptor of job.size bytes (>= TASK_T) whose
     // shareds block has job.shsize bytes.
     unsafe {
@@ -1024,7 +1028,13 @@ unsafe fn spawn(gtid: i32, job: &Job, slot: *mut Slot) {
         if !sh.is_null() {
             std::ptr::copy_nonoverlapping(job.shareds.as_ptr(), sh, job.shareds.len());
         }
-        *(t.add(TASK_DATA2) as *mut *mut Slot) = slot;
+        *(t.add(TASK_DATA1) as *mut *mut Slot) = slot;
+        // data2 holds the priority (kmp_cmplrdata_t): 1, so that with
+        // OMP_MAX_TASK_PRIORITY > 0 (config.rs sets it) libomp queues the
+        // replica in the team's priority list, which every thread looks
+        // at before its own deque: an idle thread, or one between two
+        // tasks, takes it rather than the creator after its own execution
+        *(t.add(TASK_DATA2) as *mut u64) = 1;
         (o.task)(&IDENT, gtid, t);
     }
 }
@@ -1033,11 +1043,11 @@ unsafe fn spawn(gtid: i32, job: &Job, slot: *mut Slot) {
 unsafe extern "C" fn replica_entry(gtid: i32, t: *mut u8) -> i32 {
     // SAFETY: spawn put the slot there; it lives until the creator's taskwait.
     unsafe {
-        let slot = &mut **(t.add(TASK_DATA2) as *const *mut Slot);
+        let slot = &mut **(t.add(TASK_DATA1) as *const *mut Slot);
         let job = &*slot.job;
-        // a replica task must not find its slot pointer as data: restore
-        // the snapshot's word
-        std::ptr::copy_nonoverlapping(job.private.as_ptr().add(TASK_DATA2 - TASK_HEAD), t.add(TASK_DATA2), 8);
+        // a replica task must not find its slot pointer or priority as
+        // data: restore the snapshot's two words
+        std::ptr::copy_nonoverlapping(job.private.as_ptr().add(TASK_DATA1 - TASK_HEAD), t.add(TASK_DATA1), 16);
         slot.out = Some(run_exec(job.replica, gtid, t, job.size, job.shsize, slot.first_two, false));
     }
     0
