@@ -598,17 +598,31 @@ fn flush_copy(s: &Session, seq: u64, path: Option<&std::path::Path>) -> bool {
     }
 }
 
-/// At the end of a run: the flush in progress completes, and the flushed
+/// The directories of the other levels this rank writes: the partner
+/// copies it holds (of its owner) and its flushed versions.
+pub fn other_levels(job: &crate::mpi::Job) -> Vec<std::path::PathBuf> {
+    let mut v = Vec::new();
+    if job.partner && crate::mpi::size() > 1 {
+        v.push(job.partner_root.join(crate::mpi::rank_dir_name(job.owner)));
+    }
+    v.extend(flush_dir_of(job, crate::mpi::rank()));
+    v
+}
+
+/// At the end of a run: the partner copy and the flush in progress
+/// complete, and the partner copies this rank holds and its flushed
 /// versions are marked as those of a finished run (as DAO_DIR is), so a
-/// later job that lost its node-local directories starts fresh instead of
-/// resuming a run that already ended.
-pub fn flush_finished(run_id: u64) {
-    flush_join();
+/// later job that lost its own directories (all of them: a single rank
+/// that lost its own is outvoted by the others' markers) starts fresh
+/// instead of resuming a run that already ended.
+pub fn levels_finished(run_id: u64) {
+    partner_progress(true);
     let Some(job) = crate::mpi::job() else { return };
-    let Some(fdir) = flush_dir_of(job, crate::mpi::rank()) else { return };
-    if fdir.exists() {
-        if let Err(e) = dao_format::CheckpointDir::at(&fdir).mark_finished(run_id) {
-            diag::warn_once("flush finished", format_args!("{}cannot mark the flushed checkpoints finished: {e}", crate::mpi::prefix()));
+    for d in other_levels(job) {
+        if d.exists() {
+            if let Err(e) = dao_format::CheckpointDir::at(&d).mark_finished(run_id) {
+                diag::warn_once("levels finished", format_args!("{}cannot mark the copies in {} finished: {e}", crate::mpi::prefix(), d.display()));
+            }
         }
     }
 }

@@ -103,6 +103,9 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
     let floor = dir.finished_through().unwrap_or(0);
     let finished = dir.finished_run();
     let held_dir = job.partner_root.join(mpi::rank_dir_name(job.owner));
+    // copies of a finished run (its marker there) are stale too
+    let held_cd = CheckpointDir::at(&held_dir);
+    let (held_floor, held_finished) = (held_cd.finished_through().unwrap_or(0), held_cd.finished_run());
     // the third level: versions covered by either finished marker are stale
     let flush_dir = crate::checkpoint::flush_dir_of(job, me);
     let flush_cd = flush_dir.as_ref().map(CheckpointDir::at);
@@ -118,7 +121,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         let mine = newest_valid(own, bound, floor, me, [finished, None], &mut bad);
         newest_own.get_or_insert(mine);
         // copies are validated for their owner's rank
-        let held = if job.partner { newest_valid(&held_dir, bound, 0, job.owner, [None, None], &mut Vec::new()) } else { 0 };
+        let held = if job.partner { newest_valid(&held_dir, bound, held_floor, job.owner, [None, held_finished], &mut Vec::new()) } else { 0 };
         let helds = mpi::allgather(held as i64);
         let by_holder = helds.get(job.holder as usize).copied().unwrap_or(0).max(0) as u64;
         let flushed = flush_dir.as_deref().map_or(0, |d| newest_valid(d, bound, flush_floor, me, [finished, flush_finished], &mut bad));
@@ -149,7 +152,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         let owner_needs = job.partner && needs.get(job.owner as usize) == Some(&1) && job.owner != me;
         let need = job.partner && have.is_err() && job.holder != me;
         let copy = if owner_needs {
-            match validate(&held_dir, v, job.owner, [None, None]) {
+            match validate(&held_dir, v, job.owner, [None, held_finished]).and_then(|x| if v > held_floor { Ok(x) } else { Err(format!("{} is covered by the finished marker there", held_dir.display())) }) {
                 Ok(_) => {
                     let c = std::fs::read(held_dir.join(CheckpointDir::file_name(v))).unwrap_or_default();
                     let side = std::fs::read(held_dir.join(mpi_sidecar_name(v))).unwrap_or_default();

@@ -112,7 +112,15 @@ fn start_own(cfg: Config) {
     }
     drop(restored);
     if mpi {
-        // one numbering and one run id for the job
+        // one numbering and one run id for the job, above every version
+        // the other levels hold (a job whose own directories were lost must
+        // not reuse their numbers, which a finished marker there may cover)
+        if let Some(job) = crate::mpi::job() {
+            for d in crate::checkpoint::other_levels(job) {
+                let d = CheckpointDir::at(d);
+                s.next_seq = s.next_seq.max(d.max_seq().max(d.finished_through().unwrap_or(0)) + 1);
+            }
+        }
         s.next_seq = crate::mpi::max_u64(s.next_seq);
         if s.checkpoints == 0 {
             s.run_id = crate::mpi::bcast_u64(s.run_id, 0);
@@ -585,7 +593,9 @@ pub fn at_exit() {
         // and so does a background writer
         crate::storage::finish(s);
         crate::background::finish(s);
-        crate::checkpoint::flush_finished(s.run_id);
+        // MPI: the partner copies held and the flushed versions (after
+        // MPI_Finalize too: no MPI call when nothing is in flight)
+        crate::checkpoint::levels_finished(s.run_id);
         if let Some(dir) = &s.dir {
             if let Err(e) = dir.mark_finished_after(s.run_id, StoreDir::at(dir.path()).max_seq()) {
                 diag::warn_once("finished", format_args!("cannot mark the run finished: {e}"));

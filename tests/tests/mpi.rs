@@ -519,15 +519,62 @@ fn flushed_level(p: &Prog, cases: &[&str]) {
             for r in 0..p.np {
                 assert!(shared.join(format!("rank.{r:04}/finished")).exists(), "rank {r}: flushed versions marked finished");
             }
+            let old_max = flushed_max(&shared);
             std::fs::remove_dir_all(&ck).unwrap();
-            let third = p.run(&env);
+            // a new job (crashing) starts fresh and numbers its versions
+            // after the flushed ones, so that they are not covered by the
+            // finished marker there; it too loses DAO_DIR and resumes from
+            // its own newest flushed version
+            let third = p.run(&crash);
             let err = text(&third.stderr);
-            assert!(third.status.success(), "after the finished run: {err}");
+            assert!(!third.status.success(), "the new job must be killed: {err}");
             assert!(!err.contains("resuming"), "a finished run's flushed checkpoints must not be resumed: {err}");
-            assert_eq!(text(&third.stdout), want, "a fresh start after the finished run");
+            let new_max = flushed_max(&shared);
+            assert!(new_max > old_max + 2, "the new job's flushed versions ({new_max}) are numbered after the finished job's ({old_max})");
+            std::fs::remove_dir_all(&ck).unwrap();
+            let fourth = p.run(&env);
+            let err = text(&fourth.stderr);
+            assert!(fourth.status.success(), "{err}");
+            assert_eq!(resumed_seqs(&err), vec![new_max; p.np], "the new job resumes its newest flushed version: {err}");
+            assert_resumed(&want, &text(&third.stdout), &text(&fourth.stdout), "the new job");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The highest version in the flushed directory of rank 0.
+fn flushed_max(shared: &Path) -> u64 {
+    std::fs::read_dir(shared.join("rank.0000"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("ckpt.").and_then(|x| x.strip_suffix(".dao")).and_then(|n| n.parse().ok()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A job that finished keeps its partner copies on another file system
+/// (DAO_PARTNER_DIR) and loses every rank's DAO_DIR: the next job must
+/// start fresh, not resume the finished run from the copies (each holder
+/// marks the copies it holds finished at the end of the run).
+#[test]
+fn a_finished_job_is_not_resumed_from_partner_copies() {
+    let p = &HALO_C;
+    let want = p.clean_output();
+    let dir = fresh_dir("mpi/finished-partner");
+    let (ck, pfs) = (dir.join("ck"), dir.join("pfs"));
+    let env = [("DAO_DIR", ck.to_str().unwrap()), ("DAO_EVERY", p.every), ("DAO_PARTNER_DIR", pfs.to_str().unwrap()), ("DAO_PARTNER", "sync")];
+    let first = p.run(&env);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for r in 0..p.np {
+        assert!(pfs.join(format!("rank.{r:04}/finished")).exists(), "the copies of rank {r} are marked finished");
+    }
+    std::fs::remove_dir_all(&ck).unwrap();
+    let second = p.run(&env);
+    let err = text(&second.stderr);
+    assert!(second.status.success(), "{err}");
+    assert!(!err.contains("resuming"), "a finished run resumed from its partner copies: {err}");
+    assert_eq!(text(&second.stdout), want);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Ranks that reach candidates in different orders: a clear error naming
