@@ -282,6 +282,37 @@ pub unsafe extern "C" fn dao_omp_task_new(ident: *mut c_void, gtid: c_int, flags
     unsafe { omp_fn(&F, c"__kmpc_omp_task_alloc")(ident, gtid, flags, sizeof_task, sizeof_shareds, entry) }
 }
 
+/// `__kmpc_omp_task_alloc` called by code the pass did not see, linked
+/// statically (`dao cc`/`dao fc` link with `--wrap=__kmpc_omp_task_alloc`;
+/// instrumented code calls `dao_omp_task_new` instead): the task cannot be
+/// counted, so its region takes no checkpoint until it ends
+/// (omp/tasks.rs `uninstrumented`).
+///
+/// # Safety
+/// libomp's contract of __kmpc_omp_task_alloc.
+#[no_mangle]
+pub unsafe extern "C" fn __wrap___kmpc_omp_task_alloc(ident: *mut c_void, gtid: c_int, flags: c_int, sizeof_task: u64, sizeof_shareds: u64, entry: *mut c_void) -> *mut c_void {
+    static F: std::sync::OnceLock<TaskAlloc> = std::sync::OnceLock::new();
+    // SAFETY: libomp's ident_t, when the caller passed one.
+    let psource = if ident.is_null() { None } else { unsafe { psource_of(ident) } };
+    crate::omp::tasks::uninstrumented(psource);
+    // SAFETY: forwarded contract.
+    unsafe { omp_fn(&F, c"__kmpc_omp_task_alloc")(ident, gtid, flags, sizeof_task, sizeof_shareds, entry) }
+}
+
+/// The `psource` string of a libomp `ident_t` (non-null).
+///
+/// # Safety
+/// `ident` points to an `ident_t`.
+unsafe fn psource_of(ident: *mut c_void) -> Option<String> {
+    // SAFETY: the caller's ident_t (i32 reserved_1, flags, reserved_2,
+    // reserved_3, then psource at offset 16): a C string or null.
+    unsafe {
+        let p = *(ident as *const u8).add(16).cast::<*const std::ffi::c_char>();
+        (!p.is_null()).then(|| std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
+    }
+}
+
 /// The end of an instrumented task's entry (the pass's trampoline).
 #[no_mangle]
 pub extern "C" fn dao_omp_task_done() {

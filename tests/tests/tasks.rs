@@ -95,6 +95,66 @@ fn marker_after_single_nowait_with_tasks_in_flight() {
     }
 }
 
+/// Tasks created by code not compiled with the pass (an object built with
+/// `--dao-no-pass`, linked by `dao cc`, whose `--wrap=__kmpc_omp_task_alloc`
+/// routes its task allocations to the runtime): no checkpoint inside the
+/// region that created them (a restart would lose the tasks in flight;
+/// wrong sums before), one warning naming the call, checkpoints between
+/// the regions. The crash/restart scenarios; DAO_EVERY=1 makes every
+/// marker due, so the in-region ones are refused (and counted) every step.
+#[test]
+fn tasks_of_uninstrumented_code() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let main = repo.join("test-programs/tasks/c/uninstrumented_tasks.c");
+    let lib = repo.join("test-programs/tasks/c/uninstrumented/spawn.c");
+    for (opt, threads) in [(Opt::O2, 2), (Opt::O0, 3), (Opt::O2, 4)] {
+        let bdir = dao_tests::paths::tools().out.join("tasks-build").join(format!("uninstrumented-{}", opt.name()));
+        std::fs::create_dir_all(&bdir).unwrap();
+        let obj = bdir.join("spawn.o");
+        let out = std::process::Command::new(&dao_tests::paths::tools().dao)
+            .args(["cc", opt.flag(), "--dao-no-pass", "-fopenmp", "-g", "-c"])
+            .arg(&lib)
+            .arg("-o")
+            .arg(&obj)
+            .output()
+            .expect("run dao cc");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let flags = vec!["-fopenmp".to_string()];
+        let srcs = [main.clone(), obj.clone()];
+        let clean = build_sources(Lang::C, &srcs, &flags, opt, Variant::Clean, &bdir).unwrap_or_else(|e| panic!("clean build: {e}"));
+        let inst = build_sources(Lang::C, &srcs, &flags, opt, Variant::Instrumented, &bdir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+        let dir = fresh_dir(&format!("tasks-uninstrumented-{}-t{threads}", opt.name()));
+        let args = ["12"];
+        check_plan(&Plan {
+            label: format!("uninstrumented_tasks {} t={threads}", opt.name()),
+            dir: dir.clone(),
+            clean: clean.clone(),
+            inst: inst.clone(),
+            args: &args,
+            env: vec![("OMP_NUM_THREADS", threads.to_string())],
+            every: 2,
+            crash_after: &[1, 4],
+            crash_in: &[3],
+            drop_lines: &[],
+            reference_lines: vec![],
+            exact_count: false,
+        });
+        // every marker due: the in-region ones refused, with the warning
+        let stats = dir.join("every1.stats");
+        let ck = dir.join("every1.ckpt");
+        let (out, err) = run(&inst, 12, threads, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "1".into()), ("DAO_STATS", stats.display().to_string())]);
+        let (reference, _) = run(&clean, 12, threads, &[]);
+        assert_eq!(out, reference);
+        assert!(err.contains("explicit tasks are created by code not compiled with the dao pass (") && err.contains("spawn.c:"), "the warning names the call: {err}");
+        assert_eq!(err.matches("explicit tasks are created by code not compiled").count(), 1, "one warning: {err}");
+        let text = std::fs::read_to_string(&stats).unwrap();
+        let in_region = text.lines().filter(|l| l.contains("\"event\":\"checkpoint\"") && l.contains("\"threads\":") && !l.contains("\"threads\":1,")).count();
+        assert_eq!(in_region, 0, "no checkpoint inside a region with untracked tasks: {text}");
+        assert!(text.contains("\"event\":\"tasks_in_flight\""), "the refused rounds are counted: {text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Fortran tasks (flang-new-19's hang with more than one thread even
 /// without dao, so one thread): the crash/restart scenarios, and both
 /// fault-tolerant modes with faults injected.

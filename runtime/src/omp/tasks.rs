@@ -22,7 +22,13 @@
 //! gathered (no thread can create a task then: every one is stopped or, in
 //! a non-blocking round, runs behind the guards) and abandons the round
 //! when tasks are in flight; the checkpoint is taken at a later candidate.
-//! Tasks created in code not compiled with the pass are not seen.
+//! Tasks created in code not compiled with the pass but linked statically
+//! into the program (`dao cc`/`dao fc` link with
+//! `--wrap=__kmpc_omp_task_alloc`: entry.rs `__wrap___kmpc_omp_task_alloc`)
+//! are not counted and have no trampoline: one inside an instrumented region
+//! makes that region untracked until it ends, like a `nogroup` taskloop
+//! outside a taskgroup, with one warning. Tasks created by shared
+//! libraries are not seen.
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
 
@@ -60,6 +66,26 @@ pub fn untracked() {
     } else {
         UNTRACKED.store(true, SeqCst);
     }
+}
+
+/// A task was allocated by code not compiled with the pass (`psource`:
+/// libomp's location string of the call, `;file;function;line;col;;`):
+/// inside an instrumented region, no checkpoint in it until it ends.
+pub fn uninstrumented(psource: Option<String>) {
+    if !super::team::region_open() {
+        return; // outside a region a task runs, or is waited for, before the next marker
+    }
+    UNTRACKED.store(true, SeqCst);
+    let at = psource
+        .and_then(|s| {
+            let f: Vec<&str> = s.split(';').collect();
+            (f.len() > 3 && f[1] != "unknown").then(|| format!(" ({}:{}, in {})", f[1], f[3], f[2]))
+        })
+        .unwrap_or_default();
+    crate::diag::warn_once(
+        "uninstrumented tasks",
+        format_args!("explicit tasks are created by code not compiled with the dao pass{at}: dao cannot tell when they finish, so no checkpoint is taken inside a parallel region where such a task was created, until the region ends (this warning is shown once)"),
+    );
 }
 
 /// `__kmpc_taskgroup` on this thread.

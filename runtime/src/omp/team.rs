@@ -33,6 +33,11 @@ pub fn in_region() -> bool {
     DEPTH.load(Acquire) == 1 && TID.with(|t| t.get()) == 0
 }
 
+/// Whether any thread is inside an instrumented parallel region now.
+pub fn region_open() -> bool {
+    DEPTH.load(Acquire) >= 1
+}
+
 /// The calling thread's number in the current region (-1 outside).
 pub fn tid() -> i32 {
     TID.with(|c| c.get())

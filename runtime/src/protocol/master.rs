@@ -86,7 +86,7 @@ pub fn with_team_stopped(nonblocking_ok: bool, write: impl FnOnce(&[Stopped], f6
         let n = crate::omp::tasks::deferred();
         if n == 1 {
             diag::warn(format_args!(
-                "a checkpoint inside a parallel region was deferred: explicit tasks were queued or running ({} counted, and those of nogroup taskloops whose taskgroup has not ended); after a taskwait, a taskgroup or a barrier they are finished; it is taken at a later candidate where none are",
+                "a checkpoint inside a parallel region was deferred: explicit tasks were queued or running ({} counted, and those of nogroup taskloops whose taskgroup has not ended, or created in this region by code not compiled with the dao pass); after a taskwait, a taskgroup or a barrier they are finished; it is taken at a later candidate where none are",
                 crate::omp::tasks::in_flight().max(0)
             ));
         }
