@@ -21,23 +21,31 @@ fn check(name: &str, steps: u64, opt: Opt, threads: u32) {
 fn check_counted(name: &str, steps: u64, opt: Opt, threads: u32, exact_count: bool) {
     let (clean, inst) = builds(name, opt);
     let dir = fresh_dir(&format!("tasks-{name}-{}-t{threads}", opt.name()));
+    scenarios(&format!("{name} {} t={threads}", opt.name()), &dir, &clean, &inst, steps, threads, (&[1, 4], &[3]), exact_count);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The crash/restart scenarios of `check_plan` for built executables, a
+/// checkpoint every second candidate; `crashes`: the DAO_CRASH_AFTER and
+/// DAO_CRASH_IN points.
+#[allow(clippy::too_many_arguments)]
+fn scenarios(label: &str, dir: &std::path::Path, clean: &std::path::Path, inst: &std::path::Path, steps: u64, threads: u32, crashes: (&'static [u64], &'static [u64]), exact_count: bool) {
     let steps_arg = steps.to_string();
     let args = [steps_arg.as_str()];
     check_plan(&Plan {
-        label: format!("{name} {} t={threads}", opt.name()),
-        dir: dir.clone(),
-        clean,
-        inst,
+        label: label.to_string(),
+        dir: dir.to_path_buf(),
+        clean: clean.to_path_buf(),
+        inst: inst.to_path_buf(),
         args: &args,
         env: vec![("OMP_NUM_THREADS", threads.to_string())],
         every: 2,
-        crash_after: &[1, 4],
-        crash_in: &[3],
+        crash_after: crashes.0,
+        crash_in: crashes.1,
         drop_lines: &[],
         reference_lines: vec![],
         exact_count,
     });
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -124,21 +132,7 @@ fn tasks_of_uninstrumented_code() {
         let clean = build_sources(Lang::C, &srcs, &flags, opt, Variant::Clean, &bdir).unwrap_or_else(|e| panic!("clean build: {e}"));
         let inst = build_sources(Lang::C, &srcs, &flags, opt, Variant::Instrumented, &bdir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
         let dir = fresh_dir(&format!("tasks-uninstrumented-{}-t{threads}", opt.name()));
-        let args = ["12"];
-        check_plan(&Plan {
-            label: format!("uninstrumented_tasks {} t={threads}", opt.name()),
-            dir: dir.clone(),
-            clean: clean.clone(),
-            inst: inst.clone(),
-            args: &args,
-            env: vec![("OMP_NUM_THREADS", threads.to_string())],
-            every: 2,
-            crash_after: &[1, 4],
-            crash_in: &[3],
-            drop_lines: &[],
-            reference_lines: vec![],
-            exact_count: false,
-        });
+        scenarios(&format!("uninstrumented_tasks {} t={threads}", opt.name()), &dir, &clean, &inst, 12, threads, (&[1, 4], &[3]), false);
         // every marker due: the in-region ones refused, with the warning
         let stats = dir.join("every1.stats");
         let ck = dir.join("every1.ckpt");
@@ -168,21 +162,7 @@ fn fortran_tasks_one_thread() {
         let clean = build_sources(Lang::Fortran, &[src.clone()], &flags, opt, Variant::Clean, &bdir).unwrap_or_else(|e| panic!("clean build: {e}"));
         let inst = build_sources(Lang::Fortran, &[src.clone()], &flags, opt, Variant::Instrumented, &bdir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
         let dir = fresh_dir(&format!("tasks-f-task_blocks-{}", opt.name()));
-        let args = ["12"];
-        check_plan(&Plan {
-            label: format!("f-task_blocks {} t=1", opt.name()),
-            dir: dir.clone(),
-            clean: clean.clone(),
-            inst: inst.clone(),
-            args: &args,
-            env: vec![("OMP_NUM_THREADS", "1".to_string())],
-            every: 2,
-            crash_after: &[1, 3],
-            crash_in: &[2],
-            drop_lines: &[],
-            reference_lines: vec![],
-            exact_count: true,
-        });
+        scenarios(&format!("f-task_blocks {} t=1", opt.name()), &dir, &clean, &inst, 12, 1, (&[1, 3], &[2]), true);
         let (reference, _) = run(&clean, 12, 1, &[]);
         for mode in ["dual", "serial"] {
             for kind in ["write", "value", "pointer"] {
