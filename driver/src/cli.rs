@@ -134,8 +134,10 @@ If dao itself gets Ctrl-C or SIGTERM, the program is not restarted.",
 For a file: format version, binary hash, run id, sequence number, time, threads, the chain of \
 frames with their saved variables (name, source location, size), globals, heap, and totals. \
 For a directory: every checkpoint file, valid or not (and why), which one a restart would use, \
-and whether the run has finished.",
-        after_help = "Examples:\n  dao inspect ckpt\n  dao inspect ckpt/<file> --binary ./solver\n  dao inspect ckpt --json | jq ."
+and whether the run has finished. For the directory of an MPI job (a `job` file and one \
+rank.NNNN directory per rank): each rank's directory, the versions its own files, the partner \
+copies and the flushed copies can restore, and the version a restart of the job would resume.",
+        after_help = "Examples:\n  dao inspect ckpt\n  dao inspect ckpt/<file> --binary ./solver\n  dao inspect ckpt --json | jq .\n  dao inspect ckpt --flush-dir /scratch/job42   # an MPI job with DAO_FLUSH_DIR"
     )]
     Inspect {
         /// A checkpoint file, or a checkpoint directory.
@@ -147,6 +149,12 @@ and whether the run has finished.",
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// MPI job: where the partner copies are (default: DAO_PARTNER_DIR, else PATH/partner).
+        #[arg(long, value_name = "DIR")]
+        partner_dir: Option<PathBuf>,
+        /// MPI job: the flushed level (default: DAO_FLUSH_DIR, if set).
+        #[arg(long, value_name = "DIR")]
+        flush_dir: Option<PathBuf>,
     },
     /// Choose where to checkpoint from a profile (DAO_PROFILE): the exact optimum of the DAO paper's model.
     #[command(

@@ -671,12 +671,21 @@ fn to_json<T: Serialize>(v: &T) -> String {
 
 /// Run the command. Returns the exit code: 0, or 1 when `--binary` does not
 /// match a checkpoint given directly.
-pub fn inspect(path: &Path, binary: Option<&Path>, json: bool) -> Result<i32, InspectError> {
+pub fn inspect(path: &Path, binary: Option<&Path>, json: bool, partner_dir: Option<&Path>, flush_dir: Option<&Path>) -> Result<i32, InspectError> {
+    if !path.exists() {
+        // a job's DAO_DIR lost with its node: what the flushed level holds
+        if let Some(n) = flush_dir.and_then(crate::inspect_job::ranks_from_level) {
+            return crate::inspect_job::inspect_job(path, n, binary, json, partner_dir, flush_dir);
+        }
+    }
     let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => InspectError::NotFound { path: path.to_path_buf() },
         _ => InspectError::Io { path: path.to_path_buf(), source },
     })?;
     if meta.is_dir() {
+        if let Some(n) = crate::inspect_job::job_ranks(path) {
+            return crate::inspect_job::inspect_job(path, n, binary, json, partner_dir, flush_dir);
+        }
         let r = dir_report(path, binary)?;
         print!("{}", if json { to_json(&r) } else { render_dir(&r) });
         return Ok(0);

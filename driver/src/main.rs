@@ -19,6 +19,7 @@ mod cli;
 mod compile;
 mod error;
 mod inspect;
+mod inspect_job;
 mod place;
 mod resources;
 mod run;
@@ -71,7 +72,12 @@ fn main() -> ExitCode {
             npb_dir,
         })
         .map_err(Into::into),
-        Cmd::Inspect { path, binary, json } => inspect::inspect(&path, binary.as_deref(), json).map_err(Into::into),
+        Cmd::Inspect { path, binary, json, partner_dir, flush_dir } => {
+            // as the runtime: the options, else the job's variables
+            let partner_dir = partner_dir.or_else(|| std::env::var_os("DAO_PARTNER_DIR").filter(|v| !v.is_empty()).map(std::path::PathBuf::from));
+            let flush_dir = flush_dir.or_else(|| std::env::var_os("DAO_FLUSH_DIR").filter(|v| !v.is_empty()).map(std::path::PathBuf::from));
+            inspect::inspect(&path, binary.as_deref(), json, partner_dir.as_deref(), flush_dir.as_deref()).map_err(Into::into)
+        }
         Cmd::Place {
             profiles, mtbf, reliability, total_time, threads, objective, bandwidth, read_bandwidth, latency,
             restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, output, json, paper_experiment, svg,

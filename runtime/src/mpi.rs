@@ -743,8 +743,6 @@ const PREDEFINED: &[&str] = &[
     "ompi_mpi_op_no_op",
 ];
 
-const LOG_MAGIC: &str = "dao-mpi-log 1";
-
 fn list<T: std::fmt::Display>(v: &[T]) -> String {
     if v.is_empty() {
         "-".into()
@@ -757,7 +755,7 @@ fn list<T: std::fmt::Display>(v: &[T]) -> String {
 /// predefined objects' addresses and the creation log, one line each,
 /// ending with a hash of everything before it.
 pub fn log_text(seq: u64) -> String {
-    let mut s = format!("{LOG_MAGIC}\nseq {seq}\nrank {} size {}\n", rank(), size());
+    let mut s = format!("{}\nseq {seq}\nrank {} size {}\n", dao_format::MPI_LOG_MAGIC, rank(), size());
     for name in PREDEFINED {
         let a = lookup(&format!("{name}\0"));
         if a != 0 {
@@ -787,16 +785,7 @@ pub struct Log {
 
 /// Parses and checks a sidecar.
 pub fn parse_log(text: &str) -> Result<Log, String> {
-    let body_end = text.rfind("end ").ok_or("no end line (truncated)")?;
-    let (body, end) = text.split_at(body_end);
-    let want = u64::from_str_radix(end.trim().trim_start_matches("end ").trim(), 16).map_err(|_| "a malformed end line")?;
-    if xxhash_rust::xxh3::xxh3_64(body.as_bytes()) != want {
-        return Err("its checksum does not match (damaged)".into());
-    }
-    let mut lines = body.lines();
-    if lines.next() != Some(LOG_MAGIC) {
-        return Err(format!("not a dao MPI log (want '{LOG_MAGIC}')"));
-    }
+    let lines = dao_format::mpi_log_body(text)?.lines();
     let mut log = Log::default();
     let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| format!("bad number {s}"));
     for l in lines {

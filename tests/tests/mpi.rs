@@ -440,10 +440,14 @@ fn a_damaged_or_lost_checkpoint_comes_back_from_the_partner_or_the_job_falls_bac
                 std::fs::remove_file(&copy).unwrap();
             }
         }
+        let want_seq = if case == "delete-both" { 2 } else { 3 };
+        // dao inspect on the job's directory says what the restart will do
+        let from = if case == "delete-both" { String::new() } else { " (rank 1 from its partner copy)".to_string() };
+        let shown = inspect(&ck, None);
+        assert!(shown.contains(&format!("a restart of the job would resume checkpoint {want_seq} on every rank{from}\n")), "{case}: {shown}");
         let second = p.run(&[("DAO_DIR", cks), ("DAO_EVERY", p.every)]);
         let err = text(&second.stderr);
         assert!(second.status.success(), "{case}: {err}");
-        let want_seq = if case == "delete-both" { 2 } else { 3 };
         assert_eq!(resumed_seqs(&err), vec![want_seq; p.np], "{case}: {err}");
         if case == "delete-both" {
             assert!(err.contains("falling back to checkpoint 2, the newest that every rank can restore"), "{err}");
@@ -499,12 +503,15 @@ fn flushed_level(p: &Prog, cases: &[&str]) {
             b[m] ^= 0x5a;
             std::fs::write(&f, b).unwrap();
         }
+        let want_seq = if case == "flushed" { 4 } else { 2 };
+        let shown = inspect(&ck, Some(&shared));
+        let from: Vec<String> = (0..p.np).map(|r| format!("rank {r} from its flushed copy")).collect();
+        assert!(shown.contains(&format!("a restart of the job would resume checkpoint {want_seq} on every rank ({})\n", from.join(", "))), "{case}: {shown}");
         let mut again = env.to_vec();
         again.push(("DAO_DEAD", "poison"));
         let second = p.run(&again);
         let err = text(&second.stderr);
         assert!(second.status.success(), "{case}: {err}");
-        let want_seq = if case == "flushed" { 4 } else { 2 };
         assert_eq!(resumed_seqs(&err), vec![want_seq; p.np], "{case}: {err}");
         for r in 0..p.np {
             assert!(err.contains(&format!("rank {r}: ")) && err.contains(&format!("ckpt.{want_seq:06}.dao rebuilt from the flushed copy in")), "{case}: rank {r} says where its checkpoint came from: {err}");
@@ -540,6 +547,18 @@ fn flushed_level(p: &Prog, cases: &[&str]) {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// `dao inspect` of a job's DAO_DIR (text), with its flushed level.
+fn inspect(ck: &Path, flush: Option<&Path>) -> String {
+    let mut c = Command::new(&tools().dao);
+    c.arg("inspect").arg(ck).env_remove("DAO_PARTNER_DIR").env_remove("DAO_FLUSH_DIR");
+    if let Some(f) = flush {
+        c.arg("--flush-dir").arg(f);
+    }
+    let o = c.output().expect("run dao inspect");
+    assert!(o.status.success(), "dao inspect {}: {}", ck.display(), text(&o.stderr));
+    text(&o.stdout)
 }
 
 /// The highest version in the flushed directory of rank 0.

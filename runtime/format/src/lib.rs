@@ -16,6 +16,7 @@ pub mod dir;
 pub mod error;
 pub mod model;
 pub mod read;
+pub mod sidecar;
 pub mod wire;
 pub mod write;
 
@@ -26,5 +27,6 @@ pub use model::{
     Worker, FLAG_HEAP_ALL, FLAG_SAVE_ALL, FLAG_SKELETON, META_KEY, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED, WORKER_IDLE,
 };
 pub use read::{decode, decode_skeleton, read_file, read_header};
+pub use sidecar::{mpi_log_body, MPI_LOG_MAGIC};
 pub use wire::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
 pub use write::{encode_skeleton, key_of, skeleton_regions, skeleton_regions_bound, Layout, Parts, Writer};
