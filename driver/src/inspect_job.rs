@@ -173,6 +173,7 @@ pub fn render_job(r: &JobReport) -> String {
             let _ = writeln!(s, "  {l}");
         }
         let _ = writeln!(s, "  restorable: own {}; partner copies {}; flushed {}", versions(&rr.own_versions), versions(&rr.partner_versions), match &r.flush_dir {
+            Some(f) if !Path::new(f).is_dir() => format!("none ({f} is not a directory)"),
             Some(_) => versions(&rr.flushed_versions),
             None => "(no DAO_FLUSH_DIR given)".into(),
         });

@@ -22,8 +22,9 @@
 //! version every rank flushed.
 //!
 //! Files newer than v are removed on every rank (and from the partner
-//! copies and the flushed ones): they belong to a timeline the restart abandons, and a later
-//! crash must never combine them with the new run's files.
+//! copies and the flushed ones): they belong to a timeline the restart
+//! abandons, and a later crash must never combine them with the new run's
+//! files.
 use std::path::{Path, PathBuf};
 
 use dao_format::{decode, Blob, CheckpointDir};
