@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 8;
+pub const DAO_ABI_VERSION: u32 = 9;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -71,8 +71,9 @@ pub const DAO_SITE_SYNC: u32 = SiteKind::Sync as u32;
 pub const DAO_SITE_EXIT: u32 = SiteKind::Exit as u32;
 
 /// `dao_site_desc.flags`: the continuation may read memory the pass cannot
-/// name; the runtime then saves every global whose address escapes in the
-/// *other* modules (`escaped_globals`). The site's own module's escaped
+/// name; the runtime then saves what the *other* modules' code may read
+/// (`escaped_globals`: address escaped, or read by a function another
+/// module can enter; since ABI version 9). The site's own module's escaped
 /// globals that such a read may reach are already in its `globals` list
 /// (unless a must-write before the read kills them; since ABI version 8).
 pub const DAO_SITE_UNKNOWN_READS: u32 = 1 << 0;

@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 8
+#define DAO_ABI_VERSION 9
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -60,8 +60,7 @@ enum dao_site_kind {
 enum dao_site_flags {
     /* The continuation may read memory the pass cannot name (unknown
        callee, load through an unknown pointer): the runtime must then save
-       every global whose address escapes in the other modules
-       (module->escaped_globals). Those of the site's own module that such
+       what the other modules' code may read (module->escaped_globals). Those of the site's own module that such
        a read may reach are in the site's globals list already, unless a
        must-write before the read kills them (since version 8). */
     DAO_SITE_UNKNOWN_READS = 1u << 0,
@@ -133,8 +132,12 @@ struct dao_module_desc {
     const char *source_name;          /* source file name */
     uint32_t n_globals;               /* every global defined in the module */
     const dao_var_desc *globals;
-    uint32_t n_escaped;               /* globals whose address escapes ... */
-    const uint32_t *escaped_globals;  /* ... as indices into globals */
+    uint32_t n_escaped;               /* globals code outside the module's own sites may read:
+                                         address escaped, or read before written whole by a
+                                         function another module can enter (since version 9;
+                                         declared ones resolved by address) ... */
+    const uint32_t *escaped_globals;  /* ... as indices into globals; saved always when n_funcs
+                                         is 0, else when another module's site reads unknown */
     uint32_t n_funcs;
     const dao_func_desc *funcs;
     uint32_t n_tls;                   /* thread-local (threadprivate) variables ... */

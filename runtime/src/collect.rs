@@ -3,8 +3,11 @@
 //! Walks the calling thread's chain (innermost to outermost) and, per frame,
 //! takes the slots and stack objects its current site lists (all of them
 //! under DAO_SAVE=all), the union of the globals the sites list (every
-//! escaped global of the other modules when a site has
-//! DAO_SITE_UNKNOWN_READS, its own module's being in its list already; every global under
+//! global another module's code may read (`escaped_globals`: address
+//! escaped, or read by a function other modules can enter) of the other
+//! modules when a site has DAO_SITE_UNKNOWN_READS, its own module's being
+//! in its list already, and always that list of a module without
+//! instrumented functions; every global under
 //! DAO_SAVE=all; a global that every site naming it lists as live only in
 //! part, as byte ranges (`dao_site_desc.parts`), is saved as those ranges
 //! only, one record each at its address), and the heap blocks to save: with DAO_HEAP=reachable the
@@ -412,13 +415,27 @@ pub fn collect_team(
     for m in &modules {
         let extra: Vec<u32> = if save_all {
             (0..m.n_globals).filter(|&i| m.globals()[i as usize].offset != crate::abi::DAO_GLOBAL_DECLARED).collect()
-        } else if unknown_reads.reaches(m.module_hash) {
+        } else if m.n_funcs == 0 || unknown_reads.reaches(m.module_hash) {
+            // A module without instrumented functions has no sites that
+            // could say what it reads: its code runs again only when called
+            // from elsewhere (an unknown call, a callback, a destructor at
+            // exit), so what it may read is always kept. Another module's is
+            // kept when a site of a different module reads unknown memory.
             m.escaped().to_vec()
         } else {
             Vec::new()
         };
         for g in extra {
-            want(&mut wanted, (m.module_hash, g), m, None);
+            let Some(d) = m.globals().get(g as usize) else { continue };
+            if d.offset == crate::abi::DAO_GLOBAL_DECLARED {
+                // read here, defined elsewhere: saved under the module that
+                // defines it, never when none does (libc's stdout)
+                if let Some((dm, di)) = crate::modules::defining(d.addr as usize) {
+                    want(&mut wanted, (dm.module_hash, di), dm, None);
+                }
+            } else {
+                want(&mut wanted, (m.module_hash, g), m, None);
+            }
         }
     }
     let mut globals = Vec::new();

@@ -269,9 +269,10 @@ pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
 pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     let mut restart_only = Vec::new();
     // A module with neither instrumented functions nor globals of its own
-    // needs no descriptor. One without markers but with mutable globals
-    // still registers them: code on a marker path elsewhere may read them.
-    if plan.funcs.is_empty() && !plan.facts.has_defined_globals() && plan.tp.is_empty() {
+    // needs no descriptor. One without markers but with mutable globals,
+    // or whose functions read globals defined elsewhere, still registers
+    // them: code on a marker path elsewhere may read them, or call it.
+    if plan.funcs.is_empty() && !plan.facts.has_defined_globals() && plan.tp.is_empty() && plan.exported.is_empty() {
         return restart_only;
     }
     let t = types(m);
@@ -436,7 +437,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         })
         .collect();
     let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, gdescs.len() as u64), "dao.globals", m.const_array(t.var.ty, &gdescs)) };
-    let escaped: Vec<Value> = plan.facts.global_escaped.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| m.const_i32(i as u32)).collect();
+    // what code outside this module's own sites may read (plan::exported_state)
+    let escaped: Vec<Value> = plan.exported.iter().map(|&i| m.const_i32(i as u32)).collect();
     let esc_g = if escaped.is_empty() { m.const_null() } else { m.add_const_global(m.array(m.i32(), escaped.len() as u64), "dao.escaped", m.const_array(m.i32(), &escaped)) };
     // thread-local (threadprivate) variables defined here: descriptors and
     // an accessor that writes the calling thread's addresses of them

@@ -80,7 +80,7 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     // frame and to thread-locals: private) and the routed allocation calls
     let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
     let guards = if guard::enabled() { guard::insert(m, &microtasks, &restart_only) } else { guard::GuardStats::default() };
-    (!plan.funcs.is_empty() || !plan.replicas.is_empty() || plan.facts.has_defined_globals() || !plan.tp.is_empty() || routed > 0 || singles || guards.guards > 0, guards)
+    (!plan.funcs.is_empty() || !plan.replicas.is_empty() || plan.facts.has_defined_globals() || !plan.exported.is_empty() || !plan.tp.is_empty() || routed > 0 || singles || guards.guards > 0, guards)
 }
 
 fn run(m: ir::Module) -> bool {

@@ -127,6 +127,12 @@ pub struct ModulePlan {
     /// to `dao_omp_single_master`, so the master runs them (docs/design.md
     /// section 8).
     pub master_only: Vec<Value>,
+    /// The globals (indices into `facts.globals`, defined or declared) that
+    /// code outside this module's own sites may reach: those whose address
+    /// escapes, and those any function another module can enter (external
+    /// linkage, or address taken) may read before writing them whole
+    /// ([`exported_state`]). The module descriptor's `escaped_globals`.
+    pub exported: Vec<usize>,
 }
 
 /// A threadprivate variable reached through `__kmpc_threadprivate_cached`.
@@ -183,15 +189,15 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
-    if !participates && !has_tp {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![] };
+    if !participates && !has_tp && facts.globals.is_empty() {
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported: vec![] };
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
     let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
     // the globals a runtime-checked condition may read (before any loop
     // facts: the shim takes each function's stable ones)
-    if crate::config::sections() {
+    if crate::config::sections() && participates {
         crate::cond::setup(&facts, &scan.calls.graph, &ffs);
     }
     // Interprocedural read summaries.
@@ -206,9 +212,10 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
     let (sums, specialised) = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { (sums, 0) };
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
+    let exported = exported_state(&facts, &sums);
     if !participates {
         drop(ffs);
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
     }
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
 
@@ -268,7 +275,70 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         }
     }
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only, exported }
+}
+
+/// The module's state that code outside its own sites may read after a
+/// checkpoint (`dao_module_desc.escaped_globals`; docs/design.md section 4):
+///
+/// - every defined global whose address escapes (an unknown pointer read
+///   anywhere may reach it);
+/// - every global, defined here or declared, that a function another
+///   module can enter may read before writing it whole: its summary's
+///   globals. A function can be entered from outside when it has external
+///   linkage (another translation unit calls it by name) or its address is
+///   taken (a callback, an `atexit` handler, a destructor in
+///   `llvm.global_dtors`); the program's entry (`main`, flang's `_QQmain`)
+///   is entered once, never again, and an outlined region handed only to
+///   libomp's fork and task entry points is not a callback.
+///
+/// This is what makes a `static` counter of a file without markers, a
+/// Fortran module's private or `save` variables, or a common block that
+/// only another file's code touches part of the checkpoint (issue #31: they
+/// were left out silently). The runtime saves the list of a module without
+/// instrumented functions at every checkpoint, and that of any other
+/// module when a site of another module reads unknown memory.
+pub fn exported_state(facts: &ModuleFacts, sums: &[Summary]) -> Vec<usize> {
+    let n = facts.globals.len();
+    let mut out = vec![false; n];
+    for (i, g) in facts.globals.iter().enumerate() {
+        if !facts.global_declared[i] && crate::front::escapes(*g) {
+            out[i] = true;
+        }
+    }
+    for (fi, f) in facts.funcs.iter().enumerate() {
+        let name = f.name();
+        let program_entry = name == known::names::MAIN || name == "_QQmain" || name == "MAIN__";
+        let external = !f.is_local_linkage() && !program_entry;
+        if !(external || address_taken(*f)) {
+            continue;
+        }
+        if let Some(s) = sums.get(fi) {
+            for g in s.globals.iter() {
+                if g < n {
+                    out[g] = true;
+                }
+            }
+        }
+    }
+    out.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| i).collect()
+}
+
+/// Whether `f`'s address is used other than as the callee of a call, or as
+/// the outlined function handed to an OpenMP runtime entry point
+/// (`__kmpc_fork_call`, `__kmpc_omp_task_alloc`, ...): such a region runs
+/// only where the module's own code starts it.
+fn address_taken(f: Value) -> bool {
+    f.users().into_iter().any(|u| {
+        if !u.is_instruction() || !u.is_call() {
+            return true;
+        }
+        if u.called_value() == f {
+            return false;
+        }
+        let callee = u.called_function().map(|c| c.name()).unwrap_or_default();
+        !(callee.starts_with("__kmpc_") || callee.starts_with("__tgt_"))
+    })
 }
 
 /// Phase 3b: the summaries for callers, narrowed bottom-up over the call

@@ -1,0 +1,30 @@
+/* c_state/state.c -- module state without a marker (see main.c). */
+#include <stdio.h>
+
+static long counter;
+static unsigned long long seed = 88172645463325252ULL;
+static double hist[8];
+long st_exported;
+
+long st_next(void) { return ++counter; }
+
+double st_random(void) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return (double)(seed >> 11) / 9007199254740992.0;
+}
+
+void st_accumulate(double r) {
+    static long calls; /* a function-local static */
+    hist[(int)(r * 8.0) & 7] += r;
+    calls++;
+    if (calls % 10 == 0)
+        hist[0] += 1.0;
+}
+
+void st_report(void) {
+    printf("counter %ld exported %ld\n", counter, st_exported);
+    for (int k = 0; k < 8; k++)
+        printf("hist[%d] %.12f\n", k, hist[k]);
+}
