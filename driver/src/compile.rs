@@ -191,7 +191,7 @@ pub struct Plan {
 /// Link-time routing of heap calls to the dao heap (runtime/src/wrap.rs),
 /// and of task allocations by uninstrumented code to the runtime, which
 /// cannot count those tasks (runtime/src/omp/tasks.rs).
-pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc";
+pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit";
 
 /// Build the compiler command line. `user_args` has the dao options removed.
 pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, inputs: &PlanInputs) -> Plan {

@@ -28,7 +28,7 @@
 //! built by the protocol, the session holds the storage engine as `Any`).
 //! `tests/layers.rs` parses this list and fails on any other reference.
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, placement, policy, mpi
+//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, process, placement, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
@@ -56,6 +56,7 @@ pub mod mpi_wrap;
 pub mod omp;
 pub mod placement;
 pub mod policy;
+pub mod process;
 pub mod profile;
 pub mod protocol;
 pub mod session;

@@ -34,6 +34,8 @@ fn start_own(cfg: Config) {
     // flang's threadprivate variables start the workers' copies from their
     // values at program start: taken before a restart writes globals back
     crate::omp::tp::capture_initial();
+    // the runtime's own state (atexit handlers) is a module's globals
+    crate::process::register();
     policy::install(cfg.policy);
     choose_protocol(&cfg);
     let mut s = Session {
@@ -418,6 +420,8 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
     }
+    // exit handlers the checkpointed run registered (process.rs)
+    crate::process::after_restore();
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
     // after the rewind of stderr, so that they stay in a stderr file

@@ -89,3 +89,10 @@ pub unsafe extern "C" fn __wrap_posix_memalign(out: *mut *mut c_void, align: u64
     }
     unsafe { crate::entry::dao_posix_memalign(out, align, size) }
 }
+
+/// `atexit` from statically linked code (`--wrap=atexit`): recorded so that
+/// a restart registers the handler again (process.rs).
+#[no_mangle]
+pub extern "C" fn __wrap_atexit(f: extern "C" fn()) -> i32 {
+    crate::process::atexit(f)
+}

@@ -1,5 +1,6 @@
-/* c_state/state.c -- module state without a marker (see main.c). */
+/* state_c/state.c -- module state without a marker (see main.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 static long counter;
 static unsigned long long seed = 88172645463325252ULL;
@@ -28,3 +29,8 @@ void st_report(void) {
     for (int k = 0; k < 8; k++)
         printf("hist[%d] %.12f\n", k, hist[k]);
 }
+
+/* an exit handler registered before the first checkpoint (in st_next's
+ * first call): a restart must register it again */
+static void at_end(void) { printf("at exit: counter %ld\n", counter); }
+void st_register(void) { atexit(at_end); }

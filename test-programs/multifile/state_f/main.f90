@@ -1,5 +1,5 @@
-! f_state/main.f90 -- the marker lives here; the state in state_mod.f90.
-! Invariant: as c_state/main.c. Argument: number of steps (default 30).
+! state_f/main.f90 -- the marker lives here; the state in state_mod.f90.
+! Invariant: as state_c/main.c. Argument: number of steps (default 30).
 program main
   use state_mod
   use dao

@@ -1,4 +1,4 @@
-/* c_state/timer.c -- a timer module with a static time base, as NPB's
+/* state_c/timer.c -- a timer module with a static time base, as NPB's
  * wtime.c/c_timers.c keep one. */
 #include <sys/time.h>
 

@@ -1,4 +1,4 @@
-! f_state/state_mod.f90 -- module state without a marker (see main.f90):
+! state_f/state_mod.f90 -- module state without a marker (see main.f90):
 ! module variables (public and private), a save variable of a module
 ! procedure, and a common block.
 module state_mod

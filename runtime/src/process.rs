@@ -1,0 +1,147 @@
+//! Process state the program creates through libc that a restart must put
+//! back: the handlers registered with `atexit`.
+//!
+//! A restart re-enters `main` and jumps to the checkpoint's position, so the
+//! code that ran before it -- an `atexit(report)` in an initialisation
+//! routine -- does not run again, and libc's list of exit handlers would
+//! be empty: the restarted run would end without the report (seen in
+//! issue #31's audit). `dao cc`/`dao fc` link with `--wrap=atexit`; each
+//! registration is recorded in a table at a fixed address, which is the one
+//! global of a module the runtime registers itself ("dao runtime", no
+//! instrumented functions, so the table is saved at every checkpoint like
+//! the state of any module without markers). After a restart has written
+//! the globals back, [`after_restore`] registers the recorded handlers
+//! again, in their order, before the program goes on; handlers it
+//! registers later are appended, so they run first at exit, as in an
+//! uninterrupted run. Handlers are functions of the executable (non-PIE,
+//! same addresses); one outside it (a shared library's, whose address
+//! changes from run to run) is not registered again, with a warning.
+use std::cell::UnsafeCell;
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::abi::{DaoModuleDesc, DaoVarDesc, DAO_ABI_VERSION};
+
+/// Handlers recorded; a restart re-registers at most this many (POSIX
+/// promises 32).
+pub const MAX_ATEXIT: usize = 64;
+
+#[repr(C)]
+pub struct State {
+    /// Handlers recorded (may exceed MAX_ATEXIT: those past it are lost).
+    n_atexit: u64,
+    atexit: [usize; MAX_ATEXIT],
+}
+
+struct Cell(UnsafeCell<State>);
+// SAFETY: written only under LOCK (registration) or by the restart before
+// the program runs; read by the checkpoint as program memory.
+unsafe impl Sync for Cell {}
+
+static STATE: Cell = Cell(UnsafeCell::new(State { n_atexit: 0, atexit: [0; MAX_ATEXIT] }));
+static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+struct Desc<T>(T);
+// SAFETY: constant descriptor data (pointers to the static above and to
+// string literals).
+unsafe impl<T> Sync for Desc<T> {}
+
+static GLOBALS: Desc<[DaoVarDesc; 1]> = Desc([DaoVarDesc {
+    name: c"dao.atexit_handlers".as_ptr() as *const c_char,
+    loc: std::ptr::null(),
+    size: std::mem::size_of::<State>() as u64,
+    offset: 0,
+    addr: STATE.0.get() as *mut u8,
+}]);
+static ESCAPED: [u32; 1] = [0];
+
+/// The runtime's own module: a fixed hash no pass-computed module hash
+/// takes (those are xxh3 of the module's identity).
+pub const MODULE_HASH: u64 = 0xda0_da0_da0_0001;
+
+static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
+    abi_version: DAO_ABI_VERSION,
+    flags: 0,
+    module_hash: MODULE_HASH,
+    source_name: c"dao runtime".as_ptr() as *const c_char,
+    n_globals: 1,
+    globals: GLOBALS.0.as_ptr(),
+    n_escaped: 1,
+    escaped_globals: ESCAPED.as_ptr(),
+    n_funcs: 0,
+    funcs: std::ptr::null(),
+    n_tls: 0,
+    tls: std::ptr::null(),
+    tls_addrs: None,
+    n_tp: 0,
+    tp: std::ptr::null(),
+    n_conds: 0,
+    conds: std::ptr::null(),
+});
+
+/// Registers the runtime's module (at start, before a restart reads the
+/// checkpoint's globals).
+pub fn register() {
+    crate::modules::register(&MODULE.0);
+}
+
+extern "C" {
+    // what libc_nonshared's atexit calls: `__cxa_atexit(f, NULL,
+    // __dso_handle)` (the executable's handle, from crtbegin.o)
+    fn __cxa_atexit(f: extern "C" fn(), arg: *mut std::ffi::c_void, dso: *const u8) -> i32;
+    static __dso_handle: u8;
+}
+
+/// Registers `f` with libc, as `atexit` does.
+fn real_atexit(f: extern "C" fn()) -> i32 {
+    // SAFETY: libc registers `f` to be called (with a NULL argument, which
+    // a function of no parameters ignores) at exit; __dso_handle is the
+    // executable's (only its address is taken).
+    unsafe { __cxa_atexit(f, std::ptr::null_mut(), std::ptr::addr_of!(__dso_handle)) }
+}
+
+/// `atexit(f)` from the program: recorded, then registered with libc.
+pub fn atexit(f: extern "C" fn()) -> i32 {
+    {
+        let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: under LOCK; the table is ours.
+        let st = unsafe { &mut *STATE.0.get() };
+        let k = st.n_atexit as usize;
+        if k < MAX_ATEXIT {
+            st.atexit[k] = f as usize;
+        } else if k == MAX_ATEXIT {
+            crate::diag::warn(format_args!("more than {MAX_ATEXIT} atexit handlers: those past the {MAX_ATEXIT}th are not registered again after a restart"));
+        }
+        st.n_atexit += 1;
+    }
+    real_atexit(f)
+}
+
+extern "C" {
+    static __executable_start: u8;
+    static etext: u8;
+}
+
+/// After a restart wrote the globals back: registers the handlers the
+/// checkpointed run had registered, in order.
+pub fn after_restore() {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: under LOCK, before the program runs again.
+    let st = unsafe { &*STATE.0.get() };
+    let n = (st.n_atexit as usize).min(MAX_ATEXIT);
+    // linker-defined symbols: only their addresses are taken
+    let (lo, hi) = (std::ptr::addr_of!(__executable_start) as usize, std::ptr::addr_of!(etext) as usize);
+    for &f in &st.atexit[..n] {
+        if f < lo || f >= hi {
+            crate::diag::warn(format_args!("an atexit handler at {f:#x} lies outside the executable (a shared library's function): not registered again after the restart"));
+            continue;
+        }
+        // SAFETY: an address in the executable's text that the checkpointed
+        // run registered as an exit handler (same executable: checked).
+        real_atexit(unsafe { std::mem::transmute::<usize, extern "C" fn()>(f) });
+    }
+}
