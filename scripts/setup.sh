@@ -12,6 +12,7 @@ declare -A need=(
   [libclang-rt-19-dev]=/usr/lib/llvm-19/lib/clang/19/lib/linux
   [flang-19]=/usr/bin/flang-new-19
   [llvm-19-tools]=/usr/bin/FileCheck-19
+  [clang-tools-19]=/usr/lib/llvm-19/bin/clang-offload-packager
   [build-essential]=/usr/bin/make
   [openmpi-bin]=/usr/bin/mpirun
   [libopenmpi-dev]=/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h

@@ -3,8 +3,9 @@
 //! and one of the lines marked `/* dao-expect-error */` (`! dao-expect-error`
 //! in Fortran), and mention dao. Every .c/.f90 file of `test-programs/bad`
 //! (misplaced markers, sequential) and `test-programs/omp/bad` (markers
-//! where not every thread reaches them) is checked (adding one adds a test
-//! case); the omp ones with -fopenmp.
+//! where not every thread reaches them, OpenMP offload) is checked (adding
+//! one adds a test case); the omp ones with -fopenmp, and each with the
+//! flags its `dao-flags: ...` line names (an offload target).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,6 +41,13 @@ fn expected_lines(src: &Path) -> Vec<usize> {
         .collect()
 }
 
+/// The flags a `dao-flags: ...` line of the source asks for (e.g. an
+/// offload target).
+fn extra_flags(src: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(src).unwrap();
+    text.lines().find_map(|l| l.split_once("dao-flags:").map(|(_, f)| f.split_whitespace().map(String::from).collect())).unwrap_or_default()
+}
+
 fn check_rejected(opt: &str) {
     let out = fresh_dir(&format!("bad-{opt}"));
     let sources = bad_sources();
@@ -55,6 +63,7 @@ fn check_rejected(opt: &str) {
         if src.to_string_lossy().contains("/omp/") {
             cmd.arg("-fopenmp");
         }
+        cmd.args(extra_flags(src));
         cmd.arg(src).arg("-o").arg(out.join(format!("{name}.o"))).current_dir(&out);
         dao_env(&mut cmd);
         let r = cmd.output().expect("run dao cc");

@@ -486,6 +486,25 @@ impl Value {
         let i = unsafe { LLVMGetInitializer(self.0) };
         (!i.is_null()).then_some(Value(i))
     }
+    /// The bytes of a constant string (a `ConstantDataSequential` of i8,
+    /// such as a global's initializer), without a trailing NUL.
+    pub fn const_string_value(self) -> Option<String> {
+        // SAFETY: LLVMIsAConstantDataSequential checks the kind first;
+        // LLVMGetAsString returns a pointer into the constant, valid while
+        // the module lives, with its length.
+        unsafe {
+            if LLVMIsAConstantDataSequential(self.0).is_null() || LLVMIsConstantString(self.0) == 0 {
+                return None;
+            }
+            let mut len = 0usize;
+            let p = LLVMGetAsString(self.0, &mut len);
+            if p.is_null() {
+                return None;
+            }
+            let b = std::slice::from_raw_parts(p as *const u8, len);
+            Some(String::from_utf8_lossy(b).trim_end_matches('\0').to_string())
+        }
+    }
     pub fn is_thread_local(self) -> bool {
         unsafe { LLVMIsThreadLocal(self.0) != 0 }
     }

@@ -62,6 +62,22 @@ fn ident_flags(ident: Value) -> Option<u64> {
     init.operands().get(1).and_then(|v| v.const_int_value())
 }
 
+/// The source position an OpenMP runtime call's `ident_t` names
+/// (`psource` is ";file;function;line;column;;"), as `file:line`: clang
+/// leaves some runtime calls (libomptarget's) without a debug location.
+pub fn ident_loc(ident: Value) -> Option<String> {
+    let init = ident.initializer()?;
+    let psource = init.operands().get(4).copied()?;
+    let s = psource.initializer().or(Some(psource))?.const_string_value()?;
+    let parts: Vec<&str> = s.split(';').collect();
+    let (file, line) = (parts.get(1)?, parts.get(3)?);
+    if file.is_empty() || line.parse::<u32>().is_err() {
+        return None;
+    }
+    let base = std::path::Path::new(file).file_name().map_or(file.to_string(), |b| b.to_string_lossy().into_owned());
+    Some(format!("{base}:{line}"))
+}
+
 /// Every construct of `f` whose body matters for markers.
 pub fn constructs(f: Value) -> Vec<Construct> {
     let mut out = Vec::new();
