@@ -44,6 +44,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -143,19 +144,29 @@ def run_once(cmd, env, stdout_path, stderr_path, kill_after=None, limit=120.0):
     return (p.returncode, time.monotonic() - t0, killed)
 
 
+REF_LOCK = threading.Lock()
+
+
 def reference(work, name, opt, threads, args):
-    """The clean output at this thread count (cached)."""
+    """The clean output at this thread count (cached; made once, under a
+    lock, by the first trial that needs it)."""
     ref = os.path.join(work, "ref", f"{name}{opt}.t{threads}.stdout")
-    if not os.path.exists(ref):
+    with REF_LOCK:
+        return make_reference(work, name, opt, threads, args, ref)
+
+
+def make_reference(work, name, opt, threads, args, ref):
+    if not os.path.exists(ref + ".time"):
         os.makedirs(os.path.dirname(ref), exist_ok=True)
         tmp = ref + f".{os.getpid()}.{random.random()}"
         env = dict(os.environ, OMP_NUM_THREADS=str(threads))
         st, el, _ = run_once([exe_path(work, name, opt, "clean")] + args, env, tmp, os.devnull)
         if st != 0:
             sys.exit(f"campaign: clean run of {name}{opt} t={threads} failed: {st}")
-        with open(ref + ".time", "w") as f:
-            f.write(str(el))
         os.replace(tmp, ref)
+        with open(ref + ".time.tmp", "w") as f:
+            f.write(str(el))
+        os.replace(ref + ".time.tmp", ref + ".time")
     with open(ref + ".time") as f:
         return ref, float(f.read())
 
@@ -210,6 +221,13 @@ def trial(work, k, rng):
         st, el, killed = run_once(exe, e, out, err, kill_after=kill_after)
         runs.append({"status": st, "killed": killed, "s": round(el, 3), "crash": e.get("DAO_CRASH_AFTER") or e.get("DAO_CRASH_IN")})
         if st == 0:
+            break
+        if killed and os.path.exists(os.path.join(env["DAO_DIR"], "finished")):
+            # the kill came after the run had finished its work (the
+            # runtime marks DAO_DIR finished at exit): nothing to restart
+            # (dao run does not restart it either); the output must be
+            # complete as it is
+            runs[-1]["finished_first"] = True
             break
         if killed or (st == -signal.SIGKILL and ("DAO_CRASH_AFTER" in e or "DAO_CRASH_IN" in e)):
             continue
@@ -266,7 +284,11 @@ def run(work, trials, jobs, load, seed, minutes, only):
     def one(k):
         if deadline and time.monotonic() > deadline:
             return None
-        return trial(work, k, random.Random(seed * 1000003 + k))
+        try:
+            return trial(work, k, random.Random(seed * 1000003 + k))
+        except Exception as e:  # the harness's own failure: reported, not counted
+            print(f"campaign: trial {k}: harness error: {e!r}", flush=True)
+            return None
 
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -73,7 +73,9 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
     }
     sys::install_stop_handlers();
     let mut restarts = 0;
+    let ckdir = req.dir.clone().or_else(|| std::env::var_os("DAO_DIR").map(std::path::PathBuf::from));
     loop {
+        let before = finished_marks(ckdir.as_deref());
         let mut cmd = Command::new(&req.program);
         cmd.args(&req.args);
         if let Some(dir) = &req.dir {
@@ -97,6 +99,13 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
             );
             return Ok(ending.exit_code());
         }
+        if ckdir.is_some() && finished_marks(ckdir.as_deref()).iter().zip(&before).any(|(now, was)| now.is_some() && now != was) {
+            // the program marked its run finished (its work is done, its
+            // output complete) and was then killed while exiting: a restart
+            // would start it over and write everything again
+            eprintln!("dao run: `{prog_name}` {} after it had finished its work (it marked DAO_DIR finished); not restarting", ending.describe());
+            return Ok(0);
+        }
         if restarts >= req.retries {
             eprintln!(
                 "dao run: `{prog_name}` {}; giving up after {restarts} restart{}",
@@ -108,6 +117,14 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
         restarts += 1;
         eprintln!("dao run: `{prog_name}` {}; restarting ({restarts} of {})", ending.describe(), req.retries);
     }
+}
+
+/// The `finished` markers of a checkpoint directory (the runtime writes
+/// one when a run ends normally: `run <id>`, `through <seq>`), the plain
+/// one and an MPI job's rank 0's, as their contents.
+fn finished_marks(dir: Option<&std::path::Path>) -> [Option<String>; 2] {
+    let Some(d) = dir else { return [None, None] };
+    [d.join("finished"), d.join("rank.0000").join("finished")].map(|p| std::fs::read_to_string(p).ok())
 }
 
 #[cfg(test)]

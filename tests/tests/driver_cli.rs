@@ -293,6 +293,41 @@ fn run_resumes_an_instrumented_program_until_done() {
     assert_eq!(std::fs::read(&outfile).unwrap(), expected.stdout, "output after 4 kills differs from the clean run");
 }
 
+/// A program killed while exiting, after the runtime marked its run
+/// finished (its work done, its output complete), is not started over by
+/// `dao run` (which would write the whole output again): a destructor,
+/// which runs after the runtime's exit handler, kills the process with
+/// SIGKILL.
+#[test]
+fn run_does_not_restart_a_run_killed_after_it_finished() {
+    let d = fresh_dir("cli-run-killed-after-finish");
+    // the destructor in a file without markers (in the marker's file, its
+    // unknown call would count as reaching a marker)
+    let main = write(
+        &d,
+        "late_kill.c",
+        "#include <stdio.h>\n#include \"dao.h\"\n\
+         int main(void) { long s = 0; for (int i = 0; i < 100; i++) { dao_potential_checkpoint(); s += i; }\n\
+         printf(\"sum %ld\\n\", s); fflush(stdout); return 0; }\n",
+    );
+    let late = write(&d, "late.c", "#include <signal.h>\n#include <unistd.h>\n__attribute__((destructor)) static void late(void) { kill(getpid(), SIGKILL); }\n");
+    let exe = d.join("late_kill");
+    let o = out({
+        let mut c = dao(&["cc", "-O2"]);
+        c.arg(&main).arg(&late).arg("-o").arg(&exe);
+        c
+    });
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut c = dao(&["run", "--retries", "3", "--dir"]);
+    c.arg(d.join("ckpt")).arg("--").arg(&exe);
+    c.env("DAO_EVERY", "10");
+    let o = out(c);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("after it had finished its work") && !e.contains("; restarting ("), "{e}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "sum 4950\n", "{e}");
+}
+
 /// libm's functions are not replaced by the runtime archive's weak
 /// software copies (Rust's compiler_builtins): flang's link line has no
 /// -lm before the runtime, so `dao fc` puts one there. `trunc` must come
