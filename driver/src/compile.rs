@@ -189,9 +189,11 @@ pub struct Plan {
 }
 
 /// Link-time routing of heap calls to the dao heap (runtime/src/wrap.rs),
-/// and of task allocations by uninstrumented code to the runtime, which
-/// cannot count those tasks (runtime/src/omp/tasks.rs).
-pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit";
+/// of task allocations by uninstrumented code to the runtime, which cannot
+/// count those tasks (runtime/src/omp/tasks.rs), of `atexit` (recorded for
+/// a restart: runtime/src/process.rs) and of the calls that open and close
+/// files (tracked and reopened at a restart: runtime/src/files.rs).
+pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit,--wrap=fopen,--wrap=fopen64,--wrap=fdopen,--wrap=freopen,--wrap=freopen64,--wrap=fclose,--wrap=open,--wrap=open64,--wrap=__open_2,--wrap=__open64_2,--wrap=openat,--wrap=openat64,--wrap=creat,--wrap=creat64,--wrap=close,--wrap=dup,--wrap=dup2";
 
 /// Build the compiler command line. `user_args` has the dao options removed.
 pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, inputs: &PlanInputs) -> Plan {

@@ -120,6 +120,16 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     s.attempts += 1;
     let t0 = Instant::now();
     stdio::flush_all();
+    // the files the program holds open (files.rs), or why they cannot be
+    // put back: then no checkpoint now
+    if let Err(why) = crate::process::before_checkpoint() {
+        diag::warn_once("files", format_args!("checkpoint not taken: {why}; the run continues, and checkpoints are taken again once it is closed"));
+        crate::policy::rearm();
+        if crate::mpi::coordinated() {
+            mpi_give_up(s, "a file it holds open cannot be put back");
+        }
+        return;
+    }
     let rt = RuntimeState {
         candidates: crate::policy::candidates(),
         checkpoints: s.checkpoints + 1,

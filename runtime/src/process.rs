@@ -1,5 +1,7 @@
 //! Process state the program creates through libc that a restart must put
-//! back: the handlers registered with `atexit`.
+//! back: the handlers registered with `atexit`, and the files it holds open
+//! (recorded by files.rs; this module keeps their description in the
+//! checkpoint and reopens them at a restart).
 //!
 //! A restart re-enters `main` and jumps to the checkpoint's position, so the
 //! code that ran before it -- an `atexit(report)` in an initialisation
@@ -31,6 +33,10 @@ pub struct State {
     /// Handlers recorded (may exceed MAX_ATEXIT: those past it are lost).
     n_atexit: u64,
     atexit: [usize; MAX_ATEXIT],
+    /// The open files at the last checkpoint (files.rs, its encoding), in a
+    /// dao-heap block: saved with the heap, found through this pointer.
+    files: usize,
+    files_len: u64,
 }
 
 struct Cell(UnsafeCell<State>);
@@ -38,7 +44,7 @@ struct Cell(UnsafeCell<State>);
 // the program runs; read by the checkpoint as program memory.
 unsafe impl Sync for Cell {}
 
-static STATE: Cell = Cell(UnsafeCell::new(State { n_atexit: 0, atexit: [0; MAX_ATEXIT] }));
+static STATE: Cell = Cell(UnsafeCell::new(State { n_atexit: 0, atexit: [0; MAX_ATEXIT], files: 0, files_len: 0 }));
 static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 struct Desc<T>(T);
@@ -122,9 +128,59 @@ extern "C" {
     static etext: u8;
 }
 
-/// After a restart wrote the globals back: registers the handlers the
-/// checkpointed run had registered, in order.
-pub fn after_restore() {
+/// At a checkpoint, after stdio was flushed: the open files, described in
+/// a dao-heap block the runtime's module points to (replacing the last
+/// one), or a reason why no checkpoint can be taken now.
+pub fn before_checkpoint() -> Result<(), String> {
+    if let Some(why) = crate::files::cannot_restore() {
+        return Err(why);
+    }
+    let text = crate::files::encode(&crate::files::snapshot());
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: under LOCK; the table is ours.
+    let st = unsafe { &mut *STATE.0.get() };
+    if st.files != 0 {
+        crate::heap::with(|h| h.free(st.files as *mut u8));
+        st.files = 0;
+        st.files_len = 0;
+    }
+    if !text.is_empty() {
+        let p = crate::heap::with(|h| h.malloc(text.len()));
+        if p.is_null() {
+            return Err("no memory in the dao heap for the table of open files".into());
+        }
+        // SAFETY: a fresh dao-heap block of text.len() bytes.
+        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), p, text.len()) };
+        st.files = p as usize;
+        st.files_len = text.len() as u64;
+    }
+    Ok(())
+}
+
+/// After a restart wrote the heap and the globals back: registers the exit
+/// handlers the checkpointed run had registered, in order, and reopens its
+/// files (files.rs: checked first; a file that changed stops the restart).
+pub fn after_restore(checkpoint: &str) {
+    reregister_atexit();
+    let text = {
+        let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: under LOCK, before the program runs again.
+        let st = unsafe { &*STATE.0.get() };
+        if st.files == 0 || st.files_len == 0 {
+            return;
+        }
+        // SAFETY: the dao-heap block this pointer names was saved with the
+        // heap (reachable from this saved global) and restored.
+        let b = unsafe { std::slice::from_raw_parts(st.files as *const u8, st.files_len as usize) };
+        String::from_utf8_lossy(b).into_owned()
+    };
+    match crate::files::decode(&text) {
+        Some(v) => crate::files::restore(&v, checkpoint),
+        None => crate::diag::fatal(format_args!("{checkpoint}: the table of open files is damaged")),
+    }
+}
+
+fn reregister_atexit() {
     static DONE: AtomicBool = AtomicBool::new(false);
     if DONE.swap(true, Ordering::SeqCst) {
         return;

@@ -420,8 +420,9 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
     }
-    // exit handlers the checkpointed run registered (process.rs)
-    crate::process::after_restore();
+    // exit handlers the checkpointed run registered, its open files
+    // (process.rs, files.rs)
+    crate::process::after_restore(&file);
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);
     // after the rewind of stderr, so that they stay in a stderr file

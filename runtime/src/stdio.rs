@@ -30,6 +30,12 @@ extern "C" {
 type BeginFlush = unsafe extern "C" fn(unit: i32, file: *const libc::c_char, line: i32) -> *mut libc::c_void;
 type EndIo = unsafe extern "C" fn(cookie: *mut libc::c_void) -> i32;
 
+/// Whether the program links flang's runtime.
+pub fn fortran_linked() -> bool {
+    // SAFETY: reading the table emitted above.
+    unsafe { std::ptr::addr_of!(dao_rt_fortran_hooks).read_volatile()[0] != 0 }
+}
+
 /// Flushes C stdio and, when linked, the Fortran runtime's unit 6.
 pub fn flush_all() {
     // SAFETY: reading the table emitted above; a nonzero entry is the address

@@ -96,3 +96,78 @@ pub unsafe extern "C" fn __wrap_posix_memalign(out: *mut *mut c_void, align: u64
 pub extern "C" fn __wrap_atexit(f: extern "C" fn()) -> i32 {
     crate::process::atexit(f)
 }
+
+// Files the program opens (files.rs), from statically linked code
+// (`--wrap=fopen,...`). The `mode` of open/openat/creat is read only with
+// O_CREAT or O_TMPFILE, as libc does.
+use std::ffi::{c_char, c_int, c_uint};
+type File = *mut c_void;
+
+#[no_mangle]
+pub extern "C" fn __wrap_fopen(path: *const c_char, mode: *const c_char) -> File {
+    crate::files::fopen(path, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_fopen64(path: *const c_char, mode: *const c_char) -> File {
+    crate::files::fopen(path, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_fdopen(fd: c_int, mode: *const c_char) -> File {
+    crate::files::fdopen(fd, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_freopen(path: *const c_char, mode: *const c_char, f: File) -> File {
+    crate::files::freopen(path, mode, f)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_freopen64(path: *const c_char, mode: *const c_char, f: File) -> File {
+    crate::files::freopen(path, mode, f)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_fclose(f: File) -> c_int {
+    crate::files::fclose(f)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, flags, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, flags, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap___open_2(path: *const c_char, flags: c_int) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, flags, 0)
+}
+#[no_mangle]
+pub extern "C" fn __wrap___open64_2(path: *const c_char, flags: c_int) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, flags, 0)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    crate::files::open(dirfd, path, flags, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    crate::files::open(dirfd, path, flags, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_creat(path: *const c_char, mode: c_uint) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_creat64(path: *const c_char, mode: c_uint) -> c_int {
+    crate::files::open(libc::AT_FDCWD, path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_close(fd: c_int) -> c_int {
+    crate::files::close(fd)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_dup(fd: c_int) -> c_int {
+    crate::files::dup(fd)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_dup2(a: c_int, b: c_int) -> c_int {
+    crate::files::dup2(a, b)
+}
