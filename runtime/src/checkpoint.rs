@@ -117,7 +117,6 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
         }
         return;
     }
-    s.attempts += 1;
     let t0 = Instant::now();
     stdio::flush_all();
     // the files the program holds open (files.rs), or why they cannot be
@@ -130,6 +129,8 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
         }
         return;
     }
+    // a refused candidate is not an attempt (DAO_CRASH_IN counts attempts)
+    s.attempts += 1;
     let rt = RuntimeState {
         candidates: crate::policy::candidates(),
         checkpoints: s.checkpoints + 1,

@@ -59,6 +59,11 @@ pub struct Entry {
     pub stream: usize,
     /// The stdio mode the stream was opened with.
     pub mode: String,
+    /// The descriptor of the open(2) or fopen that made the open file
+    /// description this one shares (itself, unless made by dup/dup2):
+    /// descriptors of one group share their offset, and a restart keeps
+    /// them sharing it.
+    pub group: i32,
 }
 
 /// What a checkpoint records of an entry.
@@ -224,9 +229,67 @@ fn fileno(f: File) -> c_int {
 }
 
 fn insert(e: Entry) {
+    if writable(e.flags) {
+        note_written(&e.path);
+    }
     let mut t = table();
     t.retain(|x| x.fd != e.fd);
     t.push(e);
+}
+
+/// Every path the program opened for writing in this run (and, after a
+/// restart, those of the checkpoint), open or closed since.
+static WRITTEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// `DAO_DIR/files.journal` (set by the startup when checkpoints are on).
+static JOURNAL: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+
+/// A path opened for writing: the first time, its size now is appended to
+/// the journal (before the program writes to it), so that a restart can
+/// cut back a file first written after its checkpoint, which the
+/// checkpoint does not name (`-1`: it did not exist).
+fn note_written(path: &str) {
+    {
+        let mut w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+        if w.iter().any(|p| p == path) {
+            return;
+        }
+        w.push(path.to_string());
+    }
+    let j = JOURNAL.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(j) = j {
+        crate::libc_alloc::own(|| {
+            let size = std::fs::metadata(path).map(|m| m.len() as i64).unwrap_or(-1);
+            use std::io::Write;
+            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&j) {
+                let _ = writeln!(f, "{size} {}", hex(path));
+            }
+        });
+    }
+}
+
+/// Sets the journal (`DAO_DIR/files.journal`); a fresh run (`fresh`)
+/// starts it empty.
+pub fn set_journal(path: std::path::PathBuf, fresh: bool) {
+    if fresh {
+        let _ = std::fs::remove_file(&path);
+    }
+    *JOURNAL.lock().unwrap_or_else(|e| e.into_inner()) = Some(path);
+}
+
+/// The journal's entries: path -> smallest size recorded at a first open.
+fn read_journal() -> Vec<(String, i64)> {
+    let Some(j) = JOURNAL.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return vec![] };
+    let text = std::fs::read_to_string(j).unwrap_or_default();
+    let mut out: Vec<(String, i64)> = Vec::new();
+    for l in text.lines() {
+        let Some((size, path)) = l.split_once(' ') else { continue };
+        let (Ok(size), Some(path)) = (size.parse::<i64>(), unhex(path)) else { continue };
+        match out.iter_mut().find(|(p, _)| *p == path) {
+            Some(e) => e.1 = e.1.min(size),
+            None => out.push((path, size)),
+        }
+    }
+    out
 }
 
 fn forget_fd(fd: c_int) {
@@ -240,7 +303,7 @@ pub fn fopen(path: *const c_char, mode: *const c_char) -> File {
     let f = with_redirect(1, || real_fopen(path, mode));
     if !f.is_null() {
         let fd = fileno(f);
-        insert(Entry { fd, path: absolute(&cstr(path), libc::AT_FDCWD), flags: fd_flags(fd), stream: f as usize, mode: cstr(mode) });
+        insert(Entry { fd, path: absolute(&cstr(path), libc::AT_FDCWD), flags: fd_flags(fd), stream: f as usize, mode: cstr(mode), group: fd });
     }
     f
 }
@@ -277,7 +340,7 @@ pub fn freopen(path: *const c_char, mode: *const c_char, f: File) -> File {
     if !g.is_null() && crate::heap::in_region(g as *const u8) {
         let fd = fileno(g);
         let p = if path.is_null() { old.map(|o| o.path).unwrap_or_default() } else { absolute(&cstr(path), libc::AT_FDCWD) };
-        insert(Entry { fd, path: p, flags: fd_flags(fd), stream: g as usize, mode: cstr(mode) });
+        insert(Entry { fd, path: p, flags: fd_flags(fd), stream: g as usize, mode: cstr(mode), group: fd });
     }
     g
 }
@@ -292,7 +355,7 @@ pub fn fclose(f: File) -> c_int {
 pub fn open(dirfd: c_int, path: *const c_char, flags: c_int, mode: libc::c_uint) -> c_int {
     let fd = if dirfd == libc::AT_FDCWD { real_open(path, flags, mode) } else { real_openat(dirfd, path, flags, mode) };
     if fd >= 0 && !in_runtime() {
-        insert(Entry { fd, path: absolute(&cstr(path), dirfd), flags, stream: 0, mode: String::new() });
+        insert(Entry { fd, path: absolute(&cstr(path), dirfd), flags, stream: 0, mode: String::new(), group: fd });
     }
     fd
 }
@@ -341,17 +404,11 @@ fn mtime_ns(st: &libc::stat) -> i64 {
     st.st_mtime * 1_000_000_000 + st.st_mtime_nsec
 }
 
-/// Whether the program links the Fortran runtime (its units are files
-/// opened with open(2) that dao cannot put back).
-fn fortran_program() -> bool {
-    crate::stdio::fortran_linked()
-}
-
 /// Why no checkpoint can be taken now, naming the file; None when every
 /// open file can be put back.
 pub fn cannot_restore() -> Option<String> {
     let t = table();
-    let fortran = fortran_program();
+    let fortran = crate::stdio::fortran_linked();
     for e in t.iter() {
         let Some(st) = stat_fd(e.fd) else { continue };
         let kind = st.st_mode & libc::S_IFMT;
@@ -368,12 +425,55 @@ pub fn cannot_restore() -> Option<String> {
     None
 }
 
-/// After stdio was flushed: each open file's position and state, encoded
-/// for the checkpoint ([`encode`]).
-pub fn snapshot() -> Vec<Saved> {
-    let t = table();
-    let mut out = Vec::new();
-    for e in t.iter() {
+/// A file the program wrote, as at a checkpoint: its length and either its
+/// whole content (up to [`SAVE_MAX`] bytes) or a fingerprint of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub path: String,
+    pub size: i64,
+    pub fingerprint: u64,
+    pub content: Option<Vec<u8>>,
+}
+
+/// Written files up to this size are saved whole in the checkpoint (a
+/// restart writes them back exactly, whatever the program did to them
+/// after the checkpoint: rewritten in place, cut, deleted); longer ones by
+/// length and fingerprint (cut back; a change before their end stops the
+/// restart).
+pub const SAVE_MAX: i64 = 1 << 20;
+/// Bytes at each end of a long file that its fingerprint covers.
+const PRINT: i64 = 64 << 10;
+
+/// xxh3 of the first and the last [`PRINT`] bytes of `[0, size)`; None when
+/// the file is shorter than `size` or cannot be read.
+fn fingerprint(path: &str, size: i64) -> Option<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; (size.min(PRINT)) as usize];
+    f.read_exact(&mut buf).ok()?;
+    if size > PRINT {
+        let start = (size - PRINT).max(PRINT);
+        let mut tail = vec![0u8; (size - start) as usize];
+        f.seek(SeekFrom::Start(start as u64)).ok()?;
+        f.read_exact(&mut tail).ok()?;
+        buf.extend_from_slice(&tail);
+    }
+    Some(xxhash_rust::xxh3::xxh3_64(&buf) ^ size as u64)
+}
+
+fn read_prefix(path: &str, size: i64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; size as usize];
+    f.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
+
+/// After stdio was flushed: each open file's position and state, and every
+/// written file's length and content or fingerprint.
+pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
+    let mut open = Vec::new();
+    for e in table().iter() {
         let Some(st) = stat_fd(e.fd) else { continue };
         let pos = if e.stream != 0 {
             // SAFETY: a stream the program holds open (in the table until
@@ -384,9 +484,21 @@ pub fn snapshot() -> Vec<Saved> {
             unsafe { libc::lseek(e.fd, 0, libc::SEEK_CUR) }
         };
         let regular = st.st_mode & libc::S_IFMT == libc::S_IFREG;
-        out.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular });
+        open.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular });
     }
-    out
+    let paths = WRITTEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut written = Vec::new();
+    for p in paths {
+        let Ok(md) = std::fs::metadata(&p) else { continue };
+        if !md.is_file() {
+            continue;
+        }
+        let size = md.len() as i64;
+        let content = if size <= SAVE_MAX { read_prefix(&p, size) } else { None };
+        let fingerprint = if content.is_some() { 0 } else { fingerprint(&p, size).unwrap_or(0) };
+        written.push(Written { path: p, size, fingerprint, content });
+    }
+    (open, written)
 }
 
 fn hex(s: &str) -> String {
@@ -401,14 +513,18 @@ fn unhex(s: &str) -> Option<String> {
     String::from_utf8(b?).ok()
 }
 
-/// One line per file: `fd stream flags pos size mtime regular mode path`
-/// (mode and path hex-encoded).
-pub fn encode(v: &[Saved]) -> String {
-    v.iter()
-        .map(|s| {
+/// The checkpoint's table: one line per open file,
+/// `F fd group stream flags pos size mtime regular mode path`, and per written
+/// file `W size fingerprint content_len path` followed by content_len raw
+/// bytes (-1: none); mode and paths hex-encoded.
+pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for s in open {
+        out.extend_from_slice(
             format!(
-                "{} {} {} {} {} {} {} {} {}\n",
+                "F {} {} {} {} {} {} {} {} {} {}\n",
                 s.e.fd,
+                s.e.group,
                 s.e.stream,
                 s.e.flags,
                 s.pos,
@@ -418,32 +534,60 @@ pub fn encode(v: &[Saved]) -> String {
                 if s.e.mode.is_empty() { "-".into() } else { hex(&s.e.mode) },
                 hex(&s.e.path)
             )
-        })
-        .collect()
+            .as_bytes(),
+        );
+    }
+    for w in written {
+        let n = w.content.as_ref().map_or(-1, |c| c.len() as i64);
+        out.extend_from_slice(format!("W {} {} {} {}\n", w.size, w.fingerprint, n, hex(&w.path)).as_bytes());
+        if let Some(c) = &w.content {
+            out.extend_from_slice(c);
+        }
+    }
+    out
 }
 
-pub fn decode(text: &str) -> Option<Vec<Saved>> {
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let w: Vec<&str> = l.split(' ').collect();
-        if w.len() != 9 {
-            return None;
+pub fn decode(mut b: &[u8]) -> Option<(Vec<Saved>, Vec<Written>)> {
+    let (mut open, mut written) = (Vec::new(), Vec::new());
+    while !b.is_empty() {
+        let nl = b.iter().position(|&c| c == b'\n')?;
+        let line = std::str::from_utf8(&b[..nl]).ok()?;
+        b = &b[nl + 1..];
+        let w: Vec<&str> = line.split(' ').collect();
+        match w[0] {
+            "F" if w.len() == 11 => open.push(Saved {
+                e: Entry {
+                    fd: w[1].parse().ok()?,
+                    group: w[2].parse().ok()?,
+                    stream: w[3].parse().ok()?,
+                    flags: w[4].parse().ok()?,
+                    mode: if w[9] == "-" { String::new() } else { unhex(w[9])? },
+                    path: unhex(w[10])?,
+                },
+                pos: w[5].parse().ok()?,
+                size: w[6].parse().ok()?,
+                mtime_ns: w[7].parse().ok()?,
+                regular: w[8] == "1",
+            }),
+            "W" if w.len() == 5 => {
+                let n: i64 = w[3].parse().ok()?;
+                let content = if n >= 0 {
+                    let n = n as usize;
+                    if b.len() < n {
+                        return None;
+                    }
+                    let c = b[..n].to_vec();
+                    b = &b[n..];
+                    Some(c)
+                } else {
+                    None
+                };
+                written.push(Written { size: w[1].parse().ok()?, fingerprint: w[2].parse().ok()?, content, path: unhex(w[4])? });
+            }
+            _ => return None,
         }
-        out.push(Saved {
-            e: Entry {
-                fd: w[0].parse().ok()?,
-                stream: w[1].parse().ok()?,
-                flags: w[2].parse().ok()?,
-                mode: if w[7] == "-" { String::new() } else { unhex(w[7])? },
-                path: unhex(w[8])?,
-            },
-            pos: w[3].parse().ok()?,
-            size: w[4].parse().ok()?,
-            mtime_ns: w[5].parse().ok()?,
-            regular: w[6] == "1",
-        });
     }
-    Some(out)
+    Some((open, written))
 }
 
 // ---- at a restart ----
@@ -452,14 +596,17 @@ fn writable(flags: i32) -> bool {
     flags & libc::O_ACCMODE != libc::O_RDONLY
 }
 
-/// What is wrong with putting `s` back now, if anything (nothing changed).
-pub fn check(s: &Saved) -> Option<String> {
+/// What is wrong with putting the open file `s` back now (nothing changed).
+/// A written file whose content the checkpoint holds is always put back
+/// (written anew), unless its path is now something else than a file.
+pub fn check(s: &Saved, saved_whole: bool) -> Option<String> {
     if !s.regular {
         // a character device (/dev/null): reopened by name
         return std::fs::metadata(&s.e.path).is_err().then(|| format!("'{}' no longer exists", s.e.path));
     }
     let md = match std::fs::metadata(&s.e.path) {
         Ok(m) => m,
+        Err(_) if saved_whole => return None,
         Err(_) => return Some(format!("'{}', open at the checkpoint, no longer exists (deleted or moved)", s.e.path)),
     };
     if !md.is_file() {
@@ -468,7 +615,7 @@ pub fn check(s: &Saved) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let size = md.size() as i64;
     if writable(s.e.flags) {
-        if size < s.size {
+        if size < s.size && !saved_whole {
             return Some(format!("'{}' is shorter than at the checkpoint ({size} bytes, was {}): what the program wrote before it is lost", s.e.path, s.size));
         }
     } else {
@@ -487,20 +634,44 @@ pub fn check(s: &Saved) -> Option<String> {
     None
 }
 
-/// Puts `s` back: cuts a written file to its checkpointed length, opens it
-/// on its descriptor at its position and, for a stream, rebuilds the `FILE`
-/// at its address. Errors name the file.
-pub fn reopen(s: &Saved) -> Result<(), String> {
+/// What is wrong with putting the written file `w` back (nothing changed).
+pub fn check_written(w: &Written) -> Option<String> {
+    match std::fs::metadata(&w.path) {
+        Ok(md) if !md.is_file() => Some(format!("'{}', a file the program wrote, is no longer a regular file (a directory or device now)", w.path)),
+        Ok(_) if w.content.is_some() => None,
+        Ok(md) if (md.len() as i64) < w.size => Some(format!("'{}' is shorter than at the checkpoint ({} bytes, was {}): what the program wrote before it is lost", w.path, md.len(), w.size)),
+        Ok(_) => (fingerprint(&w.path, w.size) != Some(w.fingerprint)).then(|| {
+            format!("'{}' ({} bytes at the checkpoint, too long to be saved whole) was changed before its end since the checkpoint: the restart cannot undo that", w.path, w.size)
+        }),
+        Err(_) if w.content.is_some() => None,
+        Err(_) => Some(format!("'{}', a file of {} bytes the program wrote, no longer exists (deleted or moved)", w.path, w.size)),
+    }
+}
+
+/// Puts the written file `w` back as it was at the checkpoint.
+fn put_back(w: &Written) -> Result<(), String> {
+    match &w.content {
+        Some(c) => std::fs::write(&w.path, c).map_err(|e| format!("cannot write '{}' back: {e}", w.path)),
+        None => std::fs::OpenOptions::new()
+            .write(true)
+            .open(&w.path)
+            .and_then(|f| f.set_len(w.size as u64))
+            .map_err(|e| format!("cannot cut '{}' back to {} bytes: {e}", w.path, w.size)),
+    }
+}
+
+/// Opens `s` on its descriptor at its position and, for a stream, rebuilds
+/// the `FILE` at its address. Errors name the file.
+/// `shared`: a descriptor already reopened for the same open file
+/// description (dup), which this one duplicates instead of opening anew.
+pub fn reopen(s: &Saved, shared: Option<c_int>) -> Result<(), String> {
     let e = &s.e;
     let cpath = std::ffi::CString::new(e.path.clone()).map_err(|_| format!("'{}': NUL in the path", e.path))?;
-    if s.regular && writable(e.flags) {
-        // SAFETY: truncate by path to the recorded length.
-        if unsafe { libc::truncate(cpath.as_ptr(), s.size) } != 0 {
-            return Err(format!("cannot cut '{}' back to {} bytes: {}", e.path, s.size, std::io::Error::last_os_error()));
-        }
-    }
     let flags = e.flags & !(libc::O_CREAT | libc::O_TRUNC | libc::O_EXCL);
-    let fd = real_open(cpath.as_ptr(), flags, 0);
+    let fd = match shared {
+        Some(d) => real_dup(d),
+        None => real_open(cpath.as_ptr(), flags, 0),
+    };
     if fd < 0 {
         return Err(format!("cannot open '{}' again: {}", e.path, std::io::Error::last_os_error()));
     }
@@ -515,7 +686,7 @@ pub fn reopen(s: &Saved) -> Result<(), String> {
         }
         real_close(fd);
     }
-    if s.regular {
+    if s.regular && shared.is_none() {
         // SAFETY: lseek on the descriptor just opened.
         unsafe { libc::lseek(e.fd, s.pos, libc::SEEK_SET) };
     }
@@ -530,15 +701,20 @@ pub fn reopen(s: &Saved) -> Result<(), String> {
             unsafe { libc::fseeko(f as *mut libc::FILE, s.pos, libc::SEEK_SET) };
         }
     }
-    insert(e.clone());
+    table().retain(|x| x.fd != e.fd);
+    table().push(e.clone());
     Ok(())
 }
 
 /// After the heap and globals of a checkpoint are back: every file checked,
-/// then reopened; a problem stops the restart (nothing was changed by the
-/// checks).
-pub fn restore(saved: &[Saved], checkpoint: &str) {
-    let problems: Vec<String> = saved.iter().filter_map(check).collect();
+/// then the written ones put back (whole, or cut back to their length),
+/// files first written after the checkpoint cut back to their length before
+/// that (the journal; removed when they did not exist), and the open ones
+/// reopened. A problem stops the restart before anything was changed.
+pub fn restore(open: &[Saved], written: &[Written], checkpoint: &str) {
+    let whole = |p: &str| written.iter().any(|w| w.path == p && w.content.is_some());
+    let mut problems: Vec<String> = open.iter().filter_map(|s| check(s, whole(&s.e.path))).collect();
+    problems.extend(written.iter().filter_map(check_written));
     if !problems.is_empty() {
         crate::diag::fatal(format_args!(
             "cannot resume {checkpoint}: {}; restore the file{} or remove the checkpoint directory to start over",
@@ -546,9 +722,37 @@ pub fn restore(saved: &[Saved], checkpoint: &str) {
             if problems.len() == 1 { "" } else { "s" }
         ));
     }
-    for s in saved {
-        if let Err(e) = reopen(s) {
+    let later: Vec<(String, i64)> = read_journal().into_iter().filter(|(p, _)| !written.iter().any(|w| w.path == *p)).collect();
+    let fail = |r: Result<(), String>| {
+        if let Err(e) = r {
             crate::diag::fatal(format_args!("cannot resume {checkpoint}: {e}"));
+        }
+    };
+    for w in written {
+        fail(put_back(w));
+    }
+    for (p, size) in &later {
+        if *size < 0 {
+            let _ = std::fs::remove_file(p);
+        } else if std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() as i64 > *size) {
+            fail(std::fs::OpenOptions::new().write(true).open(p).and_then(|f| f.set_len(*size as u64)).map_err(|e| format!("cannot cut '{p}' back to {size} bytes: {e}")));
+        }
+    }
+    {
+        let mut w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+        for x in written {
+            if !w.contains(&x.path) {
+                w.push(x.path.clone());
+            }
+        }
+    }
+    // descriptors made by dup share the first reopened one of their group
+    let mut groups: Vec<(i32, c_int)> = Vec::new();
+    for s in open {
+        let shared = groups.iter().find(|(g, _)| *g == s.e.group).map(|(_, fd)| *fd);
+        fail(reopen(s, shared));
+        if shared.is_none() {
+            groups.push((s.e.group, s.e.fd));
         }
     }
 }
@@ -558,15 +762,20 @@ mod tests {
     use super::*;
 
     fn saved(path: &str, flags: i32) -> Saved {
-        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into() }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
+        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3 }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
     }
 
     #[test]
     fn encode_decode_round_trip() {
-        let v = vec![saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND), Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) }];
-        assert_eq!(decode(&encode(&v)), Some(v));
-        assert_eq!(decode("1 2 3\n"), None);
-        assert_eq!(decode(""), Some(vec![]));
+        let open = vec![saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND), Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) }];
+        let written = vec![
+            Written { path: "/tmp/w1".into(), size: 5, fingerprint: 0, content: Some(b"a\nb\n\0".to_vec()) },
+            Written { path: "/tmp/big".into(), size: 1 << 30, fingerprint: 77, content: None },
+        ];
+        assert_eq!(decode(&encode(&open, &written)), Some((open, written)));
+        assert_eq!(decode(b"F 1 2 3\n"), None);
+        assert_eq!(decode(b"W 5 0 9 2f78\nabc"), None, "content cut short");
+        assert_eq!(decode(b""), Some((vec![], vec![])));
     }
 
     #[test]
@@ -576,19 +785,46 @@ mod tests {
         let out = d.join("out.txt");
         std::fs::write(&out, vec![b'x'; 40]).unwrap();
         let p = out.display().to_string();
-        // written: as long or longer is fine, shorter is not
-        assert_eq!(check(&saved(&p, libc::O_WRONLY)), None);
+        // written: as long or longer is fine, shorter is not (unless saved whole)
+        assert_eq!(check(&saved(&p, libc::O_WRONLY), false), None);
         std::fs::write(&out, vec![b'x'; 30]).unwrap();
-        let why = check(&saved(&p, libc::O_WRONLY)).unwrap();
+        let why = check(&saved(&p, libc::O_WRONLY), false).unwrap();
         assert!(why.contains(&p) && why.contains("shorter"), "{why}");
+        assert_eq!(check(&saved(&p, libc::O_WRONLY), true), None);
         // read only: any change of size or time
-        let why = check(&saved(&p, libc::O_RDONLY)).unwrap();
+        let why = check(&saved(&p, libc::O_RDONLY), false).unwrap();
         assert!(why.contains("input file") && why.contains(&p), "{why}");
         // deleted, replaced by a directory
         std::fs::remove_file(&out).unwrap();
-        assert!(check(&saved(&p, libc::O_WRONLY)).unwrap().contains("no longer exists"));
+        assert!(check(&saved(&p, libc::O_WRONLY), false).unwrap().contains("no longer exists"));
         std::fs::create_dir(&out).unwrap();
-        assert!(check(&saved(&p, libc::O_WRONLY)).unwrap().contains("no longer one"));
+        assert!(check(&saved(&p, libc::O_WRONLY), true).unwrap().contains("no longer one"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A long written file: cut back when only appended to; a change before
+    /// its end is found by the fingerprint.
+    #[test]
+    fn long_files_by_fingerprint() {
+        let d = std::env::temp_dir().join(format!("dao-files-fp-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let f = d.join("big.bin");
+        let data: Vec<u8> = (0..(300u32 << 10)).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&f, &data).unwrap();
+        let p = f.display().to_string();
+        let w = Written { path: p.clone(), size: data.len() as i64, fingerprint: fingerprint(&p, data.len() as i64).unwrap(), content: None };
+        let mut more = data.clone();
+        more.extend_from_slice(b"appended after the checkpoint");
+        std::fs::write(&f, &more).unwrap();
+        assert_eq!(check_written(&w), None);
+        put_back(&w).unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), data);
+        let mut changed = data.clone();
+        changed[data.len() - 10] ^= 1;
+        std::fs::write(&f, &changed).unwrap();
+        assert!(check_written(&w).unwrap().contains("changed before its end"));
+        std::fs::write(&f, &data[..1000]).unwrap();
+        assert!(check_written(&w).unwrap().contains("shorter"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

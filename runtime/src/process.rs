@@ -135,7 +135,8 @@ pub fn before_checkpoint() -> Result<(), String> {
     if let Some(why) = crate::files::cannot_restore() {
         return Err(why);
     }
-    let text = crate::files::encode(&crate::files::snapshot());
+    let (open, written) = crate::files::snapshot();
+    let text = crate::files::encode(&open, &written);
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: under LOCK; the table is ours.
     let st = unsafe { &mut *STATE.0.get() };
@@ -161,23 +162,34 @@ pub fn before_checkpoint() -> Result<(), String> {
 /// handlers the checkpointed run had registered, in order, and reopens its
 /// files (files.rs: checked first; a file that changed stops the restart).
 pub fn after_restore(checkpoint: &str) {
+    RESTORED.store(true, Ordering::SeqCst);
     reregister_atexit();
     let text = {
         let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: under LOCK, before the program runs again.
         let st = unsafe { &*STATE.0.get() };
         if st.files == 0 || st.files_len == 0 {
+            // no file known at the checkpoint: those first written after
+            // it are still cut back (the journal)
+            drop(_g);
+            crate::files::restore(&[], &[], checkpoint);
             return;
         }
         // SAFETY: the dao-heap block this pointer names was saved with the
         // heap (reachable from this saved global) and restored.
-        let b = unsafe { std::slice::from_raw_parts(st.files as *const u8, st.files_len as usize) };
-        String::from_utf8_lossy(b).into_owned()
+        unsafe { std::slice::from_raw_parts(st.files as *const u8, st.files_len as usize) }.to_vec()
     };
     match crate::files::decode(&text) {
-        Some(v) => crate::files::restore(&v, checkpoint),
+        Some((open, written)) => crate::files::restore(&open, &written, checkpoint),
         None => crate::diag::fatal(format_args!("{checkpoint}: the table of open files is damaged")),
     }
+}
+
+static RESTORED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process resumed a checkpoint ([`after_restore`] ran).
+pub fn restored() -> bool {
+    RESTORED.load(Ordering::SeqCst)
 }
 
 fn reregister_atexit() {

@@ -82,6 +82,10 @@ fn start_own(cfg: Config) {
             return;
         }
     };
+    // the files a run writes for the first time after a checkpoint
+    // (files.rs): read by a restart, started afresh by a fresh run
+    let journal = path.join("files.journal");
+    crate::files::set_journal(journal.clone(), false);
     let restored = match (s.cfg.restart_auto, mpi) {
         (true, false) => resume(&mut s, &dir),
         (true, true) => {
@@ -92,6 +96,9 @@ fn start_own(cfg: Config) {
         }
         (false, _) => None,
     };
+    if !crate::process::restored() {
+        crate::files::set_journal(journal, true);
+    }
     // Single files (ckpt.NNNNNN.dao) and store files (store.NNNNNN.dst)
     // share one numbering: a fresh run numbers after the highest of either,
     // a resumed one after the checkpoint it resumed (and, writing single
