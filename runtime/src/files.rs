@@ -64,6 +64,9 @@ pub struct Entry {
     /// descriptors of one group share their offset, and a restart keeps
     /// them sharing it.
     pub group: i32,
+    /// Cannot be put back (a pipe to a command, a temporary or in-memory
+    /// stream): a checkpoint while it is open is refused naming it.
+    pub refuse: bool,
 }
 
 /// What a checkpoint records of an entry.
@@ -134,6 +137,23 @@ thread_local! {
     static REDIRECT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// Every allocation of the call in the dao heap (getline's buffer).
+const STICKY: usize = 2;
+
+fn sticky() -> bool {
+    REDIRECT.try_with(|r| r.get() == STICKY).unwrap_or(false)
+}
+
+/// Runs `f` (a libc call that allocates memory it hands to the program:
+/// getline, getdelim, asprintf) with its allocations in the dao heap, so
+/// that the program's pointer to them is restored with the heap.
+pub fn in_dao_heap<R>(f: impl FnOnce() -> R) -> R {
+    if in_runtime() {
+        return f();
+    }
+    with_redirect(STICKY, f)
+}
+
 fn with_redirect<R>(to: usize, f: impl FnOnce() -> R) -> R {
     REDIRECT.with(|r| r.set(to));
     let out = f();
@@ -149,11 +169,19 @@ fn with_redirect<R>(to: usize, f: impl FnOnce() -> R) -> R {
 /// As malloc(3).
 #[no_mangle]
 pub unsafe extern "C" fn malloc(n: usize) -> *mut c_void {
-    let r = REDIRECT.try_with(|r| r.replace(0)).unwrap_or(0);
+    let r = REDIRECT
+        .try_with(|r| {
+            let v = r.get();
+            if v != STICKY {
+                r.set(0);
+            }
+            v
+        })
+        .unwrap_or(0);
     match r {
         // SAFETY: glibc's allocator.
         0 => unsafe { la::__libc_malloc(n) },
-        1 => crate::heap::with(|h| h.malloc(n)) as *mut c_void,
+        1 | STICKY => crate::heap::with(|h| h.malloc(n)) as *mut c_void,
         addr => addr as *mut c_void,
     }
 }
@@ -191,6 +219,9 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
             return std::ptr::null_mut();
         }
         return crate::heap::with(|h| h.realloc(p as *mut u8, n)).unwrap_or(std::ptr::null_mut()) as *mut c_void;
+    }
+    if p.is_null() && sticky() {
+        return crate::heap::with(|h| h.malloc(n)) as *mut c_void;
     }
     // SAFETY: NULL or a glibc block.
     unsafe { la::__libc_realloc(p, n) }
@@ -303,7 +334,7 @@ pub fn fopen(path: *const c_char, mode: *const c_char) -> File {
     let f = with_redirect(1, || real_fopen(path, mode));
     if !f.is_null() {
         let fd = fileno(f);
-        insert(Entry { fd, path: absolute(&cstr(path), libc::AT_FDCWD), flags: fd_flags(fd), stream: f as usize, mode: cstr(mode), group: fd });
+        insert(Entry { fd, path: absolute(&cstr(path), libc::AT_FDCWD), flags: fd_flags(fd), stream: f as usize, mode: cstr(mode), group: fd, refuse: false });
     }
     f
 }
@@ -340,7 +371,7 @@ pub fn freopen(path: *const c_char, mode: *const c_char, f: File) -> File {
     if !g.is_null() && crate::heap::in_region(g as *const u8) {
         let fd = fileno(g);
         let p = if path.is_null() { old.map(|o| o.path).unwrap_or_default() } else { absolute(&cstr(path), libc::AT_FDCWD) };
-        insert(Entry { fd, path: p, flags: fd_flags(fd), stream: g as usize, mode: cstr(mode), group: fd });
+        insert(Entry { fd, path: p, flags: fd_flags(fd), stream: g as usize, mode: cstr(mode), group: fd, refuse: false });
     }
     g
 }
@@ -355,7 +386,7 @@ pub fn fclose(f: File) -> c_int {
 pub fn open(dirfd: c_int, path: *const c_char, flags: c_int, mode: libc::c_uint) -> c_int {
     let fd = if dirfd == libc::AT_FDCWD { real_open(path, flags, mode) } else { real_openat(dirfd, path, flags, mode) };
     if fd >= 0 && !in_runtime() {
-        insert(Entry { fd, path: absolute(&cstr(path), dirfd), flags, stream: 0, mode: String::new(), group: fd });
+        insert(Entry { fd, path: absolute(&cstr(path), dirfd), flags, stream: 0, mode: String::new(), group: fd, refuse: false });
     }
     fd
 }
@@ -390,6 +421,77 @@ pub fn dup2(a: c_int, b: c_int) -> c_int {
     n
 }
 
+/// A descriptor the program made that is no file on disk (a pipe end, a
+/// socket): in the table so that a checkpoint while it is open is refused
+/// naming it.
+pub fn note_fd(fd: c_int, what: &str) {
+    if fd >= 0 && !in_runtime() {
+        let mut t = table();
+        t.retain(|x| x.fd != fd);
+        t.push(Entry { fd, path: what.to_string(), flags: libc::O_RDONLY, stream: 0, mode: String::new(), group: fd, refuse: false });
+    }
+}
+
+real!(real_popen, c"popen", fn(c: *const c_char, m: *const c_char) -> File);
+real!(real_pclose, c"pclose", fn(f: File) -> c_int);
+
+pub fn popen(cmd: *const c_char, mode: *const c_char) -> File {
+    let f = real_popen(cmd, mode);
+    if !f.is_null() && !in_runtime() {
+        let mut t = table();
+        let fd = fileno(f);
+        t.retain(|x| x.fd != fd);
+        t.push(Entry { fd, path: format!("a pipe to the command `{}` (popen)", cstr(cmd)), flags: libc::O_RDONLY, stream: f as usize, mode: cstr(mode), group: fd, refuse: true });
+    }
+    f
+}
+
+/// A stream libc made that cannot be opened again by name (`tmpfile`,
+/// `fmemopen`, `open_memstream`, `fopencookie`): refused while open.
+pub fn note_unreopenable(f: File, what: &str) {
+    if !f.is_null() && !in_runtime() {
+        let fd = fileno(f);
+        let mut t = table();
+        if fd >= 0 {
+            t.retain(|x| x.fd != fd);
+        }
+        t.push(Entry { fd, path: what.to_string(), flags: libc::O_RDONLY, stream: f as usize, mode: String::new(), group: fd, refuse: true });
+    }
+}
+
+pub fn pclose(f: File) -> c_int {
+    if !in_runtime() {
+        table().retain(|e| e.stream != f as usize);
+    }
+    real_pclose(f)
+}
+
+/// Files the program mapped into memory (start, length, path).
+static MAPPINGS: Mutex<Vec<(usize, usize, String)>> = Mutex::new(Vec::new());
+/// Child processes the program forked and has not reaped.
+static CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+pub fn note_mapping(at: usize, len: usize, fd: c_int) {
+    if in_runtime() {
+        return;
+    }
+    let path = std::fs::read_link(format!("/proc/self/fd/{fd}")).map(|p| p.display().to_string()).unwrap_or_else(|_| format!("descriptor {fd}"));
+    MAPPINGS.lock().unwrap_or_else(|e| e.into_inner()).push((at, len, path));
+}
+
+pub fn note_unmapping(at: usize, len: usize) {
+    if in_runtime() {
+        return;
+    }
+    MAPPINGS.lock().unwrap_or_else(|e| e.into_inner()).retain(|(a, l, _)| a + l <= at || at + len <= *a);
+}
+
+pub fn note_child(pid: i32) {
+    if pid > 0 && !in_runtime() {
+        CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+    }
+}
+
 // ---- at a checkpoint ----
 
 fn stat_fd(fd: c_int) -> Option<libc::stat> {
@@ -407,8 +509,23 @@ fn mtime_ns(st: &libc::stat) -> i64 {
 /// Why no checkpoint can be taken now, naming the file; None when every
 /// open file can be put back.
 pub fn cannot_restore() -> Option<String> {
+    if let Some((a, l, p)) = MAPPINGS.lock().unwrap_or_else(|e| e.into_inner()).first() {
+        return Some(format!("the file '{p}' is mapped into memory at {a:#x} ({l} bytes, mmap): dao cannot map it again after a restart; unmap it before the checkpoint position"));
+    }
+    {
+        let mut ch = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: kill with signal 0 only checks that the process exists
+        // (a zombie not yet reaped by the program still does).
+        ch.retain(|&pid| unsafe { libc::kill(pid, 0) } == 0);
+        if let Some(pid) = ch.first() {
+            return Some(format!("the child process {pid} (fork) is running or not yet waited for: a restart cannot bring it back"));
+        }
+    }
     let t = table();
     let fortran = crate::stdio::fortran_linked();
+    if let Some(e) = t.iter().find(|e| e.refuse) {
+        return Some(format!("{} is open: dao cannot open it again after a restart; close it before the checkpoint position", e.path));
+    }
     for e in t.iter() {
         let Some(st) = stat_fd(e.fd) else { continue };
         let kind = st.st_mode & libc::S_IFMT;
@@ -563,6 +680,7 @@ pub fn decode(mut b: &[u8]) -> Option<(Vec<Saved>, Vec<Written>)> {
                     flags: w[4].parse().ok()?,
                     mode: if w[9] == "-" { String::new() } else { unhex(w[9])? },
                     path: unhex(w[10])?,
+                    refuse: false,
                 },
                 pos: w[5].parse().ok()?,
                 size: w[6].parse().ok()?,
@@ -762,7 +880,7 @@ mod tests {
     use super::*;
 
     fn saved(path: &str, flags: i32) -> Saved {
-        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3 }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
+        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3, refuse: false }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
     }
 
     #[test]

@@ -28,7 +28,7 @@
 //! built by the protocol, the session holds the storage engine as `Any`).
 //! `tests/layers.rs` parses this list and fails on any other reference.
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, process, placement, policy, mpi
+//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
@@ -50,6 +50,7 @@ pub mod files;
 pub mod heap;
 pub mod identity;
 pub mod libc_alloc;
+pub mod libc_state;
 pub mod modules;
 pub mod mpi;
 pub mod mpi_restart;

@@ -153,6 +153,14 @@ fn arm() {
     set_poll(n.max(1));
 }
 
+/// No checkpoint from now on in this process (a child the program forked:
+/// it would write the parent's DAO_DIR).
+pub fn disable() {
+    DISABLED.store(true, Relaxed);
+    set_poll(i64::MAX);
+}
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
 /// Starts a new interval (after a checkpoint, at start and at restart).
 pub fn rearm() {
     let i = INTERVAL_NS.load(Relaxed);
@@ -164,6 +172,10 @@ pub fn rearm() {
 pub fn candidate_due() -> bool {
     let n = candidates();
     COUNTED.store(n, Relaxed);
+    if DISABLED.load(Relaxed) {
+        set_poll(i64::MAX);
+        return false;
+    }
     let due = match EVERY.load(Relaxed) {
         _ if PROFILING.load(Relaxed) => false,
         _ if PLACED.load(Relaxed) => crate::placement::is_chosen(n),

@@ -20,6 +20,7 @@
 //! changes from run to run) is not registered again, with a warning.
 use std::cell::UnsafeCell;
 use std::ffi::c_char;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::abi::{DaoModuleDesc, DaoVarDesc, DAO_ABI_VERSION};
@@ -37,6 +38,16 @@ pub struct State {
     /// dao-heap block: saved with the heap, found through this pointer.
     files: usize,
     files_len: u64,
+    /// libc's state (libc_state.rs): generators, strtok, signal mask.
+    pub libc: crate::libc_state::Saved,
+    /// Environment and signal-handler changes (libc_state.rs, its
+    /// encoding), in a dao-heap block like `files`.
+    changes: usize,
+    changes_len: u64,
+    /// OMP_NUM_THREADS of the checkpointed run (0: unset). A restart with
+    /// the same value keeps the team size the program set itself
+    /// (omp_set_num_threads); another value asks for another team size.
+    omp_env_threads: u32,
 }
 
 struct Cell(UnsafeCell<State>);
@@ -44,7 +55,7 @@ struct Cell(UnsafeCell<State>);
 // the program runs; read by the checkpoint as program memory.
 unsafe impl Sync for Cell {}
 
-static STATE: Cell = Cell(UnsafeCell::new(State { n_atexit: 0, atexit: [0; MAX_ATEXIT], files: 0, files_len: 0 }));
+static STATE: Cell = Cell(UnsafeCell::new(State { n_atexit: 0, atexit: [0; MAX_ATEXIT], files: 0, files_len: 0, libc: crate::libc_state::Saved::new(), changes: 0, changes_len: 0, omp_env_threads: 0 }));
 static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 struct Desc<T>(T);
@@ -126,6 +137,8 @@ pub fn atexit(f: extern "C" fn()) -> i32 {
 extern "C" {
     static __executable_start: u8;
     static etext: u8;
+    /// The end of the executable's data and bss.
+    static end: u8;
 }
 
 /// At a checkpoint, after stdio was flushed: the open files, described in
@@ -137,25 +150,53 @@ pub fn before_checkpoint() -> Result<(), String> {
     }
     let (open, written) = crate::files::snapshot();
     let text = crate::files::encode(&open, &written);
+    let changes = crate::libc_state::encode();
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: under LOCK; the table is ours.
     let st = unsafe { &mut *STATE.0.get() };
-    if st.files != 0 {
-        crate::heap::with(|h| h.free(st.files as *mut u8));
-        st.files = 0;
-        st.files_len = 0;
-    }
-    if !text.is_empty() {
-        let p = crate::heap::with(|h| h.malloc(text.len()));
-        if p.is_null() {
-            return Err("no memory in the dao heap for the table of open files".into());
-        }
-        // SAFETY: a fresh dao-heap block of text.len() bytes.
-        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), p, text.len()) };
-        st.files = p as usize;
-        st.files_len = text.len() as u64;
-    }
+    crate::libc_state::capture(&mut st.libc);
+    st.omp_env_threads = crate::config::omp_num_threads().unwrap_or(0);
+    (st.files, st.files_len) = into_block((st.files, st.files_len), &text)?;
+    (st.changes, st.changes_len) = into_block((st.changes, st.changes_len), &changes)?;
     Ok(())
+}
+
+/// Replaces the dao-heap block `old` (address, length) with one holding
+/// `bytes` (none when empty).
+fn into_block(old: (usize, u64), bytes: &[u8]) -> Result<(usize, u64), String> {
+    if old.0 != 0 {
+        crate::heap::with(|h| h.free(old.0 as *mut u8));
+    }
+    if bytes.is_empty() {
+        return Ok((0, 0));
+    }
+    let p = crate::heap::with(|h| h.malloc(bytes.len()));
+    if p.is_null() {
+        return Err("no memory in the dao heap for the runtime's tables (open files, environment)".into());
+    }
+    // SAFETY: a fresh dao-heap block of bytes.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    Ok((p as usize, bytes.len() as u64))
+}
+
+/// The bytes of a block [`into_block`] made, after a restart restored it.
+fn block(b: (usize, u64)) -> Vec<u8> {
+    if b.0 == 0 || b.1 == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the dao-heap block this pointer names was saved with the
+    // heap (reachable from the runtime module's saved global) and restored.
+    unsafe { std::slice::from_raw_parts(b.0 as *const u8, b.1 as usize) }.to_vec()
+}
+
+/// `strtok(s, delim)`, its position kept in the runtime's module.
+///
+/// # Safety
+/// As strtok(3).
+pub unsafe fn strtok(s: *mut c_char, delim: *const c_char) -> *mut c_char {
+    // SAFETY: the position is a field of the runtime's state, used only by
+    // strtok (which, like libc's, is not thread-safe).
+    unsafe { crate::libc_state::strtok(s, delim, std::ptr::addr_of_mut!((*STATE.0.get()).libc.strtok)) }
 }
 
 /// After a restart wrote the heap and the globals back: registers the exit
@@ -164,25 +205,34 @@ pub fn before_checkpoint() -> Result<(), String> {
 pub fn after_restore(checkpoint: &str) {
     RESTORED.store(true, Ordering::SeqCst);
     reregister_atexit();
-    let text = {
+    let (files, changes, libc) = {
         let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: under LOCK, before the program runs again.
         let st = unsafe { &*STATE.0.get() };
-        if st.files == 0 || st.files_len == 0 {
-            // no file known at the checkpoint: those first written after
-            // it are still cut back (the journal)
-            drop(_g);
-            crate::files::restore(&[], &[], checkpoint);
-            return;
-        }
-        // SAFETY: the dao-heap block this pointer names was saved with the
-        // heap (reachable from this saved global) and restored.
-        unsafe { std::slice::from_raw_parts(st.files as *const u8, st.files_len as usize) }.to_vec()
+        (block((st.files, st.files_len)), block((st.changes, st.changes_len)), st.libc)
     };
-    match crate::files::decode(&text) {
+    match crate::libc_state::decode(&changes) {
+        Some(v) => crate::libc_state::set_changes(v),
+        None => crate::diag::fatal(format_args!("{checkpoint}: the table of environment and signal changes is damaged")),
+    }
+    // the program's memory: the executable's data and the dao heap
+    let own = |a: usize| crate::heap::in_region(a as *const u8) || (std::ptr::addr_of!(__executable_start) as usize..std::ptr::addr_of!(end) as usize).contains(&a);
+    crate::libc_state::restore(&libc, own);
+    // files first written after the checkpoint are cut back even when
+    // none was known at it (the journal)
+    match crate::files::decode(&files) {
         Some((open, written)) => crate::files::restore(&open, &written, checkpoint),
         None => crate::diag::fatal(format_args!("{checkpoint}: the table of open files is damaged")),
     }
+}
+
+/// After a restart restored the globals: OMP_NUM_THREADS of the
+/// checkpointed run (None: unset).
+pub fn checkpointed_omp_env() -> Option<u32> {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: under LOCK.
+    let n = unsafe { (*STATE.0.get()).omp_env_threads };
+    (n != 0).then_some(n)
 }
 
 static RESTORED: AtomicBool = AtomicBool::new(false);

@@ -535,6 +535,11 @@ fn restart_thread_count(c: &Checkpoint<'_>, file: &str) -> Option<u32> {
     if n == c.omp.nthreads || c.omp.nthreads == 0 {
         return None;
     }
+    // the same OMP_NUM_THREADS as the checkpointed run: the team size in
+    // the checkpoint is the program's own (omp_set_num_threads), kept
+    if crate::process::checkpointed_omp_env() == Some(n) {
+        return None;
+    }
     if c.omp.team_size != 0 {
         diag::warn(format_args!(
             "{file} was taken inside a parallel region of {} threads: the restart keeps {} threads (OMP_NUM_THREADS={n} applies to a restart from a checkpoint between regions)",

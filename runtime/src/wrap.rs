@@ -101,6 +101,7 @@ pub extern "C" fn __wrap_atexit(f: extern "C" fn()) -> i32 {
 // (`--wrap=fopen,...`). The `mode` of open/openat/creat is read only with
 // O_CREAT or O_TMPFILE, as libc does.
 use std::ffi::{c_char, c_int, c_uint};
+
 type File = *mut c_void;
 
 #[no_mangle]
@@ -170,4 +171,233 @@ pub extern "C" fn __wrap_dup(fd: c_int) -> c_int {
 #[no_mangle]
 pub extern "C" fn __wrap_dup2(a: c_int, b: c_int) -> c_int {
     crate::files::dup2(a, b)
+}
+
+// libc state a restart must put back (libc_state.rs), and what it cannot
+// (files.rs: pipes, sockets, popen, file mappings, children).
+macro_rules! libc_fn {
+    ($name:ident, $sym:literal, fn($($a:ident: $t:ty),*) -> $r:ty) => {
+        #[allow(non_snake_case)]
+        fn $name($($a: $t),*) -> $r {
+            static C: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let mut f = C.load(std::sync::atomic::Ordering::Relaxed);
+            if f == 0 {
+                // SAFETY: dlsym with a C string literal: libc's definition.
+                f = unsafe { libc::dlsym(libc::RTLD_NEXT, $sym.as_ptr()) } as usize;
+                if f == 0 {
+                    crate::diag::fatal(format_args!("cannot find {} in the C library", $sym.to_string_lossy()));
+                }
+                C.store(f, std::sync::atomic::Ordering::Relaxed);
+            }
+            // SAFETY: libc's function of this name, with this C prototype.
+            unsafe { std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $r>(f)($($a),*) }
+        }
+    };
+}
+libc_fn!(real_setenv, c"setenv", fn(n: *const c_char, v: *const c_char, o: c_int) -> c_int);
+libc_fn!(real_unsetenv, c"unsetenv", fn(n: *const c_char) -> c_int);
+libc_fn!(real_putenv, c"putenv", fn(kv: *mut c_char) -> c_int);
+libc_fn!(real_clearenv, c"clearenv", fn() -> c_int);
+libc_fn!(real_signal, c"signal", fn(s: c_int, h: usize) -> usize);
+libc_fn!(real_sigaction, c"sigaction", fn(s: c_int, a: *const libc::sigaction, o: *mut libc::sigaction) -> c_int);
+libc_fn!(real_getline, c"getline", fn(l: *mut *mut c_char, n: *mut usize, f: File) -> isize);
+libc_fn!(real_getdelim, c"getdelim", fn(l: *mut *mut c_char, n: *mut usize, d: c_int, f: File) -> isize);
+libc_fn!(real_pipe, c"pipe", fn(fds: *mut c_int) -> c_int);
+libc_fn!(real_pipe2, c"pipe2", fn(fds: *mut c_int, fl: c_int) -> c_int);
+libc_fn!(real_socket, c"socket", fn(d: c_int, t: c_int, p: c_int) -> c_int);
+libc_fn!(real_socketpair, c"socketpair", fn(d: c_int, t: c_int, p: c_int, sv: *mut c_int) -> c_int);
+libc_fn!(real_accept, c"accept", fn(s: c_int, a: *mut libc::sockaddr, l: *mut libc::socklen_t) -> c_int);
+libc_fn!(real_mmap, c"mmap", fn(a: *mut c_void, l: usize, p: c_int, f: c_int, fd: c_int, o: libc::off_t) -> *mut c_void);
+libc_fn!(real_munmap, c"munmap", fn(a: *mut c_void, l: usize) -> c_int);
+libc_fn!(real_fork, c"fork", fn() -> libc::pid_t);
+
+#[no_mangle]
+pub extern "C" fn __wrap_setenv(n: *const c_char, v: *const c_char, o: c_int) -> c_int {
+    let r = real_setenv(n, v, o);
+    if r == 0 && !in_runtime() {
+        // overwrite 0 on an existing name leaves it: record what is set now
+        // SAFETY: getenv of the name the program passed.
+        let now = unsafe { libc::getenv(n) };
+        crate::libc_state::note_setenv(n, if now.is_null() { v } else { now });
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_unsetenv(n: *const c_char) -> c_int {
+    let r = real_unsetenv(n);
+    if r == 0 && !in_runtime() {
+        crate::libc_state::note_unsetenv(n);
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_putenv(kv: *mut c_char) -> c_int {
+    let r = real_putenv(kv);
+    if r == 0 && !in_runtime() {
+        crate::libc_state::note_putenv(kv);
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_clearenv() -> c_int {
+    let r = real_clearenv();
+    if r == 0 && !in_runtime() {
+        crate::libc_state::note_clearenv();
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_signal(s: c_int, h: usize) -> usize {
+    let r = real_signal(s, h);
+    if r != libc::SIG_ERR && !in_runtime() {
+        crate::libc_state::note_signal(s, h);
+    }
+    r
+}
+/// # Safety
+/// As sigaction(2).
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_sigaction(s: c_int, a: *const libc::sigaction, o: *mut libc::sigaction) -> c_int {
+    let r = real_sigaction(s, a, o);
+    if r == 0 && !a.is_null() && !in_runtime() {
+        crate::libc_state::note_sigaction(s, a);
+    }
+    r
+}
+/// # Safety
+/// As strtok(3).
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_strtok(s: *mut c_char, d: *const c_char) -> *mut c_char {
+    // SAFETY: forwarded contract.
+    unsafe { crate::process::strtok(s, d) }
+}
+#[no_mangle]
+pub extern "C" fn __wrap_getline(l: *mut *mut c_char, n: *mut usize, f: File) -> isize {
+    crate::files::in_dao_heap(|| real_getline(l, n, f))
+}
+#[no_mangle]
+pub extern "C" fn __wrap_getdelim(l: *mut *mut c_char, n: *mut usize, d: c_int, f: File) -> isize {
+    crate::files::in_dao_heap(|| real_getdelim(l, n, d, f))
+}
+#[no_mangle]
+pub extern "C" fn __wrap_popen(c: *const c_char, m: *const c_char) -> File {
+    crate::files::popen(c, m)
+}
+#[no_mangle]
+pub extern "C" fn __wrap_pclose(f: File) -> c_int {
+    crate::files::pclose(f)
+}
+/// # Safety
+/// As pipe(2).
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_pipe(fds: *mut c_int) -> c_int {
+    let r = real_pipe(fds);
+    if r == 0 {
+        // SAFETY: pipe wrote two descriptors.
+        unsafe {
+            crate::files::note_fd(*fds, "a pipe (pipe)");
+            crate::files::note_fd(*fds.add(1), "a pipe (pipe)");
+        }
+    }
+    r
+}
+/// # Safety
+/// As pipe2(2).
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_pipe2(fds: *mut c_int, fl: c_int) -> c_int {
+    let r = real_pipe2(fds, fl);
+    if r == 0 {
+        // SAFETY: pipe2 wrote two descriptors.
+        unsafe {
+            crate::files::note_fd(*fds, "a pipe (pipe2)");
+            crate::files::note_fd(*fds.add(1), "a pipe (pipe2)");
+        }
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_socket(d: c_int, t: c_int, p: c_int) -> c_int {
+    let fd = real_socket(d, t, p);
+    crate::files::note_fd(fd, "a socket (socket)");
+    fd
+}
+/// # Safety
+/// As socketpair(2).
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_socketpair(d: c_int, t: c_int, p: c_int, sv: *mut c_int) -> c_int {
+    let r = real_socketpair(d, t, p, sv);
+    if r == 0 {
+        // SAFETY: socketpair wrote two descriptors.
+        unsafe {
+            crate::files::note_fd(*sv, "a socket (socketpair)");
+            crate::files::note_fd(*sv.add(1), "a socket (socketpair)");
+        }
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_accept(s: c_int, a: *mut libc::sockaddr, l: *mut libc::socklen_t) -> c_int {
+    let fd = real_accept(s, a, l);
+    crate::files::note_fd(fd, "a socket (accept)");
+    fd
+}
+#[no_mangle]
+pub extern "C" fn __wrap_mmap(a: *mut c_void, l: usize, p: c_int, f: c_int, fd: c_int, o: libc::off_t) -> *mut c_void {
+    let r = real_mmap(a, l, p, f, fd, o);
+    if r != libc::MAP_FAILED && fd >= 0 && f & libc::MAP_ANONYMOUS == 0 {
+        crate::files::note_mapping(r as usize, l, fd);
+    }
+    r
+}
+#[no_mangle]
+pub extern "C" fn __wrap_munmap(a: *mut c_void, l: usize) -> c_int {
+    let r = real_munmap(a, l);
+    if r == 0 {
+        crate::files::note_unmapping(a as usize, l);
+    }
+    r
+}
+/// `fork` from the program: the child takes no checkpoints (it would write
+/// the parent's DAO_DIR); the parent takes none while the child lives.
+#[no_mangle]
+pub extern "C" fn __wrap_fork() -> libc::pid_t {
+    if in_runtime() {
+        return real_fork();
+    }
+    let pid = real_fork();
+    if pid == 0 {
+        crate::policy::disable();
+    } else {
+        crate::files::note_child(pid);
+    }
+    pid
+}
+libc_fn!(real_tmpfile, c"tmpfile", fn() -> File);
+libc_fn!(real_fmemopen, c"fmemopen", fn(b: *mut c_void, n: usize, m: *const c_char) -> File);
+libc_fn!(real_open_memstream, c"open_memstream", fn(b: *mut *mut c_char, n: *mut usize) -> File);
+#[no_mangle]
+pub extern "C" fn __wrap_tmpfile() -> File {
+    let f = real_tmpfile();
+    crate::files::note_unreopenable(f, "a temporary file (tmpfile)");
+    f
+}
+#[no_mangle]
+pub extern "C" fn __wrap_tmpfile64() -> File {
+    __wrap_tmpfile()
+}
+#[no_mangle]
+pub extern "C" fn __wrap_fmemopen(b: *mut c_void, n: usize, m: *const c_char) -> File {
+    let f = real_fmemopen(b, n, m);
+    crate::files::note_unreopenable(f, "an in-memory stream (fmemopen)");
+    f
+}
+#[no_mangle]
+pub extern "C" fn __wrap_open_memstream(b: *mut *mut c_char, n: *mut usize) -> File {
+    let f = real_open_memstream(b, n);
+    crate::files::note_unreopenable(f, "an in-memory stream (open_memstream)");
+    f
+}
+#[no_mangle]
+pub extern "C" fn __wrap___getdelim(l: *mut *mut c_char, n: *mut usize, d: c_int, f: File) -> isize {
+    crate::files::in_dao_heap(|| real_getdelim(l, n, d, f))
 }
