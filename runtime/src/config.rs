@@ -509,3 +509,16 @@ pub fn prepare_env() {
 pub fn omp_num_threads() -> Option<u32> {
     std::env::var("OMP_NUM_THREADS").ok()?.split(',').next()?.trim().parse().ok().filter(|n| *n > 0)
 }
+
+/// The runtime's own paths (DAO_DIR, DAO_PARTNER_DIR, DAO_FLUSH_DIR,
+/// DAO_STATS, DAO_PROFILE) as set, for files.rs to tell them from the
+/// program's files.
+pub fn runtime_paths() -> Vec<String> {
+    ["DAO_DIR", "DAO_PARTNER_DIR", "DAO_FLUSH_DIR", "DAO_STATS", "DAO_PROFILE"].iter().filter_map(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()).collect()
+}
+
+/// Whether the program's environment has `name` now (libc_state.rs: a
+/// `setenv` without overwrite of a name already set changes nothing).
+pub fn env_has(name: &std::ffi::CStr) -> bool {
+    std::env::var_os(&*name.to_string_lossy()).is_some()
+}

@@ -259,7 +259,21 @@ fn fileno(f: File) -> c_int {
     unsafe { libc::fileno(f as *mut libc::FILE) }
 }
 
+/// Whether `path` is one of the runtime's own (the checkpoint directory,
+/// the partner and flush levels, DAO_STATS, DAO_PROFILE): written by
+/// runtime code that runs on the program's thread outside
+/// `libc_alloc::own` (the statistics of a background writer, the finished
+/// marker), never the program's.
+fn runtime_path(path: &str) -> bool {
+    static ROOTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(|| crate::config::runtime_paths().iter().map(|v| absolute(v, libc::AT_FDCWD)).collect());
+    roots.iter().any(|r| path == r || path.strip_prefix(r.as_str()).is_some_and(|rest| rest.starts_with('/')))
+}
+
 fn insert(e: Entry) {
+    if runtime_path(&e.path) {
+        return;
+    }
     if writable(e.flags) {
         note_written(&e.path);
     }

@@ -78,7 +78,10 @@ pub const MODULE_HASH: u64 = 0xda0_da0_da0_0001;
 
 static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
     abi_version: DAO_ABI_VERSION,
-    flags: 0,
+    // no code of the program's here: nothing a non-blocking round must
+    // guard (a module without the flag makes the runtime fall back to the
+    // blocking protocol)
+    flags: crate::abi::DAO_MODULE_GUARDED,
     module_hash: MODULE_HASH,
     source_name: c"dao runtime".as_ptr() as *const c_char,
     n_globals: 1,

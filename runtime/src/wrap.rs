@@ -213,12 +213,12 @@ libc_fn!(real_fork, c"fork", fn() -> libc::pid_t);
 
 #[no_mangle]
 pub extern "C" fn __wrap_setenv(n: *const c_char, v: *const c_char, o: c_int) -> c_int {
+    // without overwrite, a name already set is left as it is
+    // SAFETY: the program's NUL-terminated name (NULL is setenv's EINVAL).
+    let unchanged = o == 0 && !n.is_null() && crate::config::env_has(unsafe { std::ffi::CStr::from_ptr(n) });
     let r = real_setenv(n, v, o);
-    if r == 0 && !in_runtime() {
-        // overwrite 0 on an existing name leaves it: record what is set now
-        // SAFETY: getenv of the name the program passed.
-        let now = unsafe { libc::getenv(n) };
-        crate::libc_state::note_setenv(n, if now.is_null() { v } else { now });
+    if r == 0 && !unchanged && !in_runtime() {
+        crate::libc_state::note_setenv(n, v);
     }
     r
 }
