@@ -27,7 +27,7 @@ mode.
 Usage:
   python3 scripts/campaign.py build  [--work DIR]           # builds the programs
   python3 scripts/campaign.py run    [--work DIR] --trials N [--jobs J] [--load L] [--seed S]
-                                     [--minutes M] [--only REGEX]
+                                     [--minutes M] [--only REGEX] [--protocol nonblocking|blocking]
   python3 scripts/campaign.py table  [--work DIR] [--markdown]
 
 `build` needs dao (target/release/dao) and the compilers; `run` needs only
@@ -72,6 +72,7 @@ PROGRAMS = [
 ]
 
 PROTOCOLS = ["nonblocking", "blocking"]
+PROTOCOLS_USED = PROTOCOLS
 ASYNC = ["auto", "wait", "off"]
 STORES = ["engine", "file"]
 OPTS = ["-O0", "-O2"]
@@ -178,7 +179,7 @@ def trial(work, k, rng):
     opt = rng.choice(OPTS)
     threads = rng.randint(1, 4) if kind == "omp" else 1
     mode = {
-        "protocol": rng.choice(PROTOCOLS) if kind == "omp" else "-",
+        "protocol": rng.choice(PROTOCOLS_USED) if kind == "omp" else "-",
         "async": rng.choice(ASYNC),
         "store": rng.choice(STORES),
         "every": rng.randint(lo, hi),
@@ -239,7 +240,15 @@ def trial(work, k, rng):
         with open(ref, "rb") as a, open(out, "rb") as b:
             if a.read() != b.read():
                 verdict = "wrong"
-    rec = {"trial": k, "program": name, "opt": opt, "threads": threads, **mode, "kill": how,
+    ran = set()
+    try:
+        for l in open(os.path.join(tdir, "stats")):
+            m = re.search(r'"protocol":"(\w+)"', l)
+            if m:
+                ran.add(m.group(1))
+    except OSError:
+        pass
+    rec = {"trial": k, "protocol_ran": sorted(ran), "program": name, "opt": opt, "threads": threads, **mode, "kill": how,
            "verdict": verdict, "runs": runs, "s": round(time.monotonic() - t0, 3), "host": os.uname().nodename}
     if verdict == "ok":
         shutil.rmtree(tdir, ignore_errors=True)
@@ -260,8 +269,10 @@ def spin():
         pass
 
 
-def run(work, trials, jobs, load, seed, minutes, only):
-    global PROGRAMS
+def run(work, trials, jobs, load, seed, minutes, only, protocol=None):
+    global PROGRAMS, PROTOCOLS_USED
+    if protocol:
+        PROTOCOLS_USED = [protocol]
     if only:
         PROGRAMS = [p for p in PROGRAMS if re.search(only, p[0])]
     for name, _, _, _, _ in PROGRAMS:
@@ -314,10 +325,12 @@ def run(work, trials, jobs, load, seed, minutes, only):
 
 def table(work, markdown):
     rows = {}
-    total = {"n": 0, "wrong": 0, "crashed": 0, "s": 0.0}
+    total = {"n": 0, "wrong": 0, "crashed": 0, "s": 0.0, "fin": 0}
     def add(key, r):
-        row = rows.setdefault(key, {"n": 0, "wrong": 0, "crashed": 0, "s": 0.0, "O0": 0, "O2": 0, "t": set()})
+        row = rows.setdefault(key, {"n": 0, "wrong": 0, "crashed": 0, "s": 0.0, "O0": 0, "O2": 0, "t": set(), "fin": 0})
         row["n"] += 1
+        if any(x.get("finished_first") for x in r["runs"]):
+            row["fin"] += 1
         row[r["opt"][1:]] += 1
         row["t"].add(r["threads"])
         row["s"] += r["s"]
@@ -331,15 +344,16 @@ def table(work, markdown):
             add(("mode", f"{r['protocol']} / async={r['async']} / store={r['store']}"), r)
             total["n"] += 1
             total["s"] += r["s"]
+            total["fin"] += any(x.get("finished_first") for x in r["runs"])
             if r["verdict"] in ("wrong", "crashed"):
                 total[r["verdict"]] += 1
-    head = ["program / mode", "trials", "-O0", "-O2", "threads", "wrong", "crashed", "trial time (s)"]
+    head = ["program / mode", "trials", "-O0", "-O2", "threads", "killed after finishing", "wrong", "crashed", "trial time (s)"]
     lines = []
     for (a, b), row in sorted(rows.items(), key=lambda kv: (kv[0][0] == "mode", kv[0])):
         label = b
         t = ",".join(str(x) for x in sorted(row["t"]))
-        lines.append([label, str(row["n"]), str(row["O0"]), str(row["O2"]), t, str(row["wrong"]), str(row["crashed"]), f"{row['s']:.0f}"])
-    lines.append(["total", str(total["n"]), "", "", "", str(total["wrong"]), str(total["crashed"]), f"{total['s']:.0f}"])
+        lines.append([label, str(row["n"]), str(row["O0"]), str(row["O2"]), t, str(row["fin"]), str(row["wrong"]), str(row["crashed"]), f"{row['s']:.0f}"])
+    lines.append(["total", str(total["n"]), "", "", "", str(total["fin"]), str(total["wrong"]), str(total["crashed"]), f"{total['s']:.0f}"])
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
@@ -361,13 +375,14 @@ def main():
     ap.add_argument("--seed", type=int)
     ap.add_argument("--minutes", type=float)
     ap.add_argument("--only")
+    ap.add_argument("--protocol", choices=PROTOCOLS, help="only this team protocol")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     if a.what == "build":
         build(a.work)
     elif a.what == "run":
-        c = run(a.work, a.trials, a.jobs, a.load, a.seed, a.minutes, a.only)
+        c = run(a.work, a.trials, a.jobs, a.load, a.seed, a.minutes, a.only, a.protocol)
         sys.exit(1 if c["wrong"] or c["crashed"] else 0)
     else:
         table(a.work, a.markdown)

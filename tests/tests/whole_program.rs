@@ -49,6 +49,8 @@ cases! {
     c_hash_table       => Case { name: "hash_table",       lang: Lang::C, args: &["150000"],   every: 30,     crash_after: A, crash_in: B }; // 369
     c_linked_list      => Case { name: "linked_list",      lang: Lang::C, args: &["6000"],     every: 12,     crash_after: A, crash_in: B }; // 150
     c_nbody            => Case { name: "nbody",            lang: Lang::C, args: &["500"],      every: 80,     crash_after: A, crash_in: B }; // 1000
+    // statics read only by qsort's comparator and by functions called through a pointer table
+    c_qsort_callback   => Case { name: "qsort_callback",   lang: Lang::C, args: &["10000"],    every: 800,    crash_after: A, crash_in: B }; // 10000
     c_realloc_buffer   => Case { name: "realloc_buffer",   lang: Lang::C, args: &["300000"],   every: 3,      crash_after: A, crash_in: B }; // 33
     c_recursion        => Case { name: "recursion",        lang: Lang::C, args: &["8"],        every: 80,     crash_after: A, crash_in: B }; // 1008
     c_ssa_accumulators => Case { name: "ssa_accumulators", lang: Lang::C, args: &["20000000"], every: 200,    crash_after: A, crash_in: B }; // 2638

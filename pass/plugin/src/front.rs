@@ -116,6 +116,50 @@ impl Summary {
     }
 }
 
+/// Whether `f`'s address is used other than as the callee of a call, or as
+/// the outlined function handed to an OpenMP runtime entry point
+/// (`__kmpc_fork_call`, `__kmpc_omp_task_alloc`, ...): such a region runs
+/// only where the module's own code starts it.
+pub fn address_taken(f: Value) -> bool {
+    f.users().into_iter().any(|u| {
+        if !u.is_instruction() || !u.is_call() {
+            return true;
+        }
+        if u.called_value() == f {
+            return false;
+        }
+        let callee = u.called_function().map(|c| c.name()).unwrap_or_default();
+        !(callee.starts_with("__kmpc_") || callee.starts_with("__tgt_"))
+    })
+}
+
+/// The tracked globals (indices) that the module's address-taken functions
+/// and the defined functions they call directly name in their
+/// instructions (loaded, stored, or passed on).
+fn callback_globals(mf: &ModuleFacts) -> Vec<usize> {
+    let mut work: Vec<Value> = mf.funcs.iter().copied().filter(|f| address_taken(*f)).collect();
+    let mut seen: HashSet<Value> = work.iter().copied().collect();
+    let mut out = vec![false; mf.globals.len()];
+    while let Some(f) = work.pop() {
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if i.is_call() {
+                if let Some(c) = i.called_function() {
+                    if mf.func_ix.contains_key(&c) && seen.insert(c) {
+                        work.push(c);
+                    }
+                }
+            }
+            for op in i.operands() {
+                let base = if op.is_global_var() { Some(op) } else { op.strip_offset().map(|(b, _)| b) };
+                if let Some(&g) = base.and_then(|b| mf.global_ix.get(&b)) {
+                    out[g] = true;
+                }
+            }
+        }
+    }
+    out.iter().enumerate().filter(|(_, x)| **x).map(|(i, _)| i).collect()
+}
+
 impl ModuleFacts {
     pub fn has_defined_globals(&self) -> bool {
         self.global_declared.iter().any(|d| !d)
@@ -157,6 +201,17 @@ impl ModuleFacts {
         for i in 0..mf.globals.len() {
             let g = mf.globals[i];
             mf.global_escaped[i] = !mf.global_declared[i] && ((calls_unknown && !g.is_local_linkage()) || escapes(g));
+        }
+        // Globals a callback may touch (issue #31): a function whose address
+        // is taken -- qsort's comparator, a handler in a table -- runs when
+        // unknown or indirect code calls it, and what it (or a function it
+        // calls directly) reads is then read at that unknown or indirect
+        // call. They count as escaped, so those calls use them; a static
+        // read only by qsort's comparator was dead at the marker before.
+        for g in callback_globals(&mf) {
+            if !mf.global_declared[g] {
+                mf.global_escaped[g] = true;
+            }
         }
         mf
     }

@@ -357,7 +357,7 @@ pub fn exported_state(facts: &ModuleFacts, sums: &[Summary]) -> Vec<usize> {
         let name = f.name();
         let program_entry = name == known::names::MAIN || name == "_QQmain" || name == "MAIN__";
         let external = !f.is_local_linkage() && !program_entry;
-        if !(external || address_taken(*f)) {
+        if !(external || crate::front::address_taken(*f)) {
             continue;
         }
         if let Some(s) = sums.get(fi) {
@@ -371,22 +371,6 @@ pub fn exported_state(facts: &ModuleFacts, sums: &[Summary]) -> Vec<usize> {
     out.iter().enumerate().filter(|(_, e)| **e).map(|(i, _)| i).collect()
 }
 
-/// Whether `f`'s address is used other than as the callee of a call, or as
-/// the outlined function handed to an OpenMP runtime entry point
-/// (`__kmpc_fork_call`, `__kmpc_omp_task_alloc`, ...): such a region runs
-/// only where the module's own code starts it.
-fn address_taken(f: Value) -> bool {
-    f.users().into_iter().any(|u| {
-        if !u.is_instruction() || !u.is_call() {
-            return true;
-        }
-        if u.called_value() == f {
-            return false;
-        }
-        let callee = u.called_function().map(|c| c.name()).unwrap_or_default();
-        !(callee.starts_with("__kmpc_") || callee.starts_with("__tgt_"))
-    })
-}
 
 /// Phase 3b: the summaries for callers, narrowed bottom-up over the call
 /// graph: a call uses the globals live at its callee's entry (read before

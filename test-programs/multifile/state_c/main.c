@@ -3,7 +3,7 @@
  * Exercises: state kept in a translation unit without markers, as timer,
  * random-number and bookkeeping modules keep it: a file-scope static call
  * counter, a static generator seed, a static array, a function-local
- * static, an exported global, and a static time base (gettimeofday-style)
+ * static, a thread-local counter, an exported global, and a static time base (gettimeofday-style)
  * that a restart must not reset, and an atexit handler registered before
  * the first checkpoint. Compiled file by file (dao cc -c) and
  * together.

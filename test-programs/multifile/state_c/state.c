@@ -5,9 +5,13 @@
 static long counter;
 static unsigned long long seed = 88172645463325252ULL;
 static double hist[8];
+static _Thread_local long tcalls; /* thread-local state of a file without markers */
 long st_exported;
 
-long st_next(void) { return ++counter; }
+long st_next(void) {
+    tcalls += 2;
+    return ++counter;
+}
 
 double st_random(void) {
     seed ^= seed << 13;
@@ -25,7 +29,7 @@ void st_accumulate(double r) {
 }
 
 void st_report(void) {
-    printf("counter %ld exported %ld\n", counter, st_exported);
+    printf("counter %ld exported %ld thread-local %ld\n", counter, st_exported, tcalls);
     for (int k = 0; k < 8; k++)
         printf("hist[%d] %.12f\n", k, hist[k]);
 }
