@@ -288,10 +288,11 @@ static WRITTEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// `DAO_DIR/files.journal` (set by the startup when checkpoints are on).
 static JOURNAL: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
 
-/// A path opened for writing: the first time, its size now is appended to
-/// the journal (before the program writes to it), so that a restart can
-/// cut back a file first written after its checkpoint, which the
-/// checkpoint does not name (`-1`: it did not exist).
+/// A path opened for writing: the first time, its size now (just after
+/// the open, before the program writes to it: 0 when the open created or
+/// truncated it) is appended to the journal, so that a restart can cut
+/// back a file first written after its checkpoint, which the checkpoint
+/// does not name.
 fn note_written(path: &str) {
     {
         let mut w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
@@ -841,7 +842,7 @@ pub fn reopen(s: &Saved, shared: Option<c_int>) -> Result<(), String> {
 /// After the heap and globals of a checkpoint are back: every file checked,
 /// then the written ones put back (whole, or cut back to their length),
 /// files first written after the checkpoint cut back to their length before
-/// that (the journal; removed when they did not exist), and the open ones
+/// that (the journal), and the open ones
 /// reopened. A problem stops the restart before anything was changed.
 pub fn restore(open: &[Saved], written: &[Written], checkpoint: &str) {
     let whole = |p: &str| written.iter().any(|w| w.path == p && w.content.is_some());
