@@ -88,7 +88,7 @@ fn table() -> std::sync::MutexGuard<'static, Vec<Entry>> {
 // ---- libc, past the link-time wraps ----
 
 /// The address of libc's `name` (a NUL-terminated symbol name), cached.
-fn libc_sym(cache: &AtomicUsize, name: &CStr) -> usize {
+pub(crate) fn libc_sym(cache: &AtomicUsize, name: &CStr) -> usize {
     let p = cache.load(Ordering::Relaxed);
     if p != 0 {
         return p;
@@ -104,18 +104,22 @@ fn libc_sym(cache: &AtomicUsize, name: &CStr) -> usize {
     q
 }
 
+/// `real!(name, c"sym", fn(args) -> ret)`: a function `name` calling
+/// libc's `sym` past the link-time wraps (wrap.rs uses it too).
 macro_rules! real {
     ($name:ident, $sym:literal, fn($($a:ident: $t:ty),*) -> $r:ty) => {
         #[allow(non_snake_case)]
         fn $name($($a: $t),*) -> $r {
-            static C: AtomicUsize = AtomicUsize::new(0);
-            let f = libc_sym(&C, $sym);
+            static C: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let f = $crate::files::libc_sym(&C, $sym);
             // SAFETY: `f` is libc's function of this name, whose C prototype
             // is the one written here.
             unsafe { std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $r>(f)($($a),*) }
         }
     };
 }
+
+pub(crate) use real;
 
 type File = *mut c_void;
 real!(real_fopen, c"fopen", fn(p: *const c_char, m: *const c_char) -> File);

@@ -175,25 +175,7 @@ pub extern "C" fn __wrap_dup2(a: c_int, b: c_int) -> c_int {
 
 // libc state a restart must put back (libc_state.rs), and what it cannot
 // (files.rs: pipes, sockets, popen, file mappings, children).
-macro_rules! libc_fn {
-    ($name:ident, $sym:literal, fn($($a:ident: $t:ty),*) -> $r:ty) => {
-        #[allow(non_snake_case)]
-        fn $name($($a: $t),*) -> $r {
-            static C: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let mut f = C.load(std::sync::atomic::Ordering::Relaxed);
-            if f == 0 {
-                // SAFETY: dlsym with a C string literal: libc's definition.
-                f = unsafe { libc::dlsym(libc::RTLD_NEXT, $sym.as_ptr()) } as usize;
-                if f == 0 {
-                    crate::diag::fatal(format_args!("cannot find {} in the C library", $sym.to_string_lossy()));
-                }
-                C.store(f, std::sync::atomic::Ordering::Relaxed);
-            }
-            // SAFETY: libc's function of this name, with this C prototype.
-            unsafe { std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $r>(f)($($a),*) }
-        }
-    };
-}
+use crate::files::real as libc_fn;
 libc_fn!(real_setenv, c"setenv", fn(n: *const c_char, v: *const c_char, o: c_int) -> c_int);
 libc_fn!(real_unsetenv, c"unsetenv", fn(n: *const c_char) -> c_int);
 libc_fn!(real_putenv, c"putenv", fn(kv: *mut c_char) -> c_int);
