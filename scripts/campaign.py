@@ -25,7 +25,7 @@ summarised as a table: trials, wrong, crashed and time per program and
 mode.
 
 Usage:
-  python3 scripts/campaign.py build  [--work DIR]           # builds the programs
+  python3 scripts/campaign.py build  [--work DIR] [--only REGEX]  # builds the programs
   python3 scripts/campaign.py run    [--work DIR] --trials N [--jobs J] [--load L] [--seed S]
                                      [--minutes M] [--only REGEX] [--protocol nonblocking|blocking]
   python3 scripts/campaign.py table  [--work DIR] [--markdown]
@@ -65,6 +65,9 @@ PROGRAMS = [
     ("sections_bt3", "omp", "test-programs/omp/c/sections_bt3.c", ["40"], (1, 5)),
     ("f_timestep_barrier", "omp", "test-programs/omp/fortran/timestep_barrier.f90", ["650"], (40, 450)),
     ("f_tp_common_solver", "omp", "test-programs/omp/fortran/tp_common_solver.f90", ["250"], (200, 2600)),
+    ("t_nowait_marker", "omp", "test-programs/tasks/c/nowait_marker.c", ["40"], (1, 6)),
+    ("t_single_taskwait", "omp", "test-programs/tasks/c/single_taskwait.c", ["40"], (1, 6)),
+    ("t_tasks_mix", "omp", "test-programs/tasks/c/tasks_mix.c", ["40"], (1, 6)),
     ("hash_table", "seq", "test-programs/c/hash_table.c", ["40000"], (5, 30)),
     ("linked_list", "seq", "test-programs/c/linked_list.c", ["6000"], (3, 14)),
     ("globals_statics", "seq", "test-programs/c/globals_statics.c", ["100000"], (2000, 9000)),
@@ -86,9 +89,11 @@ def exe_path(work, name, opt, variant):
     return os.path.join(work, "bin", f"{name}{opt}.{variant}")
 
 
-def build(work):
+def build(work, only=None):
     os.makedirs(os.path.join(work, "bin"), exist_ok=True)
     for name, kind, src, _, _ in PROGRAMS:
+        if only and not re.search(only, name):
+            continue
         fortran = src.endswith(".f90")
         for opt in OPTS:
             for variant in ("clean", "inst"):
@@ -380,7 +385,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     if a.what == "build":
-        build(a.work)
+        build(a.work, a.only)
     elif a.what == "run":
         c = run(a.work, a.trials, a.jobs, a.load, a.seed, a.minutes, a.only, a.protocol)
         sys.exit(1 if c["wrong"] or c["crashed"] else 0)

@@ -24,18 +24,37 @@ static COUNTS: [AtomicU64; MAX_THREADS] = [ZERO; MAX_THREADS];
 static SINGLE_WON: AtomicU64 = AtomicU64::new(0);
 /// After a restart inside a region: instances up to this one were won before.
 static SKIP_SINGLES: AtomicU64 = AtomicU64::new(0);
-/// At restart: (singles_won, per-thread counts) for the region being resumed.
+/// At restart: (singles_won, per-thread counts) for the region being
+/// resumed, until its fork.
 type PendingSingles = Option<(u64, Vec<(u32, u64)>)>;
 static PENDING_SINGLES: std::sync::Mutex<PendingSingles> = std::sync::Mutex::new(None);
+/// The per-thread counts of the region being resumed, taken at its fork;
+/// each thread takes its own at its entry.
+static RESUMING: std::sync::Mutex<Vec<(u32, u64)>> = std::sync::Mutex::new(Vec::new());
+/// `RESUMING` is not empty (the fast path of every region entry).
+static RESUMING_ANY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// At an instrumented fork: the threads `0..used` of the last team count
-/// from 0 again; nothing was won.
+/// At an instrumented fork, before the team exists: the threads `0..used`
+/// of the last team count from 0 again; nothing was won, except, for the
+/// region a restart resumes (the first fork after the restart), the
+/// instances won before its checkpoint. That bound is published here,
+/// before any thread of the new team runs: a worker resumed at a candidate
+/// may reach the next `single` before the master has entered the region
+/// (when thread 0 published it at its own entry, such a worker won an
+/// instance already run and printed a line twice: campaign,
+/// `nowait_marker`, 1 restart in 100). Counts of threads that never
+/// entered (a smaller team) are dropped at the next fork.
 pub(crate) fn reset(used: usize) {
     for c in &COUNTS[..used] {
         c.store(0, Relaxed);
     }
     SINGLE_WON.store(0, Relaxed);
-    SKIP_SINGLES.store(0, Relaxed);
+    let pending = PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let (won, counts) = pending.unwrap_or_default();
+    SKIP_SINGLES.store(won, Release);
+    let mut r = RESUMING.lock().unwrap_or_else(|e| e.into_inner());
+    RESUMING_ANY.store(!counts.is_empty(), Release);
+    *r = counts;
 }
 
 /// At restart (startup.rs): the single-construct state of the region that
@@ -46,18 +65,18 @@ pub fn set_pending_singles(won: u64, counts: Vec<(u32, u64)>) {
     }
 }
 
-/// At a thread's region entry (restart): its saved count.
+/// At a thread's region entry (restart): its saved count (the bound of
+/// instances already won was published at the fork, `reset`).
 pub(crate) fn restore_singles(t: u32) {
-    let mut g = PENDING_SINGLES.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((won, counts)) = g.as_mut() else { return };
-    if t == 0 {
-        SKIP_SINGLES.store(*won, Release);
+    if !RESUMING_ANY.load(Acquire) {
+        return;
     }
+    let mut counts = RESUMING.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = counts.iter().position(|c| c.0 == t) {
         COUNTS[t as usize].store(counts.swap_remove(i).1, Relaxed);
     }
     if counts.is_empty() {
-        *g = None;
+        RESUMING_ANY.store(false, Release);
     }
 }
 
