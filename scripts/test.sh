@@ -7,5 +7,8 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 cargo build --release -p dao-driver -p dao-pass -p dao-runtime
+# rust-version is true: no standard-library API newer than it (the
+# dependencies' side is tests/tests/structure.rs)
+cargo clippy --release --workspace --all-targets --quiet -- -A clippy::all -D clippy::incompatible_msrv
 cargo test --release --workspace --no-fail-fast
 echo "test: OK"

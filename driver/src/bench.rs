@@ -179,10 +179,8 @@ impl RunOut {
 fn run_prog(exe: &Path, threads: u32, env: &[(&str, String)], log: &Path) -> Result<RunOut, BenchError> {
     use std::os::unix::process::ExitStatusExt;
     let mut cmd = Command::new(exe);
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("DAO_") {
-            cmd.env_remove(k);
-        }
+    for k in crate::env::dao_names() {
+        cmd.env_remove(k);
     }
     cmd.env("OMP_NUM_THREADS", threads.to_string());
     for (k, v) in env {

@@ -22,14 +22,8 @@ use crate::error::DriverError;
 const STUB_SOURCE: &str = include_str!("dao_stub.c");
 
 pub fn cache_root() -> PathBuf {
-    if let Some(d) = std::env::var_os("DAO_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("dao");
-    }
-    if let Some(d) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join(".cache").join("dao");
+    if let Some(d) = crate::env::cache_dir() {
+        return d;
     }
     // The uid only makes the name unique per user.
     std::env::temp_dir().join(format!("dao-cache-{}", crate::sys::uid()))

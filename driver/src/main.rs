@@ -17,9 +17,9 @@ mod svg;
 mod cache;
 mod cli;
 mod compile;
+mod env;
 mod error;
 mod inspect;
-mod inspect_job;
 mod place;
 mod resources;
 mod run;
@@ -74,8 +74,8 @@ fn main() -> ExitCode {
         .map_err(Into::into),
         Cmd::Inspect { path, binary, json, partner_dir, flush_dir } => {
             // as the runtime: the options, else the job's variables
-            let partner_dir = partner_dir.or_else(|| std::env::var_os("DAO_PARTNER_DIR").filter(|v| !v.is_empty()).map(std::path::PathBuf::from));
-            let flush_dir = flush_dir.or_else(|| std::env::var_os("DAO_FLUSH_DIR").filter(|v| !v.is_empty()).map(std::path::PathBuf::from));
+            let partner_dir = partner_dir.or_else(|| crate::env::partner_dir());
+            let flush_dir = flush_dir.or_else(|| crate::env::flush_dir());
             inspect::inspect(&path, binary.as_deref(), json, partner_dir.as_deref(), flush_dir.as_deref()).map_err(Into::into)
         }
         Cmd::Place {
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
 /// DAO_VERBOSE=1 (also read by the runtime) makes the wrappers print the
 /// resources they use and the compiler command line.
 fn verbose() -> bool {
-    std::env::var_os("DAO_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0")
+    crate::env::verbose()
 }
 
 /// `dao cc` / `dao fc`: plan the compiler command and exec it (so its exit

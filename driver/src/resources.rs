@@ -40,8 +40,8 @@ pub struct Resources {
 impl Resources {
     /// Locate the resources for the running `dao` executable.
     pub fn locate() -> Result<Resources, DriverError> {
-        if let Some(home) = std::env::var_os("DAO_HOME").filter(|h| !h.is_empty()) {
-            return Self::from_prefix(Path::new(&home));
+        if let Some(home) = crate::env::dao_home() {
+            return Self::from_prefix(&home);
         }
         let exe = std::env::current_exe().map_err(|source| DriverError::SelfExe { source })?;
         let exe = exe.canonicalize().unwrap_or(exe);
@@ -140,7 +140,7 @@ impl Resources {
         match Self::locate() {
             Ok(r) => Ok(r.include_dir),
             Err(e) => {
-                if std::env::var_os("DAO_HOME").is_some() {
+                if crate::env::dao_home_given() {
                     return Err(e);
                 }
                 let exe = std::env::current_exe().map_err(|source| DriverError::SelfExe { source })?;

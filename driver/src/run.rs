@@ -63,7 +63,7 @@ impl Ending {
 /// are used up. Returns the exit code to report.
 pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
     let prog_name = req.program.to_string_lossy().into_owned();
-    if req.dir.is_none() && std::env::var_os("DAO_DIR").is_none() {
+    if req.dir.is_none() && crate::env::dao_dir().is_none() {
         eprintln!(
             "dao run: warning: neither --dir nor DAO_DIR is set, so `{prog_name}` writes no checkpoints and a restart starts it from the beginning"
         );
@@ -73,7 +73,7 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
     }
     sys::install_stop_handlers();
     let mut restarts = 0;
-    let ckdir = req.dir.clone().or_else(|| std::env::var_os("DAO_DIR").map(std::path::PathBuf::from));
+    let ckdir = req.dir.clone().or_else(crate::env::dao_dir);
     loop {
         let before = finished_marks(ckdir.as_deref());
         let mut cmd = Command::new(&req.program);

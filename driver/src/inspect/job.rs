@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use dao_format::CheckpointDir;
 use serde::Serialize;
 
-use crate::inspect::{dir_report, render_dir, DirReport, InspectError};
+use super::process::{dir_report, render_dir, DirReport, InspectError};
 
 #[derive(Debug, Serialize)]
 pub struct JobReport {

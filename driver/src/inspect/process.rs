@@ -1,4 +1,4 @@
-//! `dao inspect`: what a checkpoint file or a checkpoint directory holds.
+//! `dao inspect` for one process: what a checkpoint file or a checkpoint directory holds.
 //!
 //! The checkpoint is read and validated by `dao-format` (the same code the
 //! runtime uses), then summarised into a [`FileReport`]/[`DirReport`] that is
@@ -334,7 +334,7 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
     })
 }
 
-fn read_checkpoint(path: &Path) -> Result<(Vec<u8>, u64), InspectError> {
+pub(super) fn read_checkpoint(path: &Path) -> Result<(Vec<u8>, u64), InspectError> {
     let bytes = std::fs::read(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => InspectError::NotFound { path: path.to_path_buf() },
         _ => InspectError::Io { path: path.to_path_buf(), source },
@@ -458,7 +458,7 @@ fn store_kind(k: dao_store::Kind) -> &'static str {
 
 /// `DIR/store.NNNNNN.dst`: rebuilds the checkpoint as a restart would and
 /// reports it.
-fn store_file_report(path: &Path, binary: Option<&Path>) -> Result<FileReport, InspectError> {
+pub(super) fn store_file_report(path: &Path, binary: Option<&Path>) -> Result<FileReport, InspectError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let seq = name.strip_prefix("store.").and_then(|n| n.strip_suffix(".dst")).and_then(|n| n.parse::<u64>().ok());
     let Some(seq) = seq else { return Err(InspectError::NotFound { path: path.to_path_buf() }) };
@@ -663,50 +663,10 @@ pub fn render_dir(r: &DirReport) -> String {
     s
 }
 
-fn to_json<T: Serialize>(v: &T) -> String {
+pub(super) fn to_json<T: Serialize>(v: &T) -> String {
     let mut s = serde_json::to_string_pretty(v).expect("reports serialize");
     s.push('\n');
     s
-}
-
-/// Run the command. Returns the exit code: 0, or 1 when `--binary` does not
-/// match a checkpoint given directly.
-pub fn inspect(path: &Path, binary: Option<&Path>, json: bool, partner_dir: Option<&Path>, flush_dir: Option<&Path>) -> Result<i32, InspectError> {
-    if !path.exists() {
-        // a job's DAO_DIR lost with its node: what the flushed level holds
-        if let Some(n) = flush_dir.and_then(crate::inspect_job::ranks_from_level) {
-            return crate::inspect_job::inspect_job(path, n, binary, json, partner_dir, flush_dir);
-        }
-    }
-    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => InspectError::NotFound { path: path.to_path_buf() },
-        _ => InspectError::Io { path: path.to_path_buf(), source },
-    })?;
-    if meta.is_dir() {
-        if let Some(n) = crate::inspect_job::job_ranks(path) {
-            return crate::inspect_job::inspect_job(path, n, binary, json, partner_dir, flush_dir);
-        }
-        let r = dir_report(path, binary)?;
-        print!("{}", if json { to_json(&r) } else { render_dir(&r) });
-        return Ok(0);
-    }
-    if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("store.") && n.to_string_lossy().ends_with(".dst")) {
-        let r = store_file_report(path, binary)?;
-        print!("{}", if json { to_json(&r) } else { render_file(&r) });
-        return Ok(match &r.binary_check {
-            Some(b) if !b.matches => 1,
-            _ => 0,
-        });
-    }
-    let (bytes, n) = read_checkpoint(path)?;
-    let c = dao_format::decode(&bytes).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
-    let mut r = file_report(path, &c, n, binary)?;
-    r.format_version = dao_format::wire::le_u32(&bytes, 8);
-    print!("{}", if json { to_json(&r) } else { render_file(&r) });
-    Ok(match &r.binary_check {
-        Some(b) if !b.matches => 1,
-        _ => 0,
-    })
 }
 
 #[cfg(test)]
