@@ -41,7 +41,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if ! command -v cargo >/dev/null; then
-  echo "setup: error: cargo (Rust) not found; install Rust 1.80 or newer from https://rustup.rs and re-run" >&2
+  echo "setup: error: cargo (Rust) not found; install Rust 1.85 or newer (1.95 for the whole test suite) from https://rustup.rs and re-run" >&2
   exit 1
 fi
 echo "setup: OK ($(clang-19 --version | head -1); $(cargo --version))"
