@@ -878,7 +878,7 @@ impl Match {
     /// Whether a declaration of LLVM function type `ty` (as printed) is
     /// this row's function.
     pub fn accepts(&self, ty: &str) -> bool {
-        self.accepted().is_none_or(|a| a.iter().any(|s| s == ty))
+        self.accepted().map_or(true, |a| a.iter().any(|s| s == ty))
     }
 }
 

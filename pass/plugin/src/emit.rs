@@ -765,7 +765,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
         restart_only.push(rb);
         b.at_end(rb);
         for (pos, call) in &fp.env_calls {
-            if s.entry_pos.is_none_or(|p| p > *pos) {
+            if s.entry_pos.map_or(true, |p| p > *pos) {
                 b.call(call.call_fn_type(), call.called_value(), &call.args(), "");
             }
         }

@@ -225,7 +225,7 @@ fn callee(i: Value) -> Option<Value> {
     for u in slot.users() {
         match u.opcode() {
             Opcode::LLVMLoad => {}
-            Opcode::LLVMStore if u.operand(1) == slot && u.operand(0).is_function() && f.is_none_or(|g| g == u.operand(0)) => f = Some(u.operand(0)),
+            Opcode::LLVMStore if u.operand(1) == slot && u.operand(0).is_function() && f.map_or(true, |g| g == u.operand(0)) => f = Some(u.operand(0)),
             _ => return None,
         }
     }
