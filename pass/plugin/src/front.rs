@@ -80,7 +80,7 @@ pub struct ModuleFacts {
     /// Per global, the bytes any code may ever read (`None`: any byte),
     /// set by the plan once every function's loads are known
     /// ([`ModuleFacts::set_readable`]); unset, every byte counts.
-    pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::sections::Intervals>>>,
+    pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::intervals::Intervals>>>,
     /// Runtime-checked conditions: their globals and conditional kills
     /// (`cond.rs`).
     pub cond: crate::cond::CondFacts,
@@ -99,10 +99,10 @@ pub struct Summary {
     pub reads_unknown: bool,
     pub kills: BitSet,
     /// (global, bytes of it certainly rewritten before any read).
-    pub partial: Vec<(usize, dao_analysis::sections::Intervals)>,
+    pub partial: Vec<(usize, dao_analysis::intervals::Intervals)>,
     /// (global of `globals`, the only bytes of it a call may read before
     /// rewriting them), for globals the function rewrites in part.
-    pub exposed: Vec<(usize, dao_analysis::sections::Intervals)>,
+    pub exposed: Vec<(usize, dao_analysis::intervals::Intervals)>,
 }
 
 impl Summary {
@@ -251,7 +251,7 @@ impl ModuleFacts {
                     a.map(|boxes| {
                         let size = self.global_size[g] as i64;
                         let m = dao_analysis::sections::may_cover(&boxes);
-                        dao_analysis::sections::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect())
+                        dao_analysis::intervals::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect())
                     })
                 })
                 .collect(),
@@ -259,7 +259,7 @@ impl ModuleFacts {
     }
 
     /// The bytes of global `g` that may be read (`None`: any).
-    pub fn readable(&self, g: usize) -> Option<&dao_analysis::sections::Intervals> {
+    pub fn readable(&self, g: usize) -> Option<&dao_analysis::intervals::Intervals> {
         self.global_readable.get().and_then(|r| r[g].as_ref())
     }
 }
@@ -1197,8 +1197,8 @@ fn call_kills(
     call: Value,
     sums: Option<&[Summary]>,
     out: &mut Vec<usize>,
-    pout: &mut Vec<(usize, dao_analysis::sections::Intervals)>,
-    puses: &mut Vec<(usize, dao_analysis::sections::Intervals)>,
+    pout: &mut Vec<(usize, dao_analysis::intervals::Intervals)>,
+    puses: &mut Vec<(usize, dao_analysis::intervals::Intervals)>,
 ) {
     let Some(sums) = sums else { return };
     let mf = ff.mf;
@@ -1396,8 +1396,9 @@ fn add_loop_kills(
     body: &mut Body,
 ) -> (Vec<LoopKill>, usize, usize) {
     use dao_analysis::sections::{
-        add_kills, covered, loop_kills_excusing, read_covered_in_iteration, Intervals, Section,
+        add_kills, covered, loop_kills_excusing, read_covered_in_iteration, Section,
     };
+    use dao_analysis::intervals::Intervals;
     if !crate::config::sections() {
         return (Vec::new(), 0, 0);
     }

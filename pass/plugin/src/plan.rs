@@ -34,7 +34,7 @@ pub struct SitePlan {
     /// Globals of `globals` only some of whose bytes are live (the rest
     /// rewritten first on every path: `dao_analysis::bytelive`), with those
     /// bytes; the others are live whole.
-    pub partial: Vec<(usize, dao_analysis::sections::Intervals)>,
+    pub partial: Vec<(usize, dao_analysis::intervals::Intervals)>,
     pub unknown_reads: bool,
     /// Position of the site in the entry block, if it is there.
     pub entry_pos: Option<usize>,
@@ -1067,7 +1067,7 @@ impl Planner<'_> {
         f: Value,
         t: &Translated,
         live: &[usize],
-        partial: &[(usize, dao_analysis::sections::Intervals)],
+        partial: &[(usize, dao_analysis::intervals::Intervals)],
         at: (usize, usize),
     ) -> (Vec<(usize, u64, Vec<String>)>, (usize, u64)) {
         let blocks = f.blocks();
