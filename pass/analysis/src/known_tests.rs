@@ -5,7 +5,7 @@ use super::*;
 
 /// The old liveness classification (known.rs `classify`), copied as the
 /// reference. Returns the effect and whether a call's result points into
-/// the heap (front.rs `compute_bases`: `Alloc`, or a `dao_*alloc*` name).
+/// the heap (func_facts.rs `compute_bases`: `Alloc`, or a `dao_*alloc*` name).
 mod old {
     pub const ALLOC_ROUTES: &[(&str, &str)] = &[
         ("malloc", "dao_malloc"),

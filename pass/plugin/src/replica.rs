@@ -37,10 +37,10 @@
 //! task more than before.
 use std::collections::{HashMap, HashSet};
 
-use crate::emit::declare;
+use crate::declare::declare;
 use crate::ir::{clone_function, set_unlikely_first, Block, Module, Opcode, Value};
 use crate::known::{self, Effect, Guard, Intr, Role};
-use crate::plan::{Diag, Severity};
+use crate::diag::{Diag, Severity};
 use dao_abi::entry;
 
 /// A task entry of the module: it gets a trampoline (`dao.task.<entry>`)
