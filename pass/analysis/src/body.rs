@@ -15,8 +15,10 @@
 //! statement at the end of the predecessor (after its terminator), which is
 //! the usual conservative placement.
 
+use crate::graph::{BlockId, Graph};
+use crate::intervals::Intervals;
+
 pub type VarId = usize;
-pub type BlockId = usize;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stmt {
@@ -24,12 +26,12 @@ pub struct Stmt {
     pub defs: Vec<VarId>,
     /// Partial kills: (variable, the bytes of it certainly overwritten, as
     /// offsets from its first byte). Applied with `defs`, before `uses`.
-    pub pdefs: Vec<(VarId, crate::sections::Intervals)>,
+    pub pdefs: Vec<(VarId, Intervals)>,
     /// Partial uses: (variable of `uses`, the only bytes of it read). For
     /// the byte-level liveness a variable of `uses` listed here reads these
     /// bytes, not all of it (a call whose callee reads a grid's halo first
     /// and rewrites the interior before reading it).
-    pub puses: Vec<(VarId, crate::sections::Intervals)>,
+    pub puses: Vec<(VarId, Intervals)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -58,7 +60,7 @@ impl Body {
     }
 }
 
-impl crate::dataflow::Graph for Body {
+impl Graph for Body {
     type Stmt = Stmt;
     fn num_blocks(&self) -> usize {
         self.blocks.len()
@@ -69,30 +71,4 @@ impl crate::dataflow::Graph for Body {
     fn stmts(&self, b: BlockId) -> &[Stmt] {
         &self.blocks[b].stmts
     }
-}
-
-/// The blocks reachable from block 0 of a graph of `n` blocks, in reverse
-/// post-order of a depth-first search that takes successors in order.
-pub fn reachable_reverse_postorder<'a>(n: usize, succs: impl Fn(BlockId) -> &'a [BlockId]) -> Vec<BlockId> {
-    let mut seen = vec![false; n];
-    let mut post = Vec::with_capacity(n);
-    if n == 0 {
-        return post;
-    }
-    let mut stack = vec![(0, 0usize)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        if let Some(&s) = succs(b).get(*i) {
-            *i += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
 }

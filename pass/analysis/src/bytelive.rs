@@ -23,9 +23,10 @@
 //! is a subset of the variable-level one: an object whose bytes are all
 //! dead here may be dropped although its bit is set (two loops that
 //! rewrite the interior and the halo of one grid).
-use crate::body::{BlockId, Body, Stmt, VarId};
+use crate::body::{Body, Stmt, VarId};
 use crate::dataflow::{solve, Analysis, Direction, Results};
-use crate::sections::Intervals;
+use crate::graph::BlockId;
+use crate::intervals::Intervals;
 
 /// The variables named in some partial kill of the body, each once, in
 /// order of first appearance.

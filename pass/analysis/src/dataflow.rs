@@ -1,9 +1,10 @@
 //! The data-flow framework: a lattice, a direction and transfer functions,
 //! solved by one worklist engine (the split of rustc's `rustc_mir_dataflow`).
 //!
-//! A [`Graph`] is blocks of statements with successor lists (block 0 is the
-//! entry); [`crate::body::Body`] is the one liveness runs on, the guard
-//! placement has its own ([`crate::guards::Cfg`]). An [`Analysis`] names its
+//! A [`Graph`] ([`crate::graph`]) is blocks of statements with successor
+//! lists (block 0 is the entry); [`crate::body::Body`] is the one liveness
+//! runs on, the guard placement has its own ([`crate::guards::Cfg`]). An
+//! [`Analysis`] names its
 //! fact type ([`Analysis::Domain`]) with its lattice (the fact every block
 //! starts from, [`Analysis::bottom`], and [`Analysis::join`], which may only
 //! move a fact up), the fact at the boundary, and how one statement
@@ -20,42 +21,13 @@
 //!   edge; the fixpoint reached is the greatest solution of the must
 //!   equations, which is the sound one (every path from the boundary
 //!   establishes the property, by induction on the path).
-use crate::body::BlockId;
+use crate::graph::{BlockId, Graph};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
     Forward,
     Backward,
-}
-
-/// A control-flow graph of statements. Block 0 is the entry.
-pub trait Graph {
-    type Stmt;
-    fn num_blocks(&self) -> usize;
-    fn succs(&self, b: BlockId) -> &[BlockId];
-    fn stmts(&self, b: BlockId) -> &[Self::Stmt];
-
-    fn preds(&self) -> Vec<Vec<BlockId>> {
-        let mut p = vec![Vec::new(); self.num_blocks()];
-        for b in 0..self.num_blocks() {
-            for &s in self.succs(b) {
-                p[s].push(b);
-            }
-        }
-        p
-    }
-    /// Blocks in reverse post-order from the entry (unreachable blocks last).
-    fn reverse_postorder(&self) -> Vec<BlockId> {
-        let n = self.num_blocks();
-        let mut post = crate::body::reachable_reverse_postorder(n, |b| self.succs(b));
-        let mut seen = vec![false; n];
-        for &b in &post {
-            seen[b] = true;
-        }
-        post.extend((0..n).filter(|b| !seen[*b]));
-        post
-    }
 }
 
 pub trait Analysis<G: Graph> {

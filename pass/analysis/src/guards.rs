@@ -61,7 +61,8 @@
 //! all of them and before the terminator; a terminator that may write shared
 //! memory or check in (an `invoke` of such a call) must be split off into its
 //! own block first.
-use crate::dataflow::{solve, Analysis, Direction, Graph};
+use crate::dataflow::{solve, Analysis, Direction};
+use crate::graph::{reachable_reverse_postorder, Graph};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -159,7 +160,7 @@ pub fn place_guards(cfg: &Cfg) -> GuardPlan {
     if n == 0 {
         return GuardPlan::default();
     }
-    let rpo = crate::body::reachable_reverse_postorder(n, |b| &cfg.succs[b]);
+    let rpo = reachable_reverse_postorder(n, |b| &cfg.succs[b]);
     let mut rpo_index = vec![usize::MAX; n];
     for (i, &b) in rpo.iter().enumerate() {
         rpo_index[b] = i;

@@ -557,9 +557,9 @@ pub static TABLE: &[Row] = &[
     kmpc(names::KMPC_TASKLOOP_5, &[both("void (ptr, i32, ptr, i32, ptr, ptr, i64, i32, i32, i64, i32, ptr)")], Some(Role::TaskLoop { task: 2, nogroup: 7 }), Pure),
     kmpc("__kmpc_omp_target_task_alloc", &[both("ptr (ptr, i32, i32, i64, i64, ptr, i64)")], Some(Role::TaskAlloc { entry: TASK_ENTRY_OPERAND, size: 3, shareds_size: 4 }), Pure),
     // the address of the calling thread's copy (derived from `data`,
-    // front.rs); reads no program memory (the runtime's copies start from
+    // func_facts.rs); reads no program memory (the runtime's copies start from
     // the value at program start, not from the original now); routed to
-    // dao_threadprivate_cached in every module (emit.rs)
+    // dao_threadprivate_cached in every module (route.rs)
     row(Exact(KMPC_THREADPRIVATE_CACHED), TP_CACHED, Some(NoMem), Some(TP_ROLE), Pure),
     kmpc("__kmpc_serialized_parallel", GTID, Some(Role::SerializedParallel), Pure),
     // the OpenMP API (omp_lib for flang: bind(C), same types)
@@ -878,7 +878,7 @@ impl Match {
     /// Whether a declaration of LLVM function type `ty` (as printed) is
     /// this row's function.
     pub fn accepts(&self, ty: &str) -> bool {
-        self.accepted().is_none_or(|a| a.iter().any(|s| s == ty))
+        self.accepted().map_or(true, |a| a.iter().any(|s| s == ty))
     }
 }
 

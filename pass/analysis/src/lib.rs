@@ -1,11 +1,18 @@
 //! dao-analysis: the pure analyses behind the dao pass, with no LLVM in sight.
 //!
+//! - [`graph`]: blocks numbered from the entry with successor lists
+//!   ([`graph::BlockId`], the [`graph::Graph`] trait the engine solves on)
+//!   and their depth-first orders.
+//! - [`intervals`]: sorted disjoint byte intervals, the facts of the
+//!   array-section and byte-level analyses.
 //! - [`body`]: a function as a control-flow graph of statements that use and
 //!   define abstract variables (SSA values and memory objects alike).
 //! - [`dataflow`]: the lattice/direction/transfer split and the one fixpoint
 //!   engine (after rustc's `rustc_mir_dataflow`).
 //! - [`liveness`]: backward may-liveness, the core of DAO: a variable must be
-//!   saved at a point iff it is live there.
+//!   saved at a point iff it is live there; one analysis parameterised by
+//!   the set live at the exits (nothing, for the checkpoint criterion).
+//! - [`bytelive`]: byte-level liveness of partly rewritten objects.
 //! - [`callgraph`]: which functions may reach a checkpoint marker, and
 //!   interprocedural read summaries over strongly connected components.
 //! - [`omp`]: which program points lie inside an OpenMP construct opened
@@ -23,12 +30,23 @@
 //! - [`sections`]: array sections: the bytes a loop nest certainly writes
 //!   (boxes from the front's ScalarEvolution facts, as byte intervals), the
 //!   objects a loop kills at its entry, and a function's entry summary
-//!   (exposed reads, kills) for its callers.
+//!   (exposed reads, kills) for its callers (liveness from two boundaries).
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
 //! The LLVM front (`dao-pass`) translates IR into [`body::Body`] and asks
 //! these modules; everything here is tested on hand-written inputs.
+//!
+//! # Layers
+//!
+//! The modules form layers, bottom first. A module uses (names as
+//! `crate::m`) only modules listed before it: lower layers, or earlier on
+//! its own line. `tests/layers.rs` parses this list and fails on any other
+//! reference.
+//!
+//! 1. foundation: bitset, intervals, graph, callgraph, known
+//! 2. bodies: body, dataflow, textcfg
+//! 3. analyses: liveness, bytelive, sections, omp, guards, team, paths
 #![forbid(unsafe_code)]
 
 pub mod bitset;
@@ -36,7 +54,9 @@ pub mod bytelive;
 pub mod body;
 pub mod callgraph;
 pub mod dataflow;
+pub mod graph;
 pub mod guards;
+pub mod intervals;
 pub mod known;
 pub mod liveness;
 pub mod omp;
@@ -46,4 +66,6 @@ pub mod team;
 pub mod textcfg;
 
 pub use bitset::BitSet;
-pub use body::{BlockId, Body, Stmt, VarId};
+pub use body::{Body, Stmt, VarId};
+pub use graph::BlockId;
+pub use intervals::Intervals;

@@ -20,8 +20,8 @@
 //! write bodies by hand (`tests/omp.rs`).
 use std::collections::BTreeSet;
 
-use crate::dataflow::Graph;
-use crate::body::{BlockId, Body};
+use crate::body::Body;
+use crate::graph::{BlockId, Graph};
 
 /// A program point: (block, statement index).
 pub type Point = (BlockId, usize);

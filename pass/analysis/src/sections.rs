@@ -37,8 +37,11 @@
 use std::collections::HashSet;
 
 use crate::bitset::BitSet;
-use crate::body::{BlockId, Body, Stmt, VarId};
-use crate::dataflow::{solve, Analysis, Direction};
+use crate::body::{Body, Stmt, VarId};
+use crate::dataflow::solve;
+use crate::graph::BlockId;
+use crate::intervals::Intervals;
+use crate::liveness::Liveness;
 
 /// One store's byte box: `start + Σ k_d·stride_d + [0, size)`,
 /// `k_d ∈ [0, count_d)`; `dims` innermost loop first.
@@ -47,90 +50,6 @@ pub struct Section {
     pub start: i64,
     pub size: u64,
     pub dims: Vec<(i64, u64)>,
-}
-
-/// Sorted, disjoint, non-adjacent half-open byte intervals.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Intervals(pub Vec<(i64, i64)>);
-
-impl Intervals {
-    pub fn from_unsorted(mut v: Vec<(i64, i64)>) -> Self {
-        v.retain(|(a, b)| a < b);
-        v.sort();
-        let mut out: Vec<(i64, i64)> = Vec::with_capacity(v.len());
-        for (a, b) in v {
-            match out.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                _ => out.push((a, b)),
-            }
-        }
-        Intervals(out)
-    }
-    /// Whether `[lo, hi)` lies inside the union.
-    pub fn covers(&self, lo: i64, hi: i64) -> bool {
-        if lo >= hi {
-            return true;
-        }
-        // the last interval starting at or before lo
-        let i = self.0.partition_point(|&(a, _)| a <= lo);
-        i > 0 && hi <= self.0[i - 1].1
-    }
-    /// Whether every byte of `other` lies inside the union.
-    pub fn covers_all(&self, other: &Intervals) -> bool {
-        other.0.iter().all(|&(lo, hi)| self.covers(lo, hi))
-    }
-    /// Bytes of `[lo, hi)` inside the union.
-    pub fn bytes_within(&self, lo: i64, hi: i64) -> u64 {
-        self.0.iter().map(|&(a, b)| (b.min(hi) - a.max(lo)).max(0) as u64).sum()
-    }
-    /// `[0, size)`: every byte of an object of `size` bytes.
-    pub fn whole(size: u64) -> Self {
-        Intervals::from_unsorted(vec![(0, size as i64)])
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    /// The number of bytes in the union.
-    pub fn bytes(&self) -> u64 {
-        self.0.iter().map(|&(a, b)| (b - a) as u64).sum()
-    }
-    /// `self ∪ other`.
-    pub fn union(&self, other: &Intervals) -> Intervals {
-        Intervals::from_unsorted(self.0.iter().chain(&other.0).copied().collect())
-    }
-    /// `self ∩ [lo, hi)`.
-    pub fn clip(&self, lo: i64, hi: i64) -> Intervals {
-        Intervals::from_unsorted(
-            self.0
-                .iter()
-                .map(|&(a, b)| (a.max(lo), b.min(hi)))
-                .collect(),
-        )
-    }
-    /// `self − other`.
-    pub fn minus(&self, other: &Intervals) -> Intervals {
-        let mut out = Vec::new();
-        for &(mut a, b) in &self.0 {
-            // the intervals of `other` that may overlap [a, b), in order
-            let from = other.0.partition_point(|&(_, hi)| hi <= a);
-            for &(lo, hi) in &other.0[from..] {
-                if lo >= b {
-                    break;
-                }
-                if lo > a {
-                    out.push((a, lo));
-                }
-                a = a.max(hi);
-                if a >= b {
-                    break;
-                }
-            }
-            if a < b {
-                out.push((a, b));
-            }
-        }
-        Intervals(out)
-    }
 }
 
 /// At most this many pieces are enumerated for a box that does not collapse
@@ -420,31 +339,6 @@ pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId
     (kills, exit)
 }
 
-/// Liveness with a given fact at every exit.
-struct LivenessFrom<'a>(&'a BitSet);
-
-impl Analysis<Body> for LivenessFrom<'_> {
-    type Domain = BitSet;
-    const DIRECTION: Direction = Direction::Backward;
-    fn bottom(&self, body: &Body) -> BitSet {
-        BitSet::new_empty(body.num_vars)
-    }
-    fn boundary(&self, _body: &Body) -> BitSet {
-        self.0.clone()
-    }
-    fn join(&self, into: &mut BitSet, other: &BitSet) {
-        into.union_with(other);
-    }
-    fn apply_stmt(&self, fact: &mut BitSet, _b: BlockId, _i: usize, stmt: &Stmt) {
-        for &d in &stmt.defs {
-            fact.remove(d);
-        }
-        for &u in &stmt.uses {
-            fact.insert(u);
-        }
-    }
-}
-
 /// What a call of a function does to the variables `of_interest` (its
 /// globals, say), from its body: `exposed`, those it may read before
 /// writing them whole (live at the entry when nothing is live at the
@@ -453,9 +347,8 @@ impl Analysis<Body> for LivenessFrom<'_> {
 /// live at the exits). A path that never returns kills nothing (every
 /// block without successors is an exit, `unreachable` included).
 pub fn entry_summary(body: &Body, of_interest: &BitSet) -> (BitSet, BitSet) {
-    let none = BitSet::new_empty(body.num_vars);
-    let exposed = solve(&LivenessFrom(&none), body).entry[body.entry()].clone();
-    let full = solve(&LivenessFrom(of_interest), body).entry[body.entry()].clone();
+    let exposed = solve(&Liveness::NOTHING_AT_EXIT, body).entry[body.entry()].clone();
+    let full = solve(&Liveness::at_exit(of_interest), body).entry[body.entry()].clone();
     let mut killed = of_interest.clone();
     for v in full.iter() {
         killed.remove(v);
@@ -611,14 +504,5 @@ mod tests {
         assert_eq!(first_kills(&b, (0, 0), 1), (vec![(0, 1)], false));
         // a kill before the site does not count
         assert_eq!(first_kills(&b, (0, 1), 1), (vec![(1, 0)], true));
-    }
-
-    #[test]
-    fn intervals_merge_and_cover() {
-        let i = Intervals::from_unsorted(vec![(10, 20), (0, 5), (5, 10), (30, 40)]);
-        assert_eq!(i, Intervals(vec![(0, 20), (30, 40)]));
-        assert!(i.covers(0, 20));
-        assert!(!i.covers(0, 21));
-        assert_eq!(i.bytes_within(15, 35), 10);
     }
 }

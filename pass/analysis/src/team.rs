@@ -2,7 +2,7 @@
 //! parallel region). The pass asks this twice, and the two questions are
 //! deliberately different; both are answered here, on the call graph:
 //!
-//! - [`in_marker_region`] (plan.rs): *may this function run inside a
+//! - [`in_marker_region`] (the plan): *may this function run inside a
 //!   parallel region of this module that reaches a checkpoint marker?* Such
 //!   functions are instrumented as parallel code (markers also check the
 //!   team's checkpoint request, barriers become sync sites). The roots are

@@ -21,7 +21,8 @@
 //! partial kill: the variable-level checks ignore it).
 //! A block with no `->` line is an exit.
 use crate::bitset::BitSet;
-use crate::body::{BlockId, Body, Stmt};
+use crate::body::{Body, Stmt};
+use crate::graph::BlockId;
 use std::collections::HashMap;
 
 pub struct Parsed {
@@ -97,7 +98,7 @@ pub fn parse(src: &str) -> Parsed {
                 })
                 .collect();
             stmts.push(Stmt {
-                pdefs: vec![(v, crate::sections::Intervals::from_unsorted(ranges))],
+                pdefs: vec![(v, crate::intervals::Intervals::from_unsorted(ranges))],
                 ..Default::default()
             });
         } else if let Some(rest) = line.strip_prefix("def ") {

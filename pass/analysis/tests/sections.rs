@@ -215,7 +215,8 @@ fn only_the_excused_statement_is_excused() {
 
 // ---- runtime-checked conditions: the least counts of symbolic dimensions
 
-use dao_analysis::sections::{symbolic_cover, symbolic_cover_cells, Intervals, Section};
+use dao_analysis::intervals::Intervals;
+use dao_analysis::sections::{symbolic_cover, symbolic_cover_cells, Section};
 
 #[test]
 fn symbolic_cover_one_dimension_needs_every_element() {

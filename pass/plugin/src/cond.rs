@@ -33,9 +33,14 @@
 //! - Liveness is separable per variable (gen/kill, and the call summaries
 //!   per global), so one object's status in world 1 depends only on its
 //!   own kills: the conjunction of *its* conditions is enough.
-use crate::front::{FuncFacts, ModuleFacts, Obj};
-use crate::ir::{Block, Opcode, Value};
+//!
+//! This file sits below the module and function facts (`facts.rs` holds
+//! the [`CondFacts`] of a module): what it needs of them comes as
+//! arguments, the globals a pointer may point into as `globals_at`.
+use crate::ir::{Block, Opcode, SymCount, Value};
 use crate::known::{self, Intr, Role};
+use crate::provenance::only_loaded_and_stored;
+use dao_analysis::callgraph::CallGraph;
 use dao_analysis::BitSet;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
@@ -56,7 +61,7 @@ impl Cond {
     /// The condition for a symbolic count `c.add + v` to be at least `k`:
     /// `v >= k - add`, and small enough (2^(8*bytes-2)) that the count did
     /// not wrap in its type, whose width is at least the value's.
-    pub fn at_least(global: usize, c: &crate::ir::SymCount, k: u64) -> Option<Cond> {
+    pub fn at_least(global: usize, c: &SymCount, k: u64) -> Option<Cond> {
         let bits = 8 * c.bytes;
         if !(1..=8).contains(&c.bytes) {
             return None;
@@ -87,16 +92,18 @@ pub struct CondFacts {
 impl CondFacts {
     /// For the shim: the eligible globals, and (global, function) for each
     /// defined function that may write one (its callees' writes included).
-    pub fn for_shim(&self, mf: &ModuleFacts) -> (Vec<Value>, Vec<(Value, Value)>) {
+    /// `globals` and `funcs`: the module's tracked globals and defined
+    /// functions (`ModuleFacts`).
+    pub fn for_shim(&self, globals: &[Value], funcs: &[Value]) -> (Vec<Value>, Vec<(Value, Value)>) {
         let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return (Vec::new(), Vec::new()) };
-        let globals = el.iter().map(|g| mf.globals[g]).collect();
+        let gs = el.iter().map(|g| globals[g]).collect();
         let mut pairs = Vec::new();
         for (fi, ws) in w.iter().enumerate() {
             for g in ws.iter().filter(|&g| el.contains(g)) {
-                pairs.push((mf.globals[g], mf.funcs[fi]));
+                pairs.push((globals[g], funcs[fi]));
             }
         }
-        (globals, pairs)
+        (gs, pairs)
     }
 
     /// Record a conditional kill (world 0), or whether it was recorded
@@ -163,20 +170,22 @@ impl CondFacts {
         v
     }
 
-    /// World 1: the uses statement `inst` of `ff` adds, as global indices:
-    /// the objects killed under a condition on a global it may write.
-    pub fn fake_uses(&self, ff: &FuncFacts, inst: Value) -> Vec<usize> {
+    /// World 1: the uses statement `inst` adds, as global indices: the
+    /// objects killed under a condition on a global it may write.
+    /// `func_ix`: the defined functions' indices; `globals_at(p)`: the
+    /// globals pointer `p` of `inst`'s function may point into.
+    pub fn fake_uses(&self, inst: Value, func_ix: &HashMap<Value, usize>, globals_at: impl Fn(Value) -> Vec<usize>) -> Vec<usize> {
         if !self.world1.get() {
             return Vec::new();
         }
         let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return Vec::new() };
         let mut written = Vec::new();
-        for g in direct_writes(ff, inst) {
+        for g in direct_writes(inst, &globals_at) {
             if el.contains(g) {
                 written.push(g);
             }
         }
-        if let Some(callee) = callee_of(ff.mf, inst) {
+        if let Some(callee) = callee_of(func_ix, inst) {
             written.extend(w[callee].iter());
         }
         let mut out = Vec::new();
@@ -189,19 +198,20 @@ impl CondFacts {
 
 /// The defined function a call runs: its direct callee or a fork's
 /// outlined function.
-fn callee_of(mf: &ModuleFacts, inst: Value) -> Option<usize> {
+fn callee_of(func_ix: &HashMap<Value, usize>, inst: Value) -> Option<usize> {
     if !inst.is_call() {
         return None;
     }
     if let Some(Role::Fork { microtask }) = known::call_role(inst) {
-        return mf.func_ix.get(&inst.operand(microtask)).copied();
+        return func_ix.get(&inst.operand(microtask)).copied();
     }
-    inst.called_function().and_then(|f| mf.func_ix.get(&f).copied())
+    inst.called_function().and_then(|f| func_ix.get(&f).copied())
 }
 
 /// Globals an instruction writes through a pointer it names (a store, an
-/// atomic, a memset/memcpy destination, a lifetime marker).
-fn direct_writes(ff: &FuncFacts, inst: Value) -> Vec<usize> {
+/// atomic, a memset/memcpy destination, a lifetime marker); `globals_at`
+/// as in [`CondFacts::fake_uses`].
+fn direct_writes(inst: Value, globals_at: &impl Fn(Value) -> Vec<usize>) -> Vec<usize> {
     let ptr = match inst.opcode() {
         Opcode::LLVMStore => Some(inst.operand(1)),
         Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => Some(inst.operand(0)),
@@ -213,14 +223,14 @@ fn direct_writes(ff: &FuncFacts, inst: Value) -> Vec<usize> {
         _ => None,
     };
     let Some(p) = ptr else { return Vec::new() };
-    ff.bases(p).objs.iter().filter_map(|o| if let Obj::Global(g) = o { Some(*g) } else { None }).collect()
+    globals_at(p)
 }
 
 /// Whether function `f` is only called directly or run by a fork (never
 /// handed to code that might call it back), and only from this module
 /// (internal linkage; `main` runs once, before any checkpoint).
 fn only_called(f: Value) -> bool {
-    (f.is_local_linkage() || f.name() == crate::known::names::MAIN)
+    (f.is_local_linkage() || f.name() == known::names::MAIN)
         && f.users().into_iter().all(|u| {
         u.is_instruction()
             && u.is_call()
@@ -228,40 +238,47 @@ fn only_called(f: Value) -> bool {
     })
 }
 
-/// Decide the eligible globals and who writes them (before any loop facts
-/// are asked for: the shim needs the stable globals of each function).
-pub fn setup(mf: &ModuleFacts, graph: &dao_analysis::callgraph::CallGraph, ffs: &[FuncFacts]) {
-    let ng = mf.globals.len();
-    let mut el = BitSet::new_empty(ng);
-    for g in 0..ng {
-        let v = mf.globals[g];
-        if !mf.global_declared[g] && v.is_local_linkage() && crate::front::only_loaded_and_stored(v) {
-            el.insert(g);
+impl CondFacts {
+    /// Decide the eligible globals and who writes them (before any loop facts
+    /// are asked for: the shim needs the stable globals of each function).
+    /// `globals`, `declared`, `funcs`: the module's tracked globals, whether
+    /// each is only declared here, its defined functions (`ModuleFacts`);
+    /// `globals_at(fi, p)`: the globals pointer `p` of function `fi` may point
+    /// into.
+    pub fn setup(&self, globals: &[Value], declared: &[bool], funcs: &[Value], graph: &CallGraph, globals_at: impl Fn(usize, Value) -> Vec<usize>) {
+        let ng = globals.len();
+        let mut el = BitSet::new_empty(ng);
+        for g in 0..ng {
+            let v = globals[g];
+            if !declared[g] && v.is_local_linkage() && only_loaded_and_stored(v) {
+                el.insert(g);
+            }
         }
-    }
-    let locals: Vec<BitSet> = ffs
-        .iter()
-        .map(|ff| {
-            let mut s = BitSet::new_empty(ng);
-            for b in ff.f.blocks() {
-                for i in b.instructions() {
-                    for g in direct_writes(ff, i) {
-                        if el.contains(g) {
-                            s.insert(g);
+        let locals: Vec<BitSet> = funcs
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                let mut s = BitSet::new_empty(ng);
+                for b in f.blocks() {
+                    for i in b.instructions() {
+                        for g in direct_writes(i, &|p| globals_at(fi, p)) {
+                            if el.contains(g) {
+                                s.insert(g);
+                            }
                         }
                     }
                 }
+                s
+            })
+            .collect();
+        let writes = graph.summarize(locals, |a, b| a.union_with(b));
+        // a writer that might be called back by unknown code: not eligible
+        for (fi, w) in writes.iter().enumerate() {
+            if !w.is_empty() && !only_called(funcs[fi]) {
+                el.subtract(w);
             }
-            s
-        })
-        .collect();
-    let writes = graph.summarize(locals, |a, b| a.union_with(b));
-    // a writer that might be called back by unknown code: not eligible
-    for (fi, w) in writes.iter().enumerate() {
-        if !w.is_empty() && !only_called(mf.funcs[fi]) {
-            el.subtract(w);
         }
+        let _ = self.eligible.set(el);
+        let _ = self.writes.set(writes);
     }
-    let _ = mf.cond.eligible.set(el);
-    let _ = mf.cond.writes.set(writes);
 }

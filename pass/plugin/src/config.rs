@@ -33,7 +33,7 @@ pub fn remarks() -> bool {
 
 /// `DAO_GUARDS`: insert guards unless it is `0`.
 pub fn guards() -> bool {
-    var("DAO_GUARDS").is_none_or(|v| v != "0")
+    var("DAO_GUARDS").map_or(true, |v| v != "0")
 }
 
 /// `DAO_EXIT_ON_ERROR=1`: exit the compiler on a planning error.
@@ -43,11 +43,11 @@ pub fn exit_on_error() -> bool {
 
 /// `DAO_SECTIONS`: array-section kills unless it is `0`.
 pub fn sections() -> bool {
-    var("DAO_SECTIONS").is_none_or(|v| v != "0")
+    var("DAO_SECTIONS").map_or(true, |v| v != "0")
 }
 
 /// `DAO_SECTIONS`: partial kills (bytes of a global a loop or call
 /// rewrites, the rest saved alone) unless it is `0` or `whole`.
 pub fn partial() -> bool {
-    sections() && var("DAO_SECTIONS").is_none_or(|v| v != "whole")
+    sections() && var("DAO_SECTIONS").map_or(true, |v| v != "whole")
 }

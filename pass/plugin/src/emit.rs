@@ -25,113 +25,14 @@
 //! Live SSA values are demoted to stack slots around the new edges and
 //! promoted back with LLVM's PromoteMemToReg, which rebuilds SSA form
 //! (phis) for the dispatch edges.
+use crate::declare::{abi_global, declare, types, Fun, Types};
 use crate::ir::{promote_allocas, set_unlikely_first, Block, Builder, Module, Opcode, Type, Value};
-use crate::known::{self, alloc_routes, names, Intr};
+use crate::known::{self, names, Intr};
 use crate::plan::{FuncPlan, ModulePlan};
-use dao_abi::{entry, global, Entry, Global, Layout, SiteKind, Ty, DAO_ABI_VERSION};
+use dao_abi::{entry, global, SiteKind, DAO_ABI_VERSION};
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 
-/// The LLVM type of a field or parameter of the ABI.
-fn llvm_ty(m: Module, t: Ty) -> Type {
-    match t {
-        Ty::I8 => m.i8(),
-        Ty::I32 => m.i32(),
-        Ty::I64 => m.i64(),
-        Ty::Ptr => m.ptr(),
-    }
-}
-
-/// A descriptor structure of the ABI: its LLVM type, built from the
-/// layout's field table, and the layout to fill it by field name.
-#[derive(Clone, Copy)]
-struct Desc {
-    ty: Type,
-    layout: Layout,
-}
-
-impl Desc {
-    fn new(m: Module, layout: Layout) -> Self {
-        let fields: Vec<Type> = layout.fields.iter().map(|f| llvm_ty(m, f.ty)).collect();
-        Desc { ty: m.struct_ty(&fields), layout }
-    }
-    /// The constant structure with the given value for each field, by name.
-    fn constant(&self, m: Module, vals: &[(&str, Value)]) -> Value {
-        m.const_struct(self.ty, &fill(&self.layout, vals))
-    }
-    /// Position of field `name` (for GEPs into the structure).
-    fn field(&self, name: &str) -> u32 {
-        self.layout.index(name) as u32
-    }
-}
-
-/// The values of a structure's fields in the layout's order, from
-/// (field name, value) pairs; panics on a missing, unknown or repeated
-/// field name (a bug in the pass, caught by any test that emits it).
-fn fill<T: Copy>(layout: &Layout, vals: &[(&str, T)]) -> Vec<T> {
-    let mut out: Vec<Option<T>> = vec![None; layout.fields.len()];
-    for (name, v) in vals {
-        let i = layout.index(name);
-        assert!(out[i].is_none(), "{}: field '{name}' given twice", layout.c_name);
-        out[i] = Some(*v);
-    }
-    out.into_iter().enumerate().map(|(i, v)| v.unwrap_or_else(|| panic!("{}: no value for field '{}'", layout.c_name, layout.fields[i].name))).collect()
-}
-
-struct Types {
-    var: Desc,
-    site: Desc,
-    func: Desc,
-    module: Desc,
-    frame: Desc,
-    cond: Desc,
-}
-
-fn types(m: Module) -> Types {
-    Types {
-        var: Desc::new(m, dao_abi::VAR_DESC),
-        site: Desc::new(m, dao_abi::SITE_DESC),
-        func: Desc::new(m, dao_abi::FUNC_DESC),
-        module: Desc::new(m, dao_abi::MODULE_DESC),
-        frame: Desc::new(m, dao_abi::FRAME),
-        cond: Desc::new(m, dao_abi::COND_DESC),
-    }
-}
-
-/// A declared runtime entry point and its function type.
-#[derive(Clone, Copy)]
-pub struct Fun {
-    pub f: Value,
-    pub ty: Type,
-}
-
-impl Fun {
-    pub fn call(&self, b: &Builder, args: &[Value], name: &str) -> Value {
-        b.call(self.ty, self.f, args, name)
-    }
-}
-
-/// The function type of a runtime entry point, from its signature.
-pub fn entry_type(m: Module, e: &Entry) -> Type {
-    let params: Vec<Type> = e.params.iter().map(|t| llvm_ty(m, *t)).collect();
-    m.fn_ty(e.ret.map_or(m.void(), |t| llvm_ty(m, t)), &params)
-}
-
-/// Declare the runtime entry point `e` (or find the module's declaration).
-pub fn declare(m: Module, e: &Entry) -> Fun {
-    let ty = entry_type(m, e);
-    Fun { f: m.get_or_declare(e.name, ty), ty }
-}
-
-/// A global of the runtime (declared), or one every instrumented module
-/// defines itself (a thread-local with initial value `init`).
-pub fn abi_global(m: Module, g: &Global, init: Value) -> Value {
-    if g.in_runtime {
-        m.extern_global(llvm_ty(m, g.ty), g.name)
-    } else {
-        m.tls_var(g.name, llvm_ty(m, g.ty), init)
-    }
-}
 
 struct Strings {
     m: Module,
@@ -188,69 +89,6 @@ fn value_name(v: Value, fallback: &str) -> String {
         fallback.to_string()
     } else {
         n
-    }
-}
-
-/// Replace the declaration `from` by `to` (declared with the same type):
-/// every call goes to `to`. Nothing happens when the module defines `from`
-/// itself (the program's own allocator, say) or declares `to` with another
-/// type. Returns whether it was routed.
-fn route(m: Module, from: &str, to: &str) -> bool {
-    let Some(f) = m.function(from) else { return false };
-    if !f.is_declaration() {
-        return false;
-    }
-    let fty = f.function_type();
-    let target = match m.function(to) {
-        Some(t) if t.function_type() == fty => t,
-        Some(_) => return false,
-        None => m.add_function(to, fty),
-    };
-    f.replace_all_uses_with(target);
-    f.delete_function();
-    true
-}
-
-/// Route libc allocation calls to the dao heap. Returns the number of
-/// declarations rerouted.
-pub fn route_allocations(m: Module) -> usize {
-    alloc_routes().map(|(from, to)| route(m, from, to) as usize).sum()
-}
-
-/// Route libomp entry points the runtime wraps, in every module:
-/// `__kmpc_single` to `dao_omp_single`, which skips, after a restart inside
-/// a region, the single instances another thread had already run
-/// (runtime/src/omp/singles.rs); `__kmpc_threadprivate_cached` to
-/// `dao_threadprivate_cached`, which keeps the workers' copies of flang's
-/// threadprivate variables at fixed addresses (runtime/src/omp/tp.rs);
-/// `__kmpc_omp_task_alloc`, `__kmpc_taskloop(_5)` and
-/// `__kmpc_(end_)taskgroup` to `dao_omp_task_new`, `dao_omp_taskloop(_5)`
-/// and `dao_omp_(end_)taskgroup`, which count the tasks in flight
-/// (runtime/src/omp/tasks.rs). Returns whether anything changed.
-pub fn route_omp(m: Module) -> bool {
-    let single = route(m, names::KMPC_SINGLE, entry::OMP_SINGLE.name);
-    let tp = route(m, names::KMPC_THREADPRIVATE_CACHED, entry::THREADPRIVATE_CACHED.name);
-    // explicit tasks in flight (runtime/src/omp/tasks.rs; every task entry
-    // ends with dao_omp_task_done through its trampoline, replica.rs)
-    let task = route(m, names::KMPC_OMP_TASK_ALLOC, entry::OMP_TASK_NEW.name);
-    let taskloop = route(m, names::KMPC_TASKLOOP, entry::OMP_TASKLOOP.name);
-    let taskloop5 = route(m, names::KMPC_TASKLOOP_5, entry::OMP_TASKLOOP_5.name);
-    let group = route(m, names::KMPC_TASKGROUP, entry::OMP_TASKGROUP.name);
-    let end_group = route(m, names::KMPC_END_TASKGROUP, entry::OMP_END_TASKGROUP.name);
-    single || tp || task || taskloop || taskloop5 || group || end_group
-}
-
-/// The `single` blocks that reach a marker are run by the master:
-/// their `__kmpc_single` calls go to `dao_omp_single_master` (true on
-/// thread 0; libomp's single counters are not touched, equally in every
-/// thread). Before `route_omp`, which routes the other calls.
-pub fn route_master_singles(m: Module, calls: &[Value]) {
-    if calls.is_empty() {
-        return;
-    }
-    let f = declare(m, &entry::OMP_SINGLE_MASTER);
-    for c in calls {
-        c.set_callee(f.f);
     }
 }
 
@@ -437,7 +275,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         })
         .collect();
     let gdesc_g = if gdescs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, gdescs.len() as u64), "dao.globals", m.const_array(t.var.ty, &gdescs)) };
-    // what code outside this module's own sites may read (plan::exported_state)
+    // what code outside this module's own sites may read (exported::exported_state)
     let escaped: Vec<Value> = plan.exported.iter().map(|&i| m.const_i32(i as u32)).collect();
     let esc_g = if escaped.is_empty() { m.const_null() } else { m.add_const_global(m.array(m.i32(), escaped.len() as u64), "dao.escaped", m.const_array(m.i32(), &escaped)) };
     // thread-local (threadprivate) variables defined here: descriptors and
@@ -508,7 +346,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     let conds_g = if cond_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, cond_descs.len() as u64), "dao.conds", m.const_array(t.cond.ty, &cond_descs)) };
     let src = strs.get(&m.source_name());
     // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
-    let flags = if crate::guard::enabled() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
+    let flags = if crate::config::guards() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
     module_g.set_initializer(t.module.constant(
         m,
         &[
@@ -668,7 +506,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
         let target = match s.kind {
             SiteKind::Call => {
                 // the anchor is the call, or the __kmpc_serialized_parallel
-                // before a direct call of an outlined function (plan.rs)
+                // before a direct call of an outlined function (anchors.rs)
                 b.before(s.anchor);
                 spill(&b);
                 Block::split_before(s.anchor, &format!("dao.site.{}", k + 1))
@@ -765,7 +603,7 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
         restart_only.push(rb);
         b.at_end(rb);
         for (pos, call) in &fp.env_calls {
-            if s.entry_pos.is_none_or(|p| p > *pos) {
+            if s.entry_pos.map_or(true, |p| p > *pos) {
                 b.call(call.call_fn_type(), call.called_value(), &call.args(), "");
             }
         }
@@ -872,31 +710,4 @@ fn wrap_main(m: Module, main: Value, poll: Value) {
     let np = new_main.params();
     let r = dao_main.call(&b, &[np[0], np[1], np[2], adapter], "");
     b.ret(Some(r));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fill;
-    use dao_abi::FRAME;
-
-    #[test]
-    fn fill_orders_by_layout() {
-        let v = fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4)]);
-        assert_eq!(v, [1, 2, 3, 4, 5, 6]);
-    }
-    #[test]
-    #[should_panic(expected = "no value for field 'reserved'")]
-    fn fill_missing() {
-        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5)]);
-    }
-    #[test]
-    #[should_panic(expected = "has no field 'bogus'")]
-    fn fill_extra() {
-        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4), ("bogus", 7)]);
-    }
-    #[test]
-    #[should_panic(expected = "given twice")]
-    fn fill_duplicate() {
-        fill(&FRAME, &[("slots", 6), ("parent", 1), ("site", 3), ("func", 2), ("allocas", 5), ("reserved", 4), ("site", 3)]);
-    }
 }

@@ -45,9 +45,9 @@ use dao_analysis::callgraph::CallGraph;
 use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
 use dao_analysis::team::{may_run_in_team, TeamFacts};
 
-use crate::front::points_to_private;
+use crate::provenance::points_to_private;
 use crate::ir::{set_unlikely_first, Block, Module, Opcode, Value};
-use crate::emit::{abi_global, declare, Fun};
+use crate::declare::{abi_global, declare, Fun};
 use crate::known::{self, is_dao_own, Guard, Role};
 use dao_abi::{entry, global};
 

@@ -8,19 +8,53 @@
 //! a bug in dao never crashes the user's compiler, and the driver of the
 //! phases (`run`: plan, report, dry run on a clone, apply). The environment
 //! variables the pass reads are in `config.rs`.
+//!
+//! # Layers
+//!
+//! The modules form layers, bottom first. A module uses (names as
+//! `crate::m`) only modules listed before it: lower layers, or earlier on
+//! its own line; this file, the driver, uses them all. What a lower layer
+//! needs from above comes as arguments (the runtime-checked conditions get
+//! the globals a pointer may point into as a closure, `cond.rs`).
+//! `tests/layers.rs` parses this list and fails on any other reference.
+//!
+//! 1. LLVM: ffi, ir
+//! 2. foundation: config, known, diag, declare
+//! 3. facts: provenance, cond, facts, func_facts, varmap
+//! 4. translation: loop_kills, translate, omp
+//! 5. fault-tolerant tasks: replica
+//! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, sites, planning
+//! 7. carrying it out: emit, route, guard, remarks
 
+mod anchors;
 mod cond;
 mod config;
+mod constructs;
+mod declare;
+mod diag;
 mod emit;
+mod exported;
+mod facts;
 mod ffi;
-mod front;
+mod func_facts;
 mod guard;
 mod ir;
 mod known;
+mod loop_kills;
+mod offload;
 mod omp;
 mod plan;
+mod planning;
+mod provenance;
 mod remarks;
 mod replica;
+mod route;
+mod scan;
+mod sites;
+mod summaries;
+mod threadprivate;
+mod translate;
+mod varmap;
 
 use std::ffi::c_void;
 use std::os::raw::c_char;
@@ -73,9 +107,9 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     // wrote them (no frames, no guards: dao.ft.* functions are dao's own)
     replica::apply(m, &plan.replicas);
     let restart_only = emit::emit(m, plan);
-    emit::route_master_singles(m, &plan.master_only);
-    let routed = emit::route_allocations(m);
-    let singles = emit::route_omp(m);
+    route::route_master_singles(m, &plan.master_only);
+    let routed = route::route_allocations(m);
+    let singles = route::route_omp(m);
     // last: the guards see the instrumented code (its stores go to the
     // frame and to thread-locals: private) and the routed allocation calls
     let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
@@ -85,13 +119,13 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
 
 fn run(m: ir::Module) -> bool {
     let source = m.source_name();
-    let mut plan = plan::plan_module(m);
+    let mut plan = planning::plan_module(m);
     let report = |plan: &plan::ModulePlan| {
         for d in &plan.diags {
             let sev = match d.severity {
-                plan::Severity::Error => 0,
-                plan::Severity::Warning => 1,
-                plan::Severity::Remark => 2,
+                diag::Severity::Error => 0,
+                diag::Severity::Warning => 1,
+                diag::Severity::Remark => 2,
             };
             m.diagnose(sev, &d.render(&source));
         }
@@ -106,14 +140,14 @@ fn run(m: ir::Module) -> bool {
                 marker.move_before(next, &b);
             }
         }
-        plan = plan::plan_module(m);
-        plan.diags.retain(|d| d.severity != plan::Severity::Remark);
+        plan = planning::plan_module(m);
+        plan.diags.retain(|d| d.severity != diag::Severity::Remark);
     }
     report(&plan);
     if plan.has_errors() {
         if config::exit_on_error() {
             // a front end that does not show context diagnostics (flang)
-            for d in plan.diags.iter().filter(|d| d.severity == plan::Severity::Error) {
+            for d in plan.diags.iter().filter(|d| d.severity == diag::Severity::Error) {
                 eprintln!("error: {}", d.render(&source));
             }
             std::process::exit(1);
@@ -127,7 +161,7 @@ fn run(m: ir::Module) -> bool {
     // real module untouched.
     let clone = m.clone_module();
     let dry = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        apply(clone, &plan::plan_module(clone));
+        apply(clone, &planning::plan_module(clone));
         clone.verify()
     }));
     clone.dispose_clone();

@@ -154,10 +154,10 @@ pub fn print(m: Module, plan: &ModulePlan) {
         );
     }
     // array-section kills (issue #15)
-    let obj_name = |fp: Option<&crate::plan::FuncPlan>, o: crate::front::Obj| -> (String, u64) {
+    let obj_name = |fp: Option<&crate::plan::FuncPlan>, o: crate::provenance::Obj| -> (String, u64) {
         match o {
-            crate::front::Obj::Global(g) => (plan.facts.globals[g].name(), plan.facts.global_size[g]),
-            crate::front::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
+            crate::provenance::Obj::Global(g) => (plan.facts.globals[g].name(), plan.facts.global_size[g]),
+            crate::provenance::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
         }
     };
     let part_list = |ps: &[(usize, u64)]| -> String {

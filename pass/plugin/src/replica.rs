@@ -37,10 +37,10 @@
 //! task more than before.
 use std::collections::{HashMap, HashSet};
 
-use crate::emit::declare;
+use crate::declare::declare;
 use crate::ir::{clone_function, set_unlikely_first, Block, Module, Opcode, Value};
 use crate::known::{self, Effect, Guard, Intr, Role};
-use crate::plan::{Diag, Severity};
+use crate::diag::{Diag, Severity};
 use dao_abi::entry;
 
 /// A task entry of the module: it gets a trampoline (`dao.task.<entry>`)
@@ -225,7 +225,7 @@ fn callee(i: Value) -> Option<Value> {
     for u in slot.users() {
         match u.opcode() {
             Opcode::LLVMLoad => {}
-            Opcode::LLVMStore if u.operand(1) == slot && u.operand(0).is_function() && f.is_none_or(|g| g == u.operand(0)) => f = Some(u.operand(0)),
+            Opcode::LLVMStore if u.operand(1) == slot && u.operand(0).is_function() && f.map_or(true, |g| g == u.operand(0)) => f = Some(u.operand(0)),
             _ => return None,
         }
     }

@@ -1,22 +1,15 @@
-//! A thin typed wrapper over LLVM's C API (llvm-sys) and the C++ shim.
-//!
-//! This is the only module of the plugin with `unsafe` code. Every handle
-//! here borrows from the module the pass manager gave us; none is owned or
-//! disposed by Rust, which is why the plugin uses llvm-sys rather than
-//! inkwell (whose `Module` owns and disposes the module it wraps).
-//!
-//! SAFETY (for every block below unless stated otherwise): the handles are
-//! non-null values obtained from LLVM for the module currently being
-//! transformed, which outlives the pass invocation; the C API functions are
-//! called with the kinds of values they document (checked by the `is_*`
-//! predicates at the call sites), and strings passed in are NUL-terminated.
+//! The handles of the wrapper: [`Module`], [`Type`], [`Value`] (also an
+//! instruction, a function, a global) and [`Block`], their queries and the
+//! constants, types and declarations a module makes; and the shim's
+//! whole-function operations (a function's clone, promotion of allocas).
+//! See `ir/mod.rs` for the safety argument.
 #![allow(unsafe_code)]
 
 use crate::ffi;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
-use llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMTypeKind};
+use llvm_sys::{LLVMLinkage, LLVMOpcode, LLVMTypeKind};
 use std::ffi::CString;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -30,7 +23,7 @@ pub struct Module(pub LLVMModuleRef);
 
 pub use llvm_sys::LLVMOpcode as Opcode;
 
-fn cstr(s: &str) -> CString {
+pub(super) fn cstr(s: &str) -> CString {
     CString::new(s.replace('\0', "")).unwrap()
 }
 
@@ -214,9 +207,6 @@ impl Module {
     pub fn add_function(self, name: &str, fty: Type) -> Value {
         let c = cstr(name);
         Value(unsafe { LLVMAddFunction(self.0, c.as_ptr(), fty.0) })
-    }
-    pub fn builder(self) -> Builder {
-        Builder { b: unsafe { LLVMCreateBuilderInContext(self.context()) }, m: self }
     }
     pub fn append_block(self, f: Value, name: &str) -> Block {
         let c = cstr(name);
@@ -511,18 +501,6 @@ impl Value {
     pub fn set_initializer(self, init: Value) {
         unsafe { LLVMSetInitializer(self.0, init.0) }
     }
-    /// Move this instruction right before `before`.
-    pub fn move_before(self, before: Value, b: &Builder) {
-        unsafe {
-            // keep the name (LLVMInsertIntoBuilder would clear it)
-            let mut len = 0usize;
-            let p = LLVMGetValueName2(self.0, &mut len);
-            let name = std::ffi::CString::new(std::slice::from_raw_parts(p as *const u8, len)).unwrap_or_default();
-            LLVMInstructionRemoveFromParent(self.0);
-            LLVMPositionBuilderBefore(b.b, before.0);
-            LLVMInsertIntoBuilderWithName(b.b, self.0, name.as_ptr());
-        }
-    }
     pub fn set_alignment(self, a: u32) {
         unsafe { LLVMSetAlignment(self.0, a) }
     }
@@ -595,187 +573,6 @@ impl Block {
     }
 }
 
-/// One loop of a function and what its stores certainly write
-/// (`shim.cpp`, `dao_cxx_loop_facts`: ScalarEvolution on a scratch clone in
-/// the team view).
-pub struct LoopRec {
-    pub preheader: Option<Block>,
-    pub header: Block,
-    /// The `__kmpc_for_static_init_*` call of the worksharing construct
-    /// whose loop this is (team view), if any.
-    pub init: Option<Value>,
-    pub blocks: Vec<Block>,
-    /// Stores and memory intrinsics in the loop, nested loops included.
-    pub stores: u32,
-    /// Of those, how many gave a byte box for this loop.
-    pub sections: u32,
-    /// Branches above the loop that go towards it when bound loads are
-    /// large enough (runtime-checked conditions, `cond.rs`).
-    pub guard: Option<Guard>,
-}
-
-/// A chain of blocks with one predecessor each from `top` down to a loop's
-/// anchor: a conditional kill may sit at the end of `top` (its reads
-/// checked over `chain` too) when each (bound, m) of `reqs` holds, the
-/// bound's value at least m.
-pub struct Guard {
-    pub top: Block,
-    pub chain: Vec<Block>,
-    pub reqs: Vec<(SymCount, i64)>,
-}
-
-pub struct SectionRec {
-    pub loop_ix: usize,
-    pub base: Value,
-    pub start: i64,
-    pub size: u64,
-    /// (stride, count), innermost loop first; the count is 0 where `sym`
-    /// has one.
-    pub dims: Vec<(i64, u64)>,
-    /// Per dim, a count known only at run time (issue #15, runtime-checked
-    /// conditions).
-    pub sym: Vec<Option<SymCount>>,
-    /// What bound loads must be at least for the zero-trip guards of inner
-    /// loops to go towards them: the box holds only then.
-    pub reqs: Vec<(SymCount, i64)>,
-}
-
-/// A loop's count read from memory: `add` + the `bytes`-wide integer at
-/// byte `off` of `global` (signed or not), which neither the function nor
-/// its callees write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SymCount {
-    pub global: Value,
-    pub off: i64,
-    pub bytes: u32,
-    pub signed: bool,
-    pub add: i64,
-    /// The value must also be at least this (a `umax` in the count).
-    pub low: i64,
-}
-
-/// A read inside a loop that sees only bytes written earlier in the same
-/// iteration, if these writes cover it (shim.cpp `DaoRel`): its box
-/// relative to the loop's iteration (`start` at iteration 0, may-counts of
-/// the loops inside) and the boxes of the writes whose completion
-/// dominates it, same object and step.
-pub struct RelRead {
-    pub loop_ix: usize,
-    pub base: Value,
-    /// The load or memory transfer (original function).
-    pub inst: Value,
-    pub read: dao_analysis::sections::Section,
-    pub writes: Vec<dao_analysis::sections::Section>,
-}
-
-pub struct LoopFacts {
-    /// Static worksharing inits were deleted for the team view: only
-    /// sections of shared globals mean anything.
-    pub team: bool,
-    pub loops: Vec<LoopRec>,
-    pub sections: Vec<SectionRec>,
-    pub rel_reads: Vec<RelRead>,
-    /// Reads of globals: (global, the box of bytes it may read, or None:
-    /// any byte).
-    pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
-}
-
-/// `inits`: the static worksharing init calls of `f`, deleted in the team
-/// view; `elig`: globals a loop bound may be read from, and `writers`: the
-/// (global, function) pairs of the defined functions that may write them
-/// (a loop bound loaded from one may be symbolic, [`SymCount`]).
-/// `bind`: (argument index, slot offset or -1, global) of a function
-/// analysed for one call site (`front::Bind`; the shim's
-/// `dao_cxx_loop_facts`).
-pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)]) -> LoopFacts {
-    // SAFETY: `f` is a function of the module being planned; the handle
-    // returned by the shim is read through its accessors with indices below
-    // its counts, and freed once, here.
-    unsafe {
-        let mut v: Vec<LLVMValueRef> = inits.iter().map(|i| i.0).collect();
-        let mut el: Vec<LLVMValueRef> = elig.iter().map(|g| g.0).collect();
-        let mut wg: Vec<LLVMValueRef> = writers.iter().map(|w| w.0 .0).collect();
-        let mut wf: Vec<LLVMValueRef> = writers.iter().map(|w| w.1 .0).collect();
-        let mut ba: Vec<u32> = bind.iter().map(|b| b.0).collect();
-        let mut bs: Vec<i64> = bind.iter().map(|b| b.1 + 1).collect();
-        let mut bg: Vec<LLVMValueRef> = bind.iter().map(|b| b.2 .0).collect();
-        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32, ba.as_mut_ptr(), bs.as_mut_ptr(), bg.as_mut_ptr(), ba.len() as u32);
-        let team = ffi::dao_cxx_loop_facts_team(h) != 0;
-        let mut loops = Vec::new();
-        for i in 0..ffi::dao_cxx_loop_count(h) {
-            let mut o: ffi::DaoLoopOut = std::mem::zeroed();
-            ffi::dao_cxx_loop_get(h, i, &mut o);
-            let blocks = (0..o.nblocks).map(|j| Block(ffi::dao_cxx_loop_block(h, i, j))).collect();
-            loops.push(LoopRec {
-                preheader: (!o.preheader.is_null()).then_some(Block(o.preheader)),
-                header: Block(o.header),
-                init: (!o.init.is_null()).then_some(Value(o.init)),
-                blocks,
-                stores: o.stores,
-                sections: o.sections,
-                guard: (!o.guard_top.is_null()).then(|| Guard {
-                    top: Block(o.guard_top),
-                    chain: (0..o.nguard_chain).map(|j| Block(ffi::dao_cxx_loop_guard_block(h, i, j))).collect(),
-                    reqs: (0..o.nguard_reqs)
-                        .map(|j| {
-                            let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
-                            ffi::dao_cxx_loop_guard_req(h, i, j, &mut q);
-                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
-                        })
-                        .collect(),
-                }),
-            });
-        }
-        let mut sections = Vec::new();
-        for i in 0..ffi::dao_cxx_section_count(h) {
-            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
-            ffi::dao_cxx_section_get(h, i, &mut o);
-            let n = (o.ndims as usize).min(8);
-            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
-            let sym = (0..n)
-                .map(|d| {
-                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount {
-                        global: Value(o.sym_global[d]),
-                        off: o.sym_off[d],
-                        bytes: o.sym_bytes[d],
-                        signed: o.sym_signed[d] != 0,
-                        add: o.sym_add[d],
-                        low: o.sym_low[d],
-                    })
-                })
-                .collect();
-            let reqs = (0..(o.nreqs as usize).min(4))
-                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0 }, o.req_min[r]))
-                .collect();
-            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
-        }
-        let mut reads = Vec::new();
-        for i in 0..ffi::dao_cxx_read_count(h) {
-            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
-            ffi::dao_cxx_read_get(h, i, &mut o);
-            let n = (o.ndims as usize).min(8);
-            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
-            reads.push((Value(o.base), (o.loop_ix == 0).then_some((o.start, o.size, dims))));
-        }
-        let rel = |which: i32, i: u32| {
-            let mut o: ffi::DaoRelOut = std::mem::zeroed();
-            ffi::dao_cxx_rel_get(h, which, i, &mut o);
-            let n = (o.ndims as usize).min(8);
-            let sec = dao_analysis::sections::Section { start: o.start, size: o.size, dims: (0..n).map(|d| (o.stride[d], o.count[d])).collect() };
-            (o, sec)
-        };
-        let rel_writes: Vec<_> = (0..ffi::dao_cxx_relw_count(h)).map(|i| rel(0, i).1).collect();
-        let mut rel_reads = Vec::new();
-        for i in 0..ffi::dao_cxx_relr_count(h) {
-            let (o, read) = rel(1, i);
-            let writes = (0..o.nwrites).map(|j| rel_writes[ffi::dao_cxx_relr_write(h, i, j) as usize].clone()).collect();
-            rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes });
-        }
-        ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, rel_reads, reads }
-    }
-}
-
 /// A copy of function `f` in its module, internal, named `name`, without
 /// the attributes that describe its memory effects (shim.cpp).
 pub fn clone_function(f: Value, name: &str) -> Value {
@@ -810,169 +607,6 @@ impl Value {
 pub fn promote_allocas(f: Value, allocas: &[Value]) {
     let mut v: Vec<LLVMValueRef> = allocas.iter().map(|a| a.0).collect();
     unsafe { ffi::dao_cxx_promote(f.0, v.as_mut_ptr(), v.len() as u32) }
-}
-
-pub struct Builder {
-    b: LLVMBuilderRef,
-    m: Module,
-}
-
-impl Drop for Builder {
-    fn drop(&mut self) {
-        unsafe { LLVMDisposeBuilder(self.b) }
-    }
-}
-
-impl Builder {
-    pub fn before(&self, inst: Value) -> &Self {
-        unsafe { LLVMPositionBuilderBefore(self.b, inst.0) };
-        self
-    }
-    pub fn at_end(&self, b: Block) -> &Self {
-        unsafe { LLVMPositionBuilderAtEnd(self.b, b.0) };
-        self
-    }
-    pub fn alloca(&self, ty: Type, name: &str, align: u32) -> Value {
-        let c = cstr(name);
-        let v = Value(unsafe { LLVMBuildAlloca(self.b, ty.0, c.as_ptr()) });
-        v.set_alignment(align);
-        v
-    }
-    pub fn store(&self, val: Value, ptr: Value) -> Value {
-        Value(unsafe { LLVMBuildStore(self.b, val.0, ptr.0) })
-    }
-    pub fn store_aligned(&self, val: Value, ptr: Value, align: u32) -> Value {
-        let s = self.store(val, ptr);
-        s.set_alignment(align);
-        s
-    }
-    pub fn load(&self, ty: Type, ptr: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildLoad2(self.b, ty.0, ptr.0, c.as_ptr()) })
-    }
-    pub fn load_aligned(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
-        let l = self.load(ty, ptr, name);
-        l.set_alignment(align);
-        l
-    }
-    pub fn byte_gep(&self, base: Value, offset: u64, name: &str) -> Value {
-        let c = cstr(name);
-        let mut idx = [self.m.const_i64(offset).0];
-        Value(unsafe { LLVMBuildInBoundsGEP2(self.b, self.m.i8().0, base.0, idx.as_mut_ptr(), 1, c.as_ptr()) })
-    }
-    pub fn struct_gep(&self, ty: Type, base: Value, field: u32, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildStructGEP2(self.b, ty.0, base.0, field, c.as_ptr()) })
-    }
-    pub fn call(&self, fty: Type, f: Value, args: &[Value], name: &str) -> Value {
-        let c = cstr(name);
-        let mut a: Vec<LLVMValueRef> = args.iter().map(|v| v.0).collect();
-        Value(unsafe { LLVMBuildCall2(self.b, fty.0, f.0, a.as_mut_ptr(), a.len() as u32, c.as_ptr()) })
-    }
-    /// A relaxed ("monotonic") atomic load: the runtime's flags and counters.
-    pub fn load_relaxed(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
-        let l = self.load_aligned(ty, ptr, name, align);
-        unsafe { LLVMSetOrdering(l.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
-        l
-    }
-    /// An acquire atomic load: the guard flag (what the master saved
-    /// before clearing it happens-before the guarded write).
-    pub fn load_acquire(&self, ty: Type, ptr: Value, name: &str, align: u32) -> Value {
-        let l = self.load_aligned(ty, ptr, name, align);
-        unsafe { LLVMSetOrdering(l.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire) };
-        l
-    }
-    pub fn store_relaxed(&self, val: Value, ptr: Value, align: u32) -> Value {
-        let s = self.store_aligned(val, ptr, align);
-        unsafe { LLVMSetOrdering(s.0, llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
-        s
-    }
-    pub fn ptr_to_int(&self, v: Value, ty: Type, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildPtrToInt(self.b, v.0, ty.0, c.as_ptr()) })
-    }
-    pub fn add(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildAdd(self.b, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn lshr(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildLShr(self.b, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn and(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildAnd(self.b, a.0, b.0, c.as_ptr()) })
-    }
-    /// `getelementptr inbounds ty, base, idx...`
-    pub fn gep(&self, ty: Type, base: Value, idx: &[Value], name: &str) -> Value {
-        let c = cstr(name);
-        let mut i: Vec<LLVMValueRef> = idx.iter().map(|v| v.0).collect();
-        Value(unsafe { LLVMBuildInBoundsGEP2(self.b, ty.0, base.0, i.as_mut_ptr(), i.len() as u32, c.as_ptr()) })
-    }
-    /// An empty phi of type `ty`; fill it with [`Value::add_incoming`].
-    pub fn phi(&self, ty: Type, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildPhi(self.b, ty.0, c.as_ptr()) })
-    }
-    pub fn zext(&self, v: Value, ty: Type, name: &str) -> Value {
-        if v.ty() == ty {
-            return v;
-        }
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildZExt(self.b, v.0, ty.0, c.as_ptr()) })
-    }
-    pub fn sub(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildSub(self.b, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn or(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildOr(self.b, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn icmp_sle(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntSLE, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn br(&self, dest: Block) -> Value {
-        Value(unsafe { LLVMBuildBr(self.b, dest.0) })
-    }
-    pub fn cond_br(&self, cond: Value, then_b: Block, else_b: Block) -> Value {
-        Value(unsafe { LLVMBuildCondBr(self.b, cond.0, then_b.0, else_b.0) })
-    }
-    pub fn icmp_ne(&self, a: Value, b: Value, name: &str) -> Value {
-        let c = cstr(name);
-        Value(unsafe { LLVMBuildICmp(self.b, LLVMIntPredicate::LLVMIntNE, a.0, b.0, c.as_ptr()) })
-    }
-    pub fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
-        let s = unsafe { LLVMBuildSwitch(self.b, v.0, default.0, cases.len() as u32) };
-        for (c, b) in cases {
-            unsafe { LLVMAddCase(s, c.0, b.0) };
-        }
-        Value(s)
-    }
-    pub fn unreachable(&self) -> Value {
-        Value(unsafe { LLVMBuildUnreachable(self.b) })
-    }
-    pub fn ret(&self, v: Option<Value>) -> Value {
-        Value(match v {
-            Some(v) => unsafe { LLVMBuildRet(self.b, v.0) },
-            None => unsafe { LLVMBuildRetVoid(self.b) },
-        })
-    }
-}
-
-/// Mark a branch as unlikely to be taken towards its first successor.
-pub fn set_unlikely_first(m: Module, br: Value) {
-    unsafe {
-        let ctx = m.context();
-        let name = LLVMMDStringInContext2(ctx, "branch_weights".as_ptr() as *const _, 14);
-        let one = LLVMValueAsMetadata(m.const_i32(1).0);
-        let big = LLVMValueAsMetadata(m.const_i32(1 << 20).0);
-        let mut ops = [name, one, big];
-        let md = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 3);
-        let kind = LLVMGetMDKindIDInContext(ctx, "prof".as_ptr() as *const _, 4);
-        LLVMSetMetadata(br.0, kind, LLVMMetadataAsValue(ctx, md));
-    }
 }
 
 /// Run `f` over a raw module handle received from the pass manager.

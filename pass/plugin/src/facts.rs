@@ -1,0 +1,245 @@
+//! Module-wide facts: the tracked globals (which escape, which are only
+//! declared here, the bytes any code may read), the defined functions, how
+//! each call is treated ([`CallKind`]), the interprocedural [`Summary`] of
+//! a defined function, and the runtime-checked conditions' state
+//! (`cond.rs`).
+use crate::cond::CondFacts;
+use crate::ir::{Module, Value};
+use crate::known::{self, Effect, Intr, Role};
+use crate::provenance::{address_taken, escapes, only_loaded_and_stored};
+use dao_analysis::BitSet;
+use std::collections::{HashMap, HashSet};
+
+/// Module-wide facts: the tracked globals and which escape.
+pub struct ModuleFacts {
+    pub m: Module,
+    pub globals: Vec<Value>,
+    pub global_ix: HashMap<Value, usize>,
+    pub global_size: Vec<u64>,
+    pub global_escaped: Vec<bool>,
+    /// Declared here, defined in another translation unit or a shared
+    /// library: the runtime saves it only if a module compiled with the
+    /// pass defines it (libc's `stderr` must never be restored).
+    pub global_declared: Vec<bool>,
+    /// Defined functions, indexable.
+    pub funcs: Vec<Value>,
+    pub func_ix: HashMap<Value, usize>,
+    /// Per global, the bytes any code may ever read (`None`: any byte),
+    /// set by the plan once every function's loads are known
+    /// ([`ModuleFacts::set_readable`]); unset, every byte counts.
+    pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::intervals::Intervals>>>,
+    /// Runtime-checked conditions: their globals and conditional kills
+    /// (`cond.rs`).
+    pub cond: CondFacts,
+}
+
+/// Interprocedural summary of a defined function: the globals a call may
+/// read before writing them whole (at first every global it may read at
+/// all, `summaries::refine_summaries` narrows it), whether it reads unknown
+/// memory, and the globals every path through it writes whole before any
+/// read (`kills`, which the call then kills: empty until refined), and
+/// the bytes of other globals every path through it writes before any
+/// read (`partial`, the call's partial kills: `dao_analysis::bytelive`).
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub globals: BitSet,
+    pub reads_unknown: bool,
+    pub kills: BitSet,
+    /// (global, bytes of it certainly rewritten before any read).
+    pub partial: Vec<(usize, dao_analysis::intervals::Intervals)>,
+    /// (global of `globals`, the only bytes of it a call may read before
+    /// rewriting them), for globals the function rewrites in part.
+    pub exposed: Vec<(usize, dao_analysis::intervals::Intervals)>,
+}
+
+impl Summary {
+    pub fn join(&mut self, o: &Summary) -> bool {
+        let mut c = self.globals.union_with(&o.globals);
+        if o.reads_unknown && !self.reads_unknown {
+            self.reads_unknown = true;
+            c = true;
+        }
+        c
+    }
+}
+
+/// The tracked globals (indices) that the module's address-taken functions
+/// and the defined functions they call directly name in their
+/// instructions (loaded, stored, or passed on).
+pub fn callback_globals(mf: &ModuleFacts) -> Vec<usize> {
+    let mut work: Vec<Value> = mf.funcs.iter().copied().filter(|f| address_taken(*f)).collect();
+    let mut seen: HashSet<Value> = work.iter().copied().collect();
+    let mut out = vec![false; mf.globals.len()];
+    while let Some(f) = work.pop() {
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if i.is_call() {
+                if let Some(c) = i.called_function() {
+                    if mf.func_ix.contains_key(&c) && seen.insert(c) {
+                        work.push(c);
+                    }
+                }
+            }
+            for op in i.operands() {
+                let base = if op.is_global_var() { Some(op) } else { op.strip_offset().map(|(b, _)| b) };
+                if let Some(&g) = base.and_then(|b| mf.global_ix.get(&b)) {
+                    out[g] = true;
+                }
+            }
+        }
+    }
+    out.iter().enumerate().filter(|(_, x)| **x).map(|(i, _)| i).collect()
+}
+
+impl ModuleFacts {
+    pub fn has_defined_globals(&self) -> bool {
+        self.global_declared.iter().any(|d| !d)
+    }
+    pub fn new(m: Module) -> Self {
+        let mut globals = Vec::new();
+        let mut global_size = Vec::new();
+        let mut global_declared = Vec::new();
+        let tp_caches = threadprivate_caches(m);
+        for g in m.globals() {
+            let name = g.name();
+            if name.starts_with("llvm.") || g.is_global_constant() || g.is_thread_local() || known::is_omp_runtime_state(&name) || tp_caches.contains(&g) {
+                continue;
+            }
+            let ty = g.global_value_type();
+            if !m.is_sized(ty) {
+                continue;
+            }
+            let size = m.alloc_size(ty);
+            if size == 0 {
+                continue;
+            }
+            globals.push(g);
+            global_size.push(size);
+            global_declared.push(g.is_declaration());
+        }
+        let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
+        let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
+        let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default() };
+        // Externally visible globals may be read by name from other
+        // translation units, i.e. by unknown code: they count as escaped
+        // when the module calls any unknown code.
+        let calls_unknown = mf.funcs.iter().any(|f| {
+            f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| {
+                i.is_call() && matches!(call_kind(&mf, i), CallKind::Unknown | CallKind::Indirect)
+            })
+        });
+        for i in 0..mf.globals.len() {
+            let g = mf.globals[i];
+            mf.global_escaped[i] = !mf.global_declared[i] && ((calls_unknown && !g.is_local_linkage()) || escapes(g));
+        }
+        // Globals a callback may touch (issue #31): a function whose address
+        // is taken -- qsort's comparator, a handler in a table -- runs when
+        // unknown or indirect code calls it, and what it (or a function it
+        // calls directly) reads is then read at that unknown or indirect
+        // call. They count as escaped, so those calls use them; a static
+        // read only by qsort's comparator was dead at the marker before.
+        for g in callback_globals(&mf) {
+            if !mf.global_declared[g] {
+                mf.global_escaped[g] = true;
+            }
+        }
+        mf
+    }
+}
+
+impl ModuleFacts {
+    /// The bytes of each global that any code may read, from every load of
+    /// every function (`reads`, the shim's ranges). A global is readable
+    /// anywhere (`None`) unless it is defined here with internal linkage
+    /// (no other module names it) and its address only reaches loads,
+    /// stores, memset/memcpy/memmove and lifetime markers through address
+    /// arithmetic ([`only_loaded_and_stored`]): then every read of it is one
+    /// of `reads` (the shim reports each by its underlying object).
+    pub fn set_readable(&self, reads: &[(Value, Option<(i64, u64, Vec<(i64, u64)>)>)]) {
+        use dao_analysis::sections::Section;
+        let mut acc: Vec<Option<Vec<Section>>> = (0..self.globals.len())
+            .map(|g| {
+                let v = self.globals[g];
+                (!self.global_declared[g] && v.is_local_linkage() && only_loaded_and_stored(v)).then(Vec::new)
+            })
+            .collect();
+        for (g, r) in reads {
+            let Some(&gi) = self.global_ix.get(g) else { continue };
+            match (r, &mut acc[gi]) {
+                (Some((start, size, dims)), Some(list)) => list.push(Section { start: *start, size: *size, dims: dims.clone() }),
+                (None, slot) => *slot = None,
+                (_, None) => {}
+            }
+        }
+        // a read outside the object (a guarded, never executed `a[k-1]` at
+        // k = 0 that the may-box counts) cannot be a read of it in a valid
+        // program: clipped
+        let _ = self.global_readable.set(
+            acc.into_iter()
+                .enumerate()
+                .map(|(g, a)| {
+                    a.map(|boxes| {
+                        let size = self.global_size[g] as i64;
+                        let m = dao_analysis::sections::may_cover(&boxes);
+                        dao_analysis::intervals::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect())
+                    })
+                })
+                .collect(),
+        );
+    }
+
+    /// The bytes of global `g` that may be read (`None`: any).
+    pub fn readable(&self, g: usize) -> Option<&dao_analysis::intervals::Intervals> {
+        self.global_readable.get().and_then(|r| r[g].as_ref())
+    }
+}
+
+/// The cache globals of flang's threadprivate variables (the `cache`
+/// operand of `__kmpc_threadprivate_cached`, `<var>.cache`): the runtime's
+/// per-variable table of the threads' copies, rebuilt by every run, so
+/// never saved or restored.
+pub fn threadprivate_caches(m: Module) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    for f in m.functions() {
+        for u in f.users() {
+            if let Some(Role::ThreadprivateCached { cache, .. }) = known::call_role(u) {
+                if u.num_args() > cache && u.operand(cache).is_global_var() {
+                    out.insert(u.operand(cache));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How a call is treated by the analyses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// An LLVM intrinsic (the table's `llvm.` rows).
+    Intrinsic(Intr),
+    Marker(known::MarkerKind),
+    Known(Effect),
+    Defined(usize),
+    /// A declaration the table does not know, or an indirect call.
+    Unknown,
+    Indirect,
+}
+
+pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
+    match call.called_function() {
+        None => CallKind::Indirect,
+        Some(f) => {
+            if let Some(i) = known::intrinsic(f) {
+                return CallKind::Intrinsic(i);
+            }
+            if let Some(&ix) = mf.func_ix.get(&f) {
+                return CallKind::Defined(ix);
+            }
+            match known::effect(f) {
+                Some(Effect::Marker(k)) => CallKind::Marker(k),
+                Some(e) => CallKind::Known(e),
+                None => CallKind::Unknown,
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The loop facts of the shim (`shim.cpp`, `dao_cxx_loop_facts`): per loop
+//! of a function its must-write sections, the guards above it, its
+//! symbolic counts, the reads covered by the same iteration's writes, and
+//! every read's box, for the array-section kills.
+#![allow(unsafe_code)]
+
+use super::handles::{Block, Value};
+use crate::ffi;
+use llvm_sys::prelude::LLVMValueRef;
+
+/// One loop of a function and what its stores certainly write
+/// (`shim.cpp`, `dao_cxx_loop_facts`: ScalarEvolution on a scratch clone in
+/// the team view).
+pub struct LoopRec {
+    pub preheader: Option<Block>,
+    pub header: Block,
+    /// The `__kmpc_for_static_init_*` call of the worksharing construct
+    /// whose loop this is (team view), if any.
+    pub init: Option<Value>,
+    pub blocks: Vec<Block>,
+    /// Stores and memory intrinsics in the loop, nested loops included.
+    pub stores: u32,
+    /// Of those, how many gave a byte box for this loop.
+    pub sections: u32,
+    /// Branches above the loop that go towards it when bound loads are
+    /// large enough (runtime-checked conditions, `cond.rs`).
+    pub guard: Option<Guard>,
+}
+
+/// A chain of blocks with one predecessor each from `top` down to a loop's
+/// anchor: a conditional kill may sit at the end of `top` (its reads
+/// checked over `chain` too) when each (bound, m) of `reqs` holds, the
+/// bound's value at least m.
+pub struct Guard {
+    pub top: Block,
+    pub chain: Vec<Block>,
+    pub reqs: Vec<(SymCount, i64)>,
+}
+
+pub struct SectionRec {
+    pub loop_ix: usize,
+    pub base: Value,
+    pub start: i64,
+    pub size: u64,
+    /// (stride, count), innermost loop first; the count is 0 where `sym`
+    /// has one.
+    pub dims: Vec<(i64, u64)>,
+    /// Per dim, a count known only at run time (issue #15, runtime-checked
+    /// conditions).
+    pub sym: Vec<Option<SymCount>>,
+    /// What bound loads must be at least for the zero-trip guards of inner
+    /// loops to go towards them: the box holds only then.
+    pub reqs: Vec<(SymCount, i64)>,
+}
+
+/// A loop's count read from memory: `add` + the `bytes`-wide integer at
+/// byte `off` of `global` (signed or not), which neither the function nor
+/// its callees write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymCount {
+    pub global: Value,
+    pub off: i64,
+    pub bytes: u32,
+    pub signed: bool,
+    pub add: i64,
+    /// The value must also be at least this (a `umax` in the count).
+    pub low: i64,
+}
+
+/// A read inside a loop that sees only bytes written earlier in the same
+/// iteration, if these writes cover it (shim.cpp `DaoRel`): its box
+/// relative to the loop's iteration (`start` at iteration 0, may-counts of
+/// the loops inside) and the boxes of the writes whose completion
+/// dominates it, same object and step.
+pub struct RelRead {
+    pub loop_ix: usize,
+    pub base: Value,
+    /// The load or memory transfer (original function).
+    pub inst: Value,
+    pub read: dao_analysis::sections::Section,
+    pub writes: Vec<dao_analysis::sections::Section>,
+}
+
+pub struct LoopFacts {
+    /// Static worksharing inits were deleted for the team view: only
+    /// sections of shared globals mean anything.
+    pub team: bool,
+    pub loops: Vec<LoopRec>,
+    pub sections: Vec<SectionRec>,
+    pub rel_reads: Vec<RelRead>,
+    /// Reads of globals: (global, the box of bytes it may read, or None:
+    /// any byte).
+    pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
+}
+
+/// `inits`: the static worksharing init calls of `f`, deleted in the team
+/// view; `elig`: globals a loop bound may be read from, and `writers`: the
+/// (global, function) pairs of the defined functions that may write them
+/// (a loop bound loaded from one may be symbolic, [`SymCount`]).
+/// `bind`: (argument index, slot offset or -1, global) of a function
+/// analysed for one call site (`func_facts::Bind`; the shim's
+/// `dao_cxx_loop_facts`).
+pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)]) -> LoopFacts {
+    // SAFETY: `f` is a function of the module being planned; the handle
+    // returned by the shim is read through its accessors with indices below
+    // its counts, and freed once, here.
+    unsafe {
+        let mut v: Vec<LLVMValueRef> = inits.iter().map(|i| i.0).collect();
+        let mut el: Vec<LLVMValueRef> = elig.iter().map(|g| g.0).collect();
+        let mut wg: Vec<LLVMValueRef> = writers.iter().map(|w| w.0 .0).collect();
+        let mut wf: Vec<LLVMValueRef> = writers.iter().map(|w| w.1 .0).collect();
+        let mut ba: Vec<u32> = bind.iter().map(|b| b.0).collect();
+        let mut bs: Vec<i64> = bind.iter().map(|b| b.1 + 1).collect();
+        let mut bg: Vec<LLVMValueRef> = bind.iter().map(|b| b.2 .0).collect();
+        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32, ba.as_mut_ptr(), bs.as_mut_ptr(), bg.as_mut_ptr(), ba.len() as u32);
+        let team = ffi::dao_cxx_loop_facts_team(h) != 0;
+        let mut loops = Vec::new();
+        for i in 0..ffi::dao_cxx_loop_count(h) {
+            let mut o: ffi::DaoLoopOut = std::mem::zeroed();
+            ffi::dao_cxx_loop_get(h, i, &mut o);
+            let blocks = (0..o.nblocks).map(|j| Block(ffi::dao_cxx_loop_block(h, i, j))).collect();
+            loops.push(LoopRec {
+                preheader: (!o.preheader.is_null()).then_some(Block(o.preheader)),
+                header: Block(o.header),
+                init: (!o.init.is_null()).then_some(Value(o.init)),
+                blocks,
+                stores: o.stores,
+                sections: o.sections,
+                guard: (!o.guard_top.is_null()).then(|| Guard {
+                    top: Block(o.guard_top),
+                    chain: (0..o.nguard_chain).map(|j| Block(ffi::dao_cxx_loop_guard_block(h, i, j))).collect(),
+                    reqs: (0..o.nguard_reqs)
+                        .map(|j| {
+                            let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
+                            ffi::dao_cxx_loop_guard_req(h, i, j, &mut q);
+                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
+                        })
+                        .collect(),
+                }),
+            });
+        }
+        let mut sections = Vec::new();
+        for i in 0..ffi::dao_cxx_section_count(h) {
+            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
+            ffi::dao_cxx_section_get(h, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
+            let sym = (0..n)
+                .map(|d| {
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount {
+                        global: Value(o.sym_global[d]),
+                        off: o.sym_off[d],
+                        bytes: o.sym_bytes[d],
+                        signed: o.sym_signed[d] != 0,
+                        add: o.sym_add[d],
+                        low: o.sym_low[d],
+                    })
+                })
+                .collect();
+            let reqs = (0..(o.nreqs as usize).min(4))
+                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0 }, o.req_min[r]))
+                .collect();
+            sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
+        }
+        let mut reads = Vec::new();
+        for i in 0..ffi::dao_cxx_read_count(h) {
+            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
+            ffi::dao_cxx_read_get(h, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
+            reads.push((Value(o.base), (o.loop_ix == 0).then_some((o.start, o.size, dims))));
+        }
+        let rel = |which: i32, i: u32| {
+            let mut o: ffi::DaoRelOut = std::mem::zeroed();
+            ffi::dao_cxx_rel_get(h, which, i, &mut o);
+            let n = (o.ndims as usize).min(8);
+            let sec = dao_analysis::sections::Section { start: o.start, size: o.size, dims: (0..n).map(|d| (o.stride[d], o.count[d])).collect() };
+            (o, sec)
+        };
+        let rel_writes: Vec<_> = (0..ffi::dao_cxx_relw_count(h)).map(|i| rel(0, i).1).collect();
+        let mut rel_reads = Vec::new();
+        for i in 0..ffi::dao_cxx_relr_count(h) {
+            let (o, read) = rel(1, i);
+            let writes = (0..o.nwrites).map(|j| rel_writes[ffi::dao_cxx_relr_write(h, i, j) as usize].clone()).collect();
+            rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes });
+        }
+        ffi::dao_cxx_loop_facts_free(h);
+        LoopFacts { team, loops, sections, rel_reads, reads }
+    }
+}

@@ -1,0 +1,298 @@
+//! Section liveness in the front: the kills of loops whose must-write
+//! sections (ScalarEvolution facts from the shim, `dao_analysis::sections`)
+//! cover every byte of an object that may be read, whole or in part, placed
+//! on the loop's entry edge; and the conditional kills of the runtime-checked
+//! conditions (`cond.rs`) that hold only when counts read from globals are
+//! large enough.
+use crate::func_facts::FuncFacts;
+use crate::ir::Value;
+use crate::known::{self, Role};
+use crate::provenance::Obj;
+use crate::varmap::{StmtPos, VarMap};
+use dao_analysis::intervals::Intervals;
+use dao_analysis::{Body, Stmt};
+use std::collections::{HashMap, HashSet};
+
+/// Objects a loop overwrites whole before any read (dead on its entry
+/// edge), and globals it overwrites in part (those bytes dead there).
+pub struct LoopKill {
+    pub header: crate::ir::Block,
+    pub objects: Vec<Obj>,
+    /// (global, bytes of it the loop certainly rewrites).
+    pub partial: Vec<(usize, u64)>,
+    /// The kill statement in the body (appended to the loop's anchor).
+    pub at: StmtPos,
+}
+
+/// Blocks reachable from `from` (itself included), not going past the
+/// blocks of `stop` (included). `from` itself is always gone past: a block
+/// may end one worksharing loop (its fini) and start the next (its init),
+/// as clang emits consecutive `omp for` at -O0, and the init's own loop
+/// lies beyond it. (Stopping there checked no block of the loop, and a
+/// loop that reads what it writes killed its object: `nowait_loops`.)
+pub fn reach_until(body: &Body, from: usize, stop: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; body.blocks.len()];
+    let mut work = vec![from];
+    let mut out = Vec::new();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        out.push(b);
+        if b == from || !stop.contains(&b) {
+            work.extend(body.blocks[b].succs.iter().copied());
+        }
+    }
+    out
+}
+
+/// The block for a kill on the edge from `pred`, the one block outside a
+/// loop that enters it, to its header `header`: `pred` itself when the
+/// loop is its only successor (a preheader), else a new block of the body
+/// on that edge (no instruction maps to it). At -O2 the exit block of one
+/// loop nest often branches straight into the next one's header.
+pub fn entry_edge(body: &mut Body, pred: usize, header: usize) -> usize {
+    if body.blocks[pred].succs.iter().all(|&s| s == header) {
+        return pred;
+    }
+    let e = body.add_block();
+    body.blocks[e].succs = vec![header];
+    for s in body.blocks[pred].succs.iter_mut().filter(|s| **s == header) {
+        *s = e;
+    }
+    e
+}
+
+/// The kills of loops whose must-write sections cover whole objects
+/// (`dao_analysis::sections`), appended to their preheaders. In the team
+/// view (a function with static worksharing loops, whose bounds the facts
+/// took as the whole iteration space) only shared globals count: a
+/// thread's private memory gets only its chunk.
+pub fn add_loop_kills(
+    ff: &FuncFacts,
+    vars: &VarMap,
+    block_ix: &HashMap<crate::ir::Block, usize>,
+    pos: &HashMap<Value, StmtPos>,
+    body: &mut Body,
+) -> (Vec<LoopKill>, usize, usize) {
+    use dao_analysis::sections::{
+        add_kills, covered, loop_kills_excusing, read_covered_in_iteration, Section,
+    };
+    if !crate::config::sections() {
+        return (Vec::new(), 0, 0);
+    }
+    let lf = ff.loop_facts();
+    let mut out = Vec::new();
+    let mut without = 0;
+    let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
+    for (li, lp) in lf.loops.iter().enumerate() {
+        let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
+            let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
+                (Some(&g), _) => Obj::Global(g),
+                (None, Some(&a)) if !lf.team => Obj::Alloca(a),
+                _ => continue,
+            };
+            let sec = Section { start: sr.start, size: sr.size, dims: sr.dims.clone() };
+            match per_obj.iter_mut().find(|(o, _)| *o == obj) {
+                Some((_, v)) => v.push(sec),
+                None => per_obj.push((obj, vec![sec])),
+            }
+        }
+        // Where the kill goes, and which blocks must not read the objects
+        // after it: a worksharing loop's kill goes to the block of its
+        // static init (a team fact: whatever path one thread takes, its
+        // bounds guard included, the team writes the whole space before the
+        // construct ends), checked over every block reachable from there
+        // up to the static fini; any other loop's to its preheader (which
+        // must lead only to the loop), checked over the loop.
+        let (anchor, blocks): (Option<usize>, Vec<usize>) = match lp.init {
+            Some(init) => {
+                let ib = block_ix.get(&init.parent_block()).copied();
+                let fini: Vec<usize> = ff.f.blocks().iter().filter(|b| b.instructions().iter().any(|i| known::call_role(*i) == Some(Role::StaticFini))).filter_map(|b| block_ix.get(b).copied()).collect();
+                (ib, ib.map(|ib| reach_until(body, ib, &fini)).unwrap_or_default())
+            }
+            None => (
+                lp.preheader
+                    .and_then(|p| block_ix.get(&p).copied())
+                    .zip(block_ix.get(&lp.header).copied())
+                    .map(|(p, h)| entry_edge(body, p, h)),
+                lp.blocks
+                    .iter()
+                    .filter_map(|b| block_ix.get(b).copied())
+                    .collect(),
+            ),
+        };
+        let pre = anchor;
+        // whole kills, and the bytes of globals rewritten in part (a grid's
+        // interior: the halo stays live, `bytelive`)
+        let mut cands: Vec<(usize, bool)> = Vec::new();
+        let mut part: Vec<(usize, Intervals)> = Vec::new();
+        for (o, secs) in &per_obj {
+            let c = covered(secs);
+            let whole = match o {
+                // every byte any code may read is rewritten (padding
+                // that nothing reads need not be)
+                Obj::Global(g) => match ff.mf.readable(*g) {
+                    Some(r) => r.0.iter().all(|&(lo, hi)| c.covers(lo, hi)),
+                    None => c.covers(0, ff.obj_size(*o) as i64),
+                },
+                Obj::Alloca(_) => c.covers(0, ff.obj_size(*o) as i64),
+            };
+            match *o {
+                Obj::Alloca(i) if whole => cands.push((vars.alloca_var(i), ff.alloca_escaped[i])),
+                Obj::Global(g) if whole => {
+                    cands.push((vars.global_var(g), ff.mf.global_escaped[g]))
+                }
+                Obj::Global(g) if crate::config::partial() => {
+                    let w = c.clip(0, ff.obj_size(*o) as i64);
+                    if !w.is_empty() {
+                        cands.push((vars.global_var(g), ff.mf.global_escaped[g]));
+                        part.push((vars.global_var(g), w));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // whole kills under runtime-checked conditions: boxes with
+        // symbolic counts (loop bounds read from stable globals) that cover
+        // a global when the counts are large enough (`cond.rs`)
+        let mut cond_cands: Vec<(usize, Vec<crate::cond::Cond>)> = Vec::new();
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li && (s.sym.iter().any(Option::is_some) || !s.reqs.is_empty())) {
+            let Some(&g) = ff.mf.global_ix.get(&sr.base) else { continue };
+            let var = vars.global_var(g);
+            if cands.iter().any(|(v, _)| *v == var) || cond_cands.iter().any(|(x, _)| *x == g) {
+                continue;
+            }
+            let need = match ff.mf.readable(g) {
+                Some(r) => r.clone(),
+                None => Intervals(vec![(0, ff.mf.global_size[g] as i64)]),
+            };
+            let others: Vec<Section> = per_obj.iter().filter(|(o, _)| *o == Obj::Global(g)).flat_map(|(_, v)| v.iter().cloned()).collect();
+            let dims: Vec<(i64, Option<u64>)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, y.is_none().then_some(c))).collect();
+            // the loop's other boxes of the same global with the same
+            // dimensions (same strides, constant counts and symbolic
+            // counts: the same run-time values) and guards
+            let cells: Vec<(i64, u64)> = lf
+                .sections
+                .iter()
+                .filter(|s| s.loop_ix == li && s.base == sr.base && s.dims == sr.dims && s.sym == sr.sym && s.reqs == sr.reqs)
+                .map(|s| (s.start, s.size))
+                .collect();
+            let Some(ks) = dao_analysis::sections::symbolic_cover_cells(&cells, &dims, &others, &need) else { continue };
+            // and the inner loops' guards (`if (0 < n)` in every row)
+            let guards = sr.reqs.iter().map(|(sc, m)| {
+                let cg = *ff.mf.global_ix.get(&sc.global)?;
+                crate::cond::Cond::at_least(cg, &crate::ir::SymCount { add: 0, low: *m, ..*sc }, 0)
+            });
+            let conds: Option<Vec<_>> = ks
+                .iter()
+                .map(|&(d, k)| {
+                    let sc = sr.sym[d]?;
+                    let cg = *ff.mf.global_ix.get(&sc.global)?;
+                    crate::cond::Cond::at_least(cg, &sc, k)
+                })
+                .chain(guards)
+                .collect();
+            if let Some(conds) = conds {
+                cond_cands.push((g, conds));
+            }
+        }
+        let Some(pre) = pre.filter(|_| !cands.is_empty() || !cond_cands.is_empty()) else {
+            if lp.stores > 0 {
+                without += 1;
+            }
+            continue;
+        };
+        // reads of the loop that see only what the same iteration wrote
+        // before them (a time step's copy-then-update of one plane)
+        let excused: HashSet<(usize, usize, usize)> = lf
+            .rel_reads
+            .iter()
+            .filter(|r| r.loop_ix == li)
+            .filter_map(|r| {
+                let var = match (ff.mf.global_ix.get(&r.base), ff.alloca_ix.get(&r.base)) {
+                    (Some(&g), _) => vars.global_var(g),
+                    (None, Some(&a)) if !lf.team => vars.alloca_var(a),
+                    _ => return None,
+                };
+                let &(b, i) = pos.get(&r.inst)?;
+                read_covered_in_iteration(&r.writes, &r.read).then_some((b, i, var))
+            })
+            .collect();
+        let unread = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
+        // a guard above the loop that goes towards it under the same kind
+        // of condition (`if (0 < n)` around a worksharing loop): the
+        // conditional kills then sit at its top, with its requirements
+        let guard = lp.guard.as_ref().filter(|_| !cond_cands.is_empty()).and_then(|gd| {
+            let top = *block_ix.get(&gd.top)?;
+            let mut reqs = Vec::new();
+            for (sc, m) in &gd.reqs {
+                let cg = *ff.mf.global_ix.get(&sc.global)?;
+                let c = crate::cond::Cond::at_least(cg, &crate::ir::SymCount { add: 0, low: *m, ..*sc }, 0)?;
+                reqs.push(c);
+            }
+            let chain: Vec<usize> = gd.chain.iter().filter_map(|b| block_ix.get(b).copied()).collect();
+            Some((top, chain, reqs))
+        });
+        let mut cblocks = blocks.clone();
+        if let Some((_, chain, reqs)) = &guard {
+            cblocks.extend(chain.iter().copied());
+            for (_, conds) in cond_cands.iter_mut() {
+                conds.extend(reqs.iter().cloned());
+            }
+        }
+        let cvars: Vec<(usize, bool)> = cond_cands.iter().map(|(g, _)| (vars.global_var(*g), ff.mf.global_escaped[*g])).collect();
+        let cunread = loop_kills_excusing(body, &cblocks, &cvars, vars.unknown_var(), &excused);
+        // the conditional kills the loop proved (recorded in world 0,
+        // applied in world 1)
+        let mut cond = Vec::new();
+        let mut ckills = Vec::new();
+        for (g, conds) in cond_cands {
+            if !cunread.contains(&vars.global_var(g)) {
+                continue;
+            }
+            if ff.mf.cond.kill(lp.header, g, conds.clone()) {
+                ckills.push(vars.global_var(g));
+            }
+            cond.push(g);
+        }
+        let (pdefs, kills): (Vec<usize>, Vec<usize>) = unread
+            .into_iter()
+            .partition(|v| part.iter().any(|(p, _)| p == v));
+        let pdefs: Vec<(usize, Intervals)> = part
+            .into_iter()
+            .filter(|(v, _)| pdefs.contains(v))
+            .collect();
+        if kills.is_empty() && pdefs.is_empty() && cond.is_empty() {
+            without += 1;
+            continue;
+        }
+        let objects = kills
+            .iter()
+            .map(|&v| if v >= vars.global_var(0) { Obj::Global(v - vars.global_var(0)) } else { Obj::Alloca(v - vars.alloca_var(0)) })
+            .collect();
+        let partial = pdefs
+            .iter()
+            .map(|(v, w)| (v - vars.global_var(0), w.bytes()))
+            .collect();
+        let mut kills = kills;
+        match &guard {
+            Some((top, _, _)) if !ckills.is_empty() => add_kills(body, *top, ckills, vec![]),
+            _ => kills.extend(ckills),
+        }
+        if kills.is_empty() && pdefs.is_empty() {
+            // world 0, conditional kills only: an empty statement marks
+            // the place
+            body.blocks[pre].stmts.push(Stmt::default());
+        }
+        add_kills(body, pre, kills, pdefs);
+        out.push(LoopKill {
+            header: lp.header,
+            objects,
+            partial,
+            at: (pre, body.blocks[pre].stmts.len() - 1),
+        });
+    }
+    (out, without, unrecognised)
+}

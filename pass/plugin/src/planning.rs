@@ -1,0 +1,145 @@
+//! Making the plan (`plan.rs`): everything the pass will do to a module,
+//! decided before the IR is touched. Which functions lie on a path to a
+//! marker, which call sites and markers get labels, what is live at each,
+//! and every diagnostic. If the plan has an error, the module is left
+//! exactly as it was.
+//!
+//! Participation: a module with markers, or one that defines `main`, is
+//! instrumented; calls in it to unknown external functions may reach a
+//! marker in another translation unit, so they are labelled too. Any other
+//! module only has its heap calls routed to the dao heap (see design.md:
+//! blocks allocated there may be reachable from checkpointed data).
+//!
+//! [`plan_module`] runs the phases; each lives in its own file (see its
+//! doc comment).
+use crate::config;
+use crate::exported::exported_state;
+use crate::facts::{ModuleFacts, Summary};
+use crate::func_facts::FuncFacts;
+use crate::ir::Module;
+use crate::known::{self, Role};
+use crate::offload::offload_diags;
+use crate::plan::{ModulePlan, SectionReport};
+use crate::scan::scan_calls;
+use crate::sites::Planner;
+use crate::summaries::refine_summaries;
+use crate::threadprivate::threadprivate_vars;
+use crate::translate::local_summary;
+use dao_analysis::paths;
+
+/// Plan module `m`, in phases:
+/// 1. facts: [`ModuleFacts`] (globals, functions) and [`scan_calls`] (the
+///    call graph with forks, markers, unknown calls, OpenMP constructs);
+/// 2. reachability and participation: `dao_analysis::paths` (which
+///    functions lie on a marker path, which may run in a marker region);
+/// 3. per-function facts and interprocedural read summaries;
+/// 4. module-level construct checks ([`Planner::construct_diags`]: tasks,
+///    dynamic loops, nested regions);
+/// 5. per function on a path ([`Planner::plan_function`]): its diagnostics,
+///    its sites and what is live at each, the construct checks of its
+///    sites.
+pub fn plan_module(m: Module) -> ModulePlan {
+    let mut plan = plan_checkpoints(m);
+    plan.diags.extend(offload_diags(&plan.facts));
+    let (replicas, why_not) = crate::replica::plan(m);
+    plan.replicas = replicas;
+    if config::remarks() {
+        plan.diags.extend(why_not);
+    }
+    plan
+}
+
+fn plan_checkpoints(m: Module) -> ModulePlan {
+    let facts = ModuleFacts::new(m);
+    let scan = scan_calls(&facts);
+    let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
+    let participates = paths::participates(&scan.calls, main.is_some());
+    let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
+    if !participates && !has_tp && facts.globals.is_empty() {
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported: vec![] };
+    }
+    // Per-function facts (stack objects, escapes, pointer bases), built once
+    // and shared by the summaries and the live sets below.
+    let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
+    // the globals a runtime-checked condition may read (before any loop
+    // facts: the shim takes each function's stable ones)
+    if config::sections() && participates {
+        facts.cond.setup(&facts.globals, &facts.global_declared, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
+    }
+    // Interprocedural read summaries.
+    // what any code may read of each global (the loop facts of every
+    // function), before any kill is decided
+    let sections = config::sections();
+    if sections {
+        let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
+        facts.set_readable(&reads);
+    }
+    let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+    let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+    let (sums, specialised) = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { (sums, 0) };
+    let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
+    let exported = exported_state(&facts, &sums);
+    if !participates {
+        drop(ffs);
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
+    }
+    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
+
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
+    p.construct_diags(&scan);
+    let mut funcs = Vec::new();
+    for (fi, ff) in ffs.iter().enumerate() {
+        if paths.on_path[fi] {
+            funcs.push(p.plan_function(fi, ff, &sums));
+        }
+    }
+    let Planner { diags, moves, master_only, conservative, mut sections, .. } = p;
+    sections.specialised = specialised;
+    // World 1 of the runtime-checked conditions (`cond.rs`): the same
+    // plan with the conditional kills as kills and writes of their
+    // globals as uses of what they kill. A global live at a site in world
+    // 0 but not in world 1 is dead there when its conditions hold.
+    if facts.cond.any() {
+        facts.cond.world1.set(true);
+        let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+        let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
+        let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
+        let mut k = 0;
+        let of_object = facts.cond.of_object();
+        for (fi, ff) in ffs.iter().enumerate() {
+            if !paths.on_path[fi] {
+                continue;
+            }
+            let fp1 = p1.plan_function(fi, ff, &sums1);
+            let fp = &mut funcs[k];
+            k += 1;
+            for (s0, s1) in fp.sites.iter_mut().zip(fp1.sites.iter()) {
+                let (cdead, keep): (Vec<usize>, Vec<usize>) = s0.globals.iter().partition(|g| !s1.globals.contains(g) && of_object.contains_key(g));
+                if !cdead.is_empty() {
+                    sections.cond_sites += 1;
+                }
+                s0.globals = keep;
+                s0.cdead = cdead;
+            }
+        }
+        facts.cond.world1.set(false);
+        sections.cond_loops = facts.cond.loops();
+        let mut conds: Vec<_> = of_object.into_iter().collect();
+        conds.sort();
+        sections.conds = conds;
+    }
+    for (fi, s) in sums.iter().enumerate() {
+        if !s.kills.is_empty() {
+            sections.calls.push((facts.funcs[fi].name(), s.kills.iter().collect()));
+        }
+        if !s.partial.is_empty() {
+            sections.calls_partial.push((
+                facts.funcs[fi].name(),
+                s.partial.iter().map(|(g, w)| (*g, w.bytes())).collect(),
+            ));
+        }
+    }
+    drop(ffs);
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only, exported }
+}

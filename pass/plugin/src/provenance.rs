@@ -1,0 +1,257 @@
+//! Pointer provenance on the IR: the objects a pointer may point into
+//! ([`Obj`], [`Bases`], computed per function by `func_facts.rs`), and the
+//! IR-only walks that need no per-function facts: whether an address
+//! escapes, is only loaded and stored, is taken (a function's), or
+//! certainly points to thread-private memory (the guards' question).
+use crate::ir::{Opcode, Value};
+use crate::known::{self, Effect, Intr};
+use std::collections::HashSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Obj {
+    Alloca(usize),
+    Global(usize),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Bases {
+    pub objs: Vec<Obj>,
+    pub unknown: bool,
+    pub param: bool,
+    /// Points into a block from an allocation function: the heap, which
+    /// the runtime finds by reachability, so no stack object or global.
+    pub heap: bool,
+}
+
+impl Bases {
+    pub fn join(&mut self, o: &Bases) {
+        for x in &o.objs {
+            if !self.objs.contains(x) {
+                self.objs.push(*x);
+            }
+        }
+        self.unknown |= o.unknown;
+        self.param |= o.param;
+        self.heap |= o.heap;
+    }
+    pub fn unknown() -> Self {
+        Bases { unknown: true, ..Default::default() }
+    }
+}
+
+/// Whether `f`'s address is used other than as the callee of a call, or as
+/// the outlined function handed to an OpenMP runtime entry point
+/// (`__kmpc_fork_call`, `__kmpc_omp_task_alloc`, ...): such a region runs
+/// only where the module's own code starts it.
+pub fn address_taken(f: Value) -> bool {
+    f.users().into_iter().any(|u| {
+        if !u.is_instruction() || !u.is_call() {
+            return true;
+        }
+        if u.called_value() == f {
+            return false;
+        }
+        let callee = u.called_function().map(|c| c.name()).unwrap_or_default();
+        !(callee.starts_with("__kmpc_") || callee.starts_with("__tgt_"))
+    })
+}
+
+/// Whether every use of address `p` (through GEPs and casts, instructions
+/// or constant expressions) is a load from it, a store to it, a memory
+/// intrinsic's destination or source, or a lifetime marker: no merge
+/// (phi, select), no call, no escape. Then every read of the object is a
+/// load or a memory transfer whose underlying object it is.
+pub fn only_loaded_and_stored(p: Value) -> bool {
+    let mut work = vec![p];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in v.users() {
+            if u.is_const_expr() {
+                match u.const_opcode() {
+                    Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                    _ => return false,
+                }
+                continue;
+            }
+            if !u.is_instruction() {
+                return false;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore if u.operand(0) != v => {}
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                Opcode::LLVMCall => match known::call_intrinsic(u) {
+                    Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Does the address `p` escape (stored, passed to a capturing call,
+/// converted to an integer, returned)?
+pub fn escapes(p: Value) -> bool {
+    let mut seen = HashSet::new();
+    escapes_rec(p, &mut seen)
+}
+
+pub fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(p) {
+        return false;
+    }
+    for u in p.users() {
+        if u.is_instruction() {
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore => {
+                    if u.operand(0) == p {
+                        return true;
+                    }
+                }
+                Opcode::LLVMGetElementPtr
+                | Opcode::LLVMBitCast
+                | Opcode::LLVMAddrSpaceCast
+                | Opcode::LLVMSelect
+                | Opcode::LLVMPHI => {
+                    if escapes_rec(u, seen) {
+                        return true;
+                    }
+                }
+                Opcode::LLVMICmp => {}
+                Opcode::LLVMCall => {
+                    if u.called_value() == p {
+                        continue;
+                    }
+                    // known functions and intrinsics do not keep pointers
+                    let harmless = matches!(
+                        u.called_function().and_then(known::effect),
+                        Some(Effect::NoMem | Effect::ReadsArgs | Effect::Alloc { .. } | Effect::Env | Effect::Intrinsic)
+                    );
+                    if harmless {
+                        continue;
+                    }
+                    let args = u.args();
+                    for (i, a) in args.iter().enumerate() {
+                        if *a == p && !u.arg_nocapture(i as u32) {
+                            return true;
+                        }
+                    }
+                }
+                _ => return true,
+            }
+        } else if u.is_const_expr() {
+            if escapes_rec(u, seen) {
+                return true;
+            }
+        } else {
+            // referenced from a global initializer or other constant
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether every value `f` returns is derived (address arithmetic, phis,
+/// selects) from its arguments alone: NPB FT's `fft_lines` returns the one
+/// of its two buffers that holds the result.
+pub fn returns_an_argument(f: Value) -> bool {
+    let mut rets = Vec::new();
+    for b in f.blocks() {
+        if let Some(t) = b.terminator().filter(|t| t.opcode() == Opcode::LLVMRet) {
+            if t.num_operands() != 1 {
+                return false;
+            }
+            rets.push(t.operand(0));
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(v) = rets.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if v.is_argument() {
+            continue;
+        }
+        match derived_from(v) {
+            Some(srcs) if v.is_instruction() => rets.extend(srcs),
+            _ => return false,
+        }
+    }
+    !seen.is_empty()
+}
+
+/// The pointer-provenance step shared by the two walkers below: the values
+/// a pointer `v` is computed from by address arithmetic (a GEP or a cast,
+/// instruction or constant expression: its operand 0) or by a merge (an
+/// instruction `select`: both choices; a `phi`: every incoming value).
+/// `None`: `v` is where a walk stops (an object, an argument, a load, a
+/// call, a constant, ...).
+///
+/// Two questions walk these steps, and their answers at the leaves differ
+/// on purpose, so they stay two functions:
+/// - [`FuncFacts::bases`] (liveness): *which objects may `v` point into?*
+///   A may-set, memoised per function, that also looks through loads from
+///   non-escaping local slots and knows parameters and heap results.
+/// - [`points_to_private`] (guards, after instrumentation): *does `v`
+///   certainly point to memory no other thread uses?* A must-answer with
+///   no per-function facts: any load or unknown leaf means "shared".
+///   Answering it from `bases` would change the guards (a pointer loaded
+///   from a local slot would become private, a foreign thread-local
+///   unknown).
+pub fn derived_from(v: Value) -> Option<Vec<Value>> {
+    if v.is_const_expr() {
+        return match v.const_opcode() {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => Some(vec![v.operand(0)]),
+            _ => None,
+        };
+    }
+    if !v.is_instruction() {
+        return None;
+    }
+    match v.opcode() {
+        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => Some(vec![v.operand(0)]),
+        Opcode::LLVMSelect => Some(vec![v.operand(1), v.operand(2)]),
+        Opcode::LLVMPHI => Some((0..v.incoming_count()).map(|i| v.operand(i)).collect()),
+        _ => None,
+    }
+}
+
+/// Whether `p` provably points to memory no other thread writes or reads
+/// through the program's shared data: this function's stack objects,
+/// thread-local globals, constant globals (see [`derived_from`] for why
+/// this is not [`FuncFacts::bases`]). Gives up (shared) after 8 steps.
+pub fn points_to_private(p: Value) -> bool {
+    private_rec(p, 0)
+}
+
+pub fn private_rec(p: Value, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    if p.is_alloca() {
+        return true;
+    }
+    if p.is_global_var() {
+        return p.is_thread_local() || p.is_global_constant();
+    }
+    if let Some(srcs) = derived_from(p) {
+        return if p.is_instruction() && p.opcode() == Opcode::LLVMPHI {
+            // a loop's phi may name itself
+            !srcs.is_empty() && srcs.iter().all(|o| *o == p || private_rec(*o, depth + 1))
+        } else {
+            srcs.iter().all(|o| private_rec(*o, depth + 1))
+        };
+    }
+    p.is_instruction() && matches!(known::call_intrinsic(p), Some(Intr::ThreadlocalAddress { .. }))
+}
+
+/// A declared (not defined here) libc stream global: `stdout`, ...
+pub fn is_libc_stream(p: Value) -> bool {
+    p.is_global_var() && p.initializer().is_none() && dao_analysis::known::is_libc_stream(&p.name())
+}
