@@ -15,7 +15,6 @@ use crate::session::{self, Session};
 use crate::stats;
 use crate::stdio;
 
-
 /// Writes a checkpoint of the chain ending at `frame` (on the main thread);
 /// inside a parallel region, of every thread of the team (protocol/master.rs gathers
 /// them first and releases them after).

@@ -353,4 +353,3 @@ fn keep_copy(job: &crate::mpi::Job, got: &[u8], (run_id, keep): (u64, usize)) {
         Err(e) => diag::warn_once(&format!("partner {}", e.io()), format_args!("{}{e}: the partner copy of rank {} is not kept (this warning is shown once)", crate::mpi::prefix(), job.owner)),
     }
 }
-

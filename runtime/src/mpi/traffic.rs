@@ -117,7 +117,6 @@ pub fn unfollowed_call() -> Option<String> {
     with(|t| t.unfollowed.clone())
 }
 
-
 /// The program's pending requests (C and Fortran), and whether a call the
 /// layer cannot follow was made.
 pub(super) fn pending_state() -> (usize, bool) {

@@ -173,4 +173,3 @@ static PARTNER_PENDING: AtomicBool = AtomicBool::new(false);
 pub fn partner_pending() -> bool {
     PARTNER_PENDING.load(Relaxed)
 }
-
