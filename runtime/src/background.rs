@@ -62,7 +62,7 @@ pub fn in_writer() -> bool {
 pub struct Report {
     /// The committed file and its size, or the error: (key, message); the
     /// key is what a synchronous write's failure warns once per
-    /// (`checkpoint.rs`), so one failure warns once in either mode.
+    /// (`writer.rs`), so one failure warns once in either mode.
     pub result: Result<(PathBuf, u64), (String, String)>,
     pub write_s: f64,
     pub encode_s: f64,

@@ -3,8 +3,11 @@
 //! fixed-address heap (heap.rs) and stack (stack.rs), the per-thread frame
 //! chain and its lazy restoration (chain.rs), OpenMP teams (omp/), the team
 //! checkpoint protocols (protocol/, with its README.md), checkpoint
-//! collection and writing (collect.rs, checkpoint.rs, storage.rs,
-//! background.rs: the forked background writer) and the
+//! collection (collect.rs), taking one (checkpoint.rs: whether and what,
+//! handed as an image, image.rs, to the writer chosen for it, writer.rs:
+//! in the program, by the team, forked (background.rs: the background
+//! writer), the storage engine (storage.rs) or an MPI job's storage levels,
+//! levels.rs), MPI (mpi/, with a table of its files) and the
 //! restart at startup (startup.rs). The model and the environment contract
 //! are in README.md; every environment variable is read in config.rs.
 //!
@@ -16,8 +19,9 @@
 //! modules.rs and background.rs (fork, pipe, waitpid), task_ft.rs
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
-//! assembly), and MPI: mpi.rs
-//! (Open MPI's functions, found with dlsym) and mpi_wrap.rs (the PMPI layer).
+//! assembly), and MPI: mpi/ (Open MPI's functions, found with dlsym:
+//! mpi/sym.rs, and called in the files beside it; mpi/wrap.rs, the PMPI
+//! layer).
 //!
 //! # Layers
 //!
@@ -28,14 +32,26 @@
 //! built by the protocol, the session holds the storage engine as `Any`).
 //! `tests/layers.rs` parses this list and fails on any other reference.
 //!
+//! An entry `m` is the module's files: `m.rs`, or `m/` with everything in
+//! it. An entry `m::s` takes the submodule `s` of a directory module (`m/s.rs`
+//! or `m/s/`) out of `m` into a layer of its own: `mpi` is the foundation
+//! (the MPI calls, the job, the traffic, the collectives, the creation
+//! log), while its restart agreement (`mpi::restart`) is a driver and its
+//! PMPI wrappers (`mpi::wrap`) are C boundary. A reference (`crate::a::b`,
+//! or `super::b` / `self::b` resolved from the file's own module path) counts
+//! for the longest entry that is a prefix of it, so `mpi` names neither
+//! `mpi::restart` nor `mpi::wrap`, and they name `mpi` freely. Within a
+//! directory module the files are ordered too (mpi/mod.rs has the table):
+//! no two files reference each other, directly or through others.
+//!
 //! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
 //! 5. team protocol: protocol, task_ft
-//! 6. storage: storage, background
-//! 7. drivers: checkpoint, profile, mpi_restart, startup
-//! 8. C boundary: entry, wrap, mpi_wrap
+//! 6. storage: image, storage, background, levels, writer
+//! 7. drivers: checkpoint, profile, mpi::restart, startup
+//! 8. C boundary: entry, wrap, mpi::wrap
 
 pub mod abi;
 pub mod background;
@@ -49,12 +65,12 @@ pub mod entry;
 pub mod files;
 pub mod heap;
 pub mod identity;
+pub mod image;
+pub mod levels;
 pub mod libc_alloc;
 pub mod libc_state;
 pub mod modules;
 pub mod mpi;
-pub mod mpi_restart;
-pub mod mpi_wrap;
 pub mod omp;
 pub mod placement;
 pub mod policy;
@@ -69,3 +85,4 @@ pub mod stdio;
 pub mod storage;
 pub mod task_ft;
 pub mod wrap;
+pub mod writer;

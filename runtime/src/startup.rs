@@ -89,7 +89,7 @@ fn start_own(cfg: Config) {
     let restored = match (s.cfg.restart_auto, mpi) {
         (true, false) => resume(&mut s, &dir),
         (true, true) => {
-            if let Some(ch) = crate::mpi_restart::choose(&dir) {
+            if let Some(ch) = crate::mpi::restart::choose(&dir) {
                 resume_mpi(&mut s, ch);
             }
             None
@@ -125,7 +125,7 @@ fn start_own(cfg: Config) {
         // the other levels hold (a job whose own directories were lost must
         // not reuse their numbers, which a finished marker there may cover)
         if let Some(job) = crate::mpi::job() {
-            for d in crate::checkpoint::other_levels(job) {
+            for d in crate::levels::other_levels(job) {
                 let d = CheckpointDir::at(d);
                 s.next_seq = s.next_seq.max(d.max_seq().max(d.finished_through().unwrap_or(0)) + 1);
             }
@@ -191,9 +191,9 @@ fn start_mpi(s: &mut Session, root: &std::path::Path) -> std::path::PathBuf {
     root.join(crate::mpi::rank_dir_name(w.rank))
 }
 
-/// MPI: restores the version the job agreed on (mpi_restart.rs), after
+/// MPI: restores the version the job agreed on (mpi/restart.rs), after
 /// re-creating the MPI objects its log names.
-fn resume_mpi(s: &mut Session, ch: crate::mpi_restart::Chosen) {
+fn resume_mpi(s: &mut Session, ch: crate::mpi::restart::Chosen) {
     let t0 = Instant::now();
     let file = ch.path.display().to_string();
     let c = decode(&ch.blob).unwrap_or_else(|e| fatal(e.with_file(&file)));
@@ -353,7 +353,7 @@ fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
 /// heap, globals, stdout/stderr, counters, and arms the lazy restore of
 /// the frame chains.
 /// `mpi`: the translation of the MPI handles the checkpoint holds
-/// (mpi_restart.rs), applied to everything restored.
+/// (mpi/restart.rs), applied to everything restored.
 #[allow(clippy::too_many_arguments)]
 pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, skipped: &[(String, String)], store_info: Option<String>, t0: Instant, mpi: Option<&crate::mpi::HandleMap>) {
     let file = file.to_string();
@@ -612,7 +612,7 @@ pub fn at_exit() {
         crate::background::finish(s);
         // MPI: the partner copies held and the flushed versions (after
         // MPI_Finalize too: no MPI call when nothing is in flight)
-        crate::checkpoint::levels_finished(s.run_id);
+        crate::levels::finished(s.run_id);
         if let Some(dir) = &s.dir {
             if let Err(e) = dir.mark_finished_after(s.run_id, StoreDir::at(dir.path()).max_seq()) {
                 diag::warn_once("finished", format_args!("cannot mark the run finished: {e}"));

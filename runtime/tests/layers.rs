@@ -1,8 +1,12 @@
 //! The runtime's structure, checked from its sources:
 //!
 //! - the module layers written in src/lib.rs's doc comment ("# Layers"): a
-//!   module names (`crate::m`, `use crate::{m, ...}`) only modules listed
-//!   before it, so the modules form no cycle;
+//!   module names (`crate::m`, `use crate::{m, ...}`, `super::`/`self::`
+//!   paths resolved from the file's module) only modules listed before it,
+//!   so the modules form no cycle; an entry `m::s` lists a submodule of a
+//!   directory module on its own (its files are then not `m`'s);
+//! - the files of mpi/ and of the storage levels reference each other in
+//!   no circle;
 //! - every environment variable is read in src/config.rs, and README.md's
 //!   environment table is config.rs's `VARS` (names, defaults, values, in
 //!   order).
@@ -43,49 +47,130 @@ fn code(text: &str) -> String {
     text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
 }
 
-/// The crate modules `text` names: `crate::m` and `use crate::{m, n::x}`.
+/// The crate paths `text` names, as written: `crate::m::x` and
+/// `use crate::{m, n::x}` give `m::x`, `m`, `n::x` (a group's items are
+/// cut at a nested group).
 fn references(text: &str) -> Vec<String> {
+    paths(text, "").into_iter().map(|p| p.split("::").next().unwrap_or("").to_string()).filter(|s| !s.is_empty() && s != "self").collect()
+}
+
+/// The crate paths a file of module `module` (`a::b` for src/a/b.rs or
+/// src/a/b/mod.rs) names: `crate::...`, and `super::...` / `self::...`
+/// resolved from `module`. Items that are not paths (`*`) are left out.
+fn paths(text: &str, module: &str) -> Vec<String> {
     let code = code(text);
+    let base: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = Vec::new();
-    let mut rest = code.as_str();
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // the top-level names of the group
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let prev = code[..i].chars().next_back();
+        let start = ["crate::", "super::", "self::"].into_iter().find(|k| rest.starts_with(k));
+        let Some(k) = start.filter(|_| !prev.is_some_and(ident)) else {
+            i += rest.chars().next().map_or(1, |c| c.len_utf8());
+            continue;
+        };
+        // the module the path starts from
+        let mut at: Vec<&str> = if k == "crate::" { Vec::new() } else { base.clone() };
+        let mut r = rest;
+        if k == "super::" || k == "self::" {
+            while let Some(x) = r.strip_prefix("super::") {
+                at.pop();
+                r = x;
+            }
+            if let Some(x) = r.strip_prefix("self::") {
+                r = x;
+            }
+        } else {
+            r = &r[k.len()..];
+        }
+        // the path's segments up to a group or a non-path character
+        let mut segs: Vec<String> = at.iter().map(|s| s.to_string()).collect();
+        loop {
+            let seg: String = r.chars().take_while(|&c| ident(c)).collect();
+            if seg.is_empty() {
+                break;
+            }
+            r = &r[seg.len()..];
+            segs.push(seg);
+            match r.strip_prefix("::") {
+                Some(x) => r = x,
+                None => break,
+            }
+        }
+        let prefix = segs.join("::");
+        if let Some(group) = r.strip_prefix('{') {
+            // the top-level items of the group
             let mut depth = 0;
             let mut item = String::new();
+            let mut items = Vec::new();
             for c in group.chars() {
                 match c {
                     '{' => depth += 1,
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
                     ',' if depth == 0 => {
-                        out.push(std::mem::take(&mut item));
+                        items.push(std::mem::take(&mut item));
                         continue;
                     }
                     _ => {}
                 }
                 item.push(c);
             }
-            out.push(item);
-        } else {
-            out.push(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+            items.push(item);
+            for it in items {
+                let it = it.trim();
+                let head: String = it.split("::{").next().unwrap_or("").split(" as ").next().unwrap_or("").trim().to_string();
+                if head.is_empty() || !head.chars().all(|c| ident(c) || c == ':') {
+                    continue;
+                }
+                if head == "self" {
+                    out.push(prefix.clone());
+                } else if prefix.is_empty() {
+                    out.push(head);
+                } else {
+                    out.push(format!("{prefix}::{head}"));
+                }
+            }
+        } else if !prefix.is_empty() {
+            out.push(prefix);
         }
+        i += rest.len() - r.len();
     }
-    out.into_iter()
-        .map(|s| s.trim().split("::").next().unwrap_or("").trim().to_string())
-        .filter(|s| !s.is_empty() && s != "self")
-        .collect()
+    out.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
-/// The files of module `m`: src/m.rs and everything under src/m/.
+/// The layer entry a crate path belongs to: the longest entry that is the
+/// path or a prefix of it (`mpi::restart::choose` is `mpi::restart`'s when
+/// that is listed, else `mpi`'s); None when no entry is.
+fn entry_of<'a>(order: &'a [String], path: &str) -> Option<&'a String> {
+    order.iter().filter(|e| path == e.as_str() || path.starts_with(&format!("{e}::"))).max_by_key(|e| e.len())
+}
+
+/// The module path of a source file: src/a.rs and src/a/mod.rs are `a`,
+/// src/a/b.rs is `a::b`.
+fn module_of(file: &Path) -> String {
+    let rel = file.strip_prefix(src()).unwrap();
+    let mut segs: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    let last = segs.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        segs.push(stem.to_string());
+    }
+    segs.join("::")
+}
+
+/// The files of module `m` (`a` or `a::b`): src/m.rs and everything under
+/// src/m/.
 fn files(m: &str) -> Vec<PathBuf> {
+    let m = m.replace("::", "/");
     let mut out = Vec::new();
     let f = src().join(format!("{m}.rs"));
     if f.exists() {
         out.push(f);
     }
-    let mut dirs = vec![src().join(m)];
+    let mut dirs = vec![src().join(&m)];
     while let Some(d) = dirs.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
         for e in rd.flatten() {
@@ -100,15 +185,23 @@ fn files(m: &str) -> Vec<PathBuf> {
     out
 }
 
+/// The files of layer entry `m`: its module's files less those of the
+/// entries listed on their own below it (`mpi` without `mpi::restart`).
+fn entry_files(order: &[String], m: &str) -> Vec<PathBuf> {
+    let own: Vec<PathBuf> = order.iter().filter(|e| e.starts_with(&format!("{m}::"))).flat_map(|e| files(e)).collect();
+    files(m).into_iter().filter(|f| !own.contains(f)).collect()
+}
+
 /// The references that break the order: (module, file, module it names).
 fn violations(order: &[String], refs: &BTreeMap<String, Vec<(PathBuf, String)>>) -> Vec<String> {
     let pos = |m: &str| order.iter().position(|x| x == m);
     let mut bad = Vec::new();
     for (m, rs) in refs {
         let me = pos(m).unwrap();
-        for (file, r) in rs {
-            match pos(r) {
-                Some(p) if p < me || r == m => {}
+        for (file, path) in rs {
+            let r = entry_of(order, path).map_or_else(|| path.split("::").next().unwrap_or("").to_string(), |e| e.clone());
+            match pos(&r) {
+                Some(p) if p < me || &r == m => {}
                 Some(_) => bad.push(format!("{m} ({}) uses {r}, which is not below it", file.display())),
                 None => bad.push(format!("{m} ({}) uses {r}, which the layer list does not name", file.display())),
             }
@@ -122,7 +215,7 @@ fn modules_follow_the_layers() {
     let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
     let order = layer_order(&lib);
     let declared: Vec<String> = lib.lines().filter_map(|l| l.strip_prefix("pub mod ")).map(|l| l.trim_end_matches(';').to_string()).collect();
-    let mut a = order.clone();
+    let mut a: Vec<String> = order.iter().filter(|m| !m.contains("::")).cloned().collect();
     a.sort();
     let mut b = declared.clone();
     b.sort();
@@ -130,12 +223,12 @@ fn modules_follow_the_layers() {
 
     let mut refs = BTreeMap::new();
     for m in &order {
-        let fs = files(m);
+        let fs = entry_files(&order, m);
         assert!(!fs.is_empty(), "no source for module {m}");
         let mut rs = Vec::new();
         for f in fs {
             let text = std::fs::read_to_string(&f).unwrap();
-            rs.extend(references(&text).into_iter().map(|r| (f.clone(), r)));
+            rs.extend(paths(&text, &module_of(&f)).into_iter().map(|r| (f.clone(), r)));
         }
         refs.insert(m.clone(), rs);
     }
@@ -156,6 +249,88 @@ fn a_cycle_is_caught() {
     let bad = violations(&order, &refs);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].starts_with("a (a.rs) uses b"));
+}
+
+/// An entry `m::s` is a layer of its own: `m`'s files may not name it,
+/// whichever way the path is written.
+#[test]
+fn a_submodule_entry_is_its_own_layer() {
+    let order: Vec<String> = ["a", "b", "a::s"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(entry_of(&order, "a::s::f").map(String::as_str), Some("a::s"));
+    assert_eq!(entry_of(&order, "a::sym::f").map(String::as_str), Some("a"));
+    // a/x.rs (module a::x) naming its sibling s, and s naming a and b
+    let text_x = "use super::s::f;\nfn g() { super::y::h(); crate::a::s::k() }";
+    let text_s = "use crate::a::{self, y};\nfn f() { super::y::h(); crate::b::z() }";
+    assert_eq!(paths(text_x, "a::x"), vec!["a::s::f", "a::y::h", "a::s::k"]);
+    assert_eq!(paths(text_s, "a::s"), vec!["a", "a::y", "a::y::h", "b::z"]);
+    let mut refs = BTreeMap::new();
+    refs.insert("a".to_string(), paths(text_x, "a::x").into_iter().map(|r| (PathBuf::from("a/x.rs"), r)).collect::<Vec<_>>());
+    refs.insert("a::s".to_string(), paths(text_s, "a::s").into_iter().map(|r| (PathBuf::from("a/s.rs"), r)).collect::<Vec<_>>());
+    let bad = violations(&order, &refs);
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert!(bad.iter().all(|b| b.starts_with("a (a/x.rs) uses a::s")), "{bad:?}");
+}
+
+/// The file a crate path names: the longest prefix of it that is a module
+/// file (an item re-exported by `m/mod.rs` is `m/mod.rs`'s).
+fn file_of(path: &str) -> Option<PathBuf> {
+    let segs: Vec<&str> = path.split("::").collect();
+    (1..=segs.len()).rev().find_map(|k| {
+        let rel = segs[..k].join("/");
+        [src().join(format!("{rel}.rs")), src().join(&rel).join("mod.rs")].into_iter().find(|f| f.exists())
+    })
+}
+
+/// The files a file names (its `#[cfg(test)]` module left out: there
+/// `super` is the file itself).
+fn file_edges(f: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(f).unwrap();
+    let text = text.split("\n#[cfg(test)]").next().unwrap_or("");
+    let mut out: Vec<PathBuf> = paths(text, &module_of(f)).iter().filter_map(|p| file_of(p)).filter(|g| g != f).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// No file of mpi/ or of the storage levels is on a circle of file
+/// references (A names B, B names A, directly or through others): shared
+/// pieces sit in a file below both.
+#[test]
+fn mpi_and_levels_files_form_no_circle() {
+    let all = files("");
+    let edges: BTreeMap<PathBuf, Vec<PathBuf>> = all.iter().map(|f| (f.clone(), file_edges(f))).collect();
+    let mut checked = files("mpi");
+    checked.extend(["checkpoint", "image", "levels", "writer", "storage", "background"].iter().map(|m| src().join(format!("{m}.rs"))));
+    let mut circles = Vec::new();
+    for c in &checked {
+        // a path from c back to c
+        let mut from: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+        let mut todo: Vec<PathBuf> = edges[c].clone();
+        for n in &todo {
+            from.insert(n.clone(), c.clone());
+        }
+        while let Some(n) = todo.pop() {
+            if &n == c {
+                let mut circle = vec![n.clone()];
+                let mut at = from[&n].clone();
+                while &at != c {
+                    circle.push(at.clone());
+                    at = from[&at].clone();
+                }
+                circle.push(c.clone());
+                circle.reverse();
+                circles.push(circle.iter().map(|p| p.strip_prefix(src()).unwrap().display().to_string()).collect::<Vec<_>>().join(" -> "));
+                break;
+            }
+            for m in edges.get(&n).into_iter().flatten() {
+                if !from.contains_key(m) {
+                    from.insert(m.clone(), n.clone());
+                    todo.push(m.clone());
+                }
+            }
+        }
+    }
+    assert!(circles.is_empty(), "files that name each other in a circle:\n{}", circles.join("\n"));
 }
 
 /// config.rs's `VARS`: (name, default, values).

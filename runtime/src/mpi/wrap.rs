@@ -4,7 +4,7 @@
 //! the Fortran symbols need wrappers of their own). `dao mpicc` links
 //! libdao_rt.a before `-lmpi`, so the program's references bind here.
 //!
-//! What each wrapper tells mpi.rs: messages sent and received, requests
+//! What each wrapper tells the MPI layer (traffic.rs, log.rs): messages sent and received, requests
 //! pending and completed, objects created and freed (the creation log a
 //! restart replays), and calls dao cannot follow. `MPI_Init` and
 //! `MPI_Init_thread` only report success when dao initialised MPI before
@@ -64,12 +64,12 @@ macro_rules! f_wrappers {
     )*};
 }
 
-/// A partner copy in flight (checkpoint.rs) moves on at the program's MPI
+/// A partner copy in flight (levels.rs) moves on at the program's MPI
 /// calls: its receive is posted once the length has arrived.
 #[inline]
 fn progress() {
     if mpi::partner_pending() {
-        crate::checkpoint::partner_progress(false);
+        crate::levels::partner_progress(false);
     }
 }
 
@@ -177,7 +177,7 @@ pub unsafe extern "C" fn MPI_Init_thread(argc: *mut c_int, argv: *mut *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     if mpi::coordinated() {
-        crate::checkpoint::partner_progress(true);
+        crate::levels::partner_progress(true);
     }
     mpi::finalizing();
     mpi::stop();
@@ -220,7 +220,7 @@ pub unsafe extern "C" fn mpi_init_thread_(required: *const F, provided: *mut F, 
 #[no_mangle]
 pub unsafe extern "C" fn mpi_finalize_(ierr: *mut F) {
     if mpi::coordinated() {
-        crate::checkpoint::partner_progress(true);
+        crate::levels::partner_progress(true);
     }
     mpi::finalizing();
     mpi::stop();

@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 
 use dao_format::{decode, Blob, CheckpointDir};
 
-use crate::checkpoint::mpi_sidecar_name;
 use crate::diag;
 use crate::mpi::{self, Log};
 
@@ -55,7 +54,7 @@ fn validate(dir: &Path, seq: u64, rank: i32, finished: [Option<u64>; 2]) -> Resu
         return Err(format!("{name} belongs to a run that finished"));
     }
     drop(c);
-    let sp = dir.join(mpi_sidecar_name(seq));
+    let sp = dir.join(mpi::sidecar_name(seq));
     let text = std::fs::read_to_string(&sp).map_err(|e| format!("{}: {e}", sp.display()))?;
     let log = mpi::parse_log(&text).map_err(|e| format!("{}: {e}", sp.display()))?;
     if log.seq != seq || log.rank != rank || log.size != mpi::size() {
@@ -90,7 +89,7 @@ fn newest_valid(dir: &Path, bound: u64, floor: u64, rank: i32, finished: [Option
 fn drop_newer(dir: &Path, seq: u64) {
     for q in versions(dir, seq) {
         let _ = std::fs::remove_file(dir.join(CheckpointDir::file_name(q)));
-        let _ = std::fs::remove_file(dir.join(mpi_sidecar_name(q)));
+        let _ = std::fs::remove_file(dir.join(mpi::sidecar_name(q)));
     }
 }
 
@@ -108,7 +107,7 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
     let held_cd = CheckpointDir::at(&held_dir);
     let (held_floor, held_finished) = (held_cd.finished_through().unwrap_or(0), held_cd.finished_run());
     // the third level: versions covered by either finished marker are stale
-    let flush_dir = crate::checkpoint::flush_dir_of(job, me);
+    let flush_dir = crate::levels::flush_dir_of(job, me);
     let flush_cd = flush_dir.as_ref().map(CheckpointDir::at);
     let flush_floor = floor.max(flush_cd.as_ref().and_then(|d| d.finished_through()).unwrap_or(0));
     let flush_finished = flush_cd.as_ref().and_then(|d| d.finished_run());
@@ -156,8 +155,8 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
             match validate(&held_dir, v, job.owner, [None, held_finished]).and_then(|x| if v > held_floor { Ok(x) } else { Err(format!("{} is covered by the finished marker there", held_dir.display())) }) {
                 Ok(_) => {
                     let c = std::fs::read(held_dir.join(CheckpointDir::file_name(v))).unwrap_or_default();
-                    let side = std::fs::read(held_dir.join(mpi_sidecar_name(v))).unwrap_or_default();
-                    crate::checkpoint::pack_copy(v, &c, &side)
+                    let side = std::fs::read(held_dir.join(mpi::sidecar_name(v))).unwrap_or_default();
+                    crate::levels::pack_copy(v, &c, &side)
                 }
                 Err(e) => {
                     diag::warn(format_args!("{pre}the partner copy of rank {}'s checkpoint {v} is not restorable either: {e}", job.owner));
@@ -169,8 +168,8 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
         };
         let got = mpi::transfer(owner_needs.then_some(job.owner), &copy, need.then_some(job.holder));
         if need {
-            match crate::checkpoint::unpack_copy(&got) {
-                Some((q, c, side)) if q == v => match crate::checkpoint::store_copy(dir, v, c, side) {
+            match crate::levels::unpack_copy(&got) {
+                Some((q, c, side)) if q == v => match crate::levels::store_copy(dir, v, c, side) {
                     Ok(p) => {
                         have = validate(own, v, me, [finished, None]);
                         if have.is_ok() {
@@ -188,8 +187,8 @@ pub fn choose(dir: &CheckpointDir) -> Option<Chosen> {
             if let Some(fd) = flush_dir.as_deref().filter(|_| v > flush_floor) {
                 if validate(fd, v, me, [finished, flush_finished]).is_ok() {
                     let c = std::fs::read(fd.join(CheckpointDir::file_name(v))).unwrap_or_default();
-                    let side = std::fs::read(fd.join(mpi_sidecar_name(v))).unwrap_or_default();
-                    match crate::checkpoint::store_copy(dir, v, &c, &side) {
+                    let side = std::fs::read(fd.join(mpi::sidecar_name(v))).unwrap_or_default();
+                    match crate::levels::store_copy(dir, v, &c, &side) {
                         Ok(p) => {
                             have = validate(own, v, me, [finished, None]);
                             if have.is_ok() {
