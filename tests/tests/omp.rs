@@ -136,7 +136,7 @@ const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "secti
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
-/// event with `"protocol":"nonblocking"|"blocking"` (runtime checkpoint.rs),
+/// event with `"protocol":"nonblocking"|"blocking"` (runtime image.rs),
 /// and a run that was asked for `nonblocking` but falls back to blocking
 /// (a module compiled without guards, runtime startup.rs `choose_protocol`)
 /// says so on stderr. Checks every `*.stats` and `*.stderr` file the runs of
