@@ -13,10 +13,10 @@
 //! (allocation), omp/ (libomp through dlsym, the `pthread_create`
 //! override), protocol/ (the lifetime-erased shared job), and small libc
 //! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs,
-//! modules.rs and background.rs (fork, pipe, waitpid), task_ft.rs
+//! modules.rs and background.rs (fork, pipe, waitpid), task_ft/
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
-//! assembly), and MPI: mpi.rs
+//! assembly; task_ft/mod.rs lists where), and MPI: mpi.rs
 //! (Open MPI's functions, found with dlsym) and mpi_wrap.rs (the PMPI layer).
 //!
 //! # Layers
