@@ -6,15 +6,17 @@ use std::sync::atomic::AtomicU32;
 
 /// How many running executions buffer a word, by `(address >> 3) & mask`
 /// (`dao_abi::FT_WORDS`): a replica loads a word whose counter is 0 without
-/// calling [`load`](super::load) (the pass's inline test). An execution counts each word
-/// when it first buffers it and uncounts its words when it ends; other
-/// executions' words sharing the index only send loads the slow way.
+/// calling the load hook (hooks.rs; the pass's inline test). An execution
+/// counts each word when it first buffers it and uncounts its words when it
+/// ends; other executions' words sharing the index only send loads the slow
+/// way.
 #[no_mangle]
 pub static dao_ft_words: [AtomicU32; 1 << dao_abi::FT_WORDS_BITS] = [const { AtomicU32::new(0) }; 1 << dao_abi::FT_WORDS_BITS];
 
 pub(super) fn word_counter(w: usize) -> &'static AtomicU32 {
     &dao_ft_words[(w >> 3) & ((1 << dao_abi::FT_WORDS_BITS) - 1)]
 }
+
 /// Open-addressing table of buffered words: word address (0: empty) ->
 /// (value, mask of the bytes written). Linear probing, at most half full.
 pub(super) struct WordTable {
