@@ -34,8 +34,9 @@ pub(super) static C: Counters = Counters {
     benign: AtomicU64::new(0),
 };
 
-/// The `task_ft` line of DAO_STATS and the stderr summary, at exit.
-pub fn summary(stats: Option<&std::path::Path>) {
+/// The `task_ft` line of DAO_STATS and the stderr summary (task.rs
+/// `summary`: only when fault-tolerant tasks are on).
+pub(super) fn report(stats: Option<&std::path::Path>) {
     let counters = [
         ("tasks", &C.tasks),
         ("runs", &C.runs),

@@ -72,7 +72,6 @@ mod task;
 mod undo;
 mod words;
 
-pub use counters::summary;
 pub use hooks::{copy, load, set, store};
-pub use task::{enabled, run_task, setup, MAX_RUNS};
+pub use task::{enabled, run_task, setup, summary, MAX_RUNS};
 pub use words::dao_ft_words;

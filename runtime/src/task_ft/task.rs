@@ -4,7 +4,7 @@
 //! their results until two agree, and commits the agreed one.
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::counters::C;
+use super::counters::{self, C};
 use super::exec::{catch, run_exec, Outcome};
 use super::{faults, signals};
 use crate::config::{Config, TaskFt};
@@ -32,6 +32,15 @@ pub fn setup(cfg: &Config) {
 
 pub fn enabled() -> bool {
     ON.load(Relaxed)
+}
+
+/// The `task_ft` line of DAO_STATS and the stderr summary, at exit (when
+/// fault-tolerant tasks are on).
+pub fn summary(stats: Option<&std::path::Path>) {
+    if !enabled() {
+        return;
+    }
+    counters::report(stats);
 }
 
 /// `ident_t` for the runtime's own task calls.
