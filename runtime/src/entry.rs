@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use crate::abi::{DaoFrame, DaoModuleDesc};
 use crate::diag::{self, fatal};
+use crate::omp::libomp;
 use crate::{chain, checkpoint, heap, modules, policy, stack, startup};
 
 #[inline(always)]
@@ -260,15 +261,6 @@ pub unsafe extern "C" fn dao_threadprivate_cached(_ident: *mut c_void, gtid: c_i
 
 // ---- explicit tasks in flight (omp/tasks.rs) ----
 
-type TaskAlloc = unsafe extern "C" fn(*mut c_void, c_int, c_int, u64, u64, *mut c_void) -> *mut c_void;
-type Taskloop = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, c_int, *mut c_void, *mut c_void, i64, c_int, c_int, u64, *mut c_void);
-type Taskloop5 = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, c_int, *mut c_void, *mut c_void, i64, c_int, c_int, u64, c_int, *mut c_void);
-
-/// libomp's function `name` (the program calls it, so it is there).
-fn omp_fn<T: Copy>(cell: &'static std::sync::OnceLock<T>, name: &'static std::ffi::CStr) -> T {
-    *cell.get_or_init(|| crate::omp::libomp::sym(name).unwrap_or_else(|| fatal(&format!("{} is not in the process", name.to_string_lossy()))))
-}
-
 /// `__kmpc_omp_task_alloc`, routed here by the pass: the task is in flight
 /// until its entry returns.
 ///
@@ -276,10 +268,9 @@ fn omp_fn<T: Copy>(cell: &'static std::sync::OnceLock<T>, name: &'static std::ff
 /// libomp's contract of __kmpc_omp_task_alloc.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_task_new(ident: *mut c_void, gtid: c_int, flags: c_int, sizeof_task: u64, sizeof_shareds: u64, entry: *mut c_void) -> *mut c_void {
-    static F: std::sync::OnceLock<TaskAlloc> = std::sync::OnceLock::new();
     crate::omp::tasks::created();
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_omp_task_alloc")(ident, gtid, flags, sizeof_task, sizeof_shareds, entry) }
+    unsafe { libomp::task_alloc(ident, gtid, flags, sizeof_task as usize, sizeof_shareds as usize, entry) as *mut c_void }
 }
 
 /// `__kmpc_omp_task_alloc` called by code the pass did not see, linked
@@ -292,25 +283,11 @@ pub unsafe extern "C" fn dao_omp_task_new(ident: *mut c_void, gtid: c_int, flags
 /// libomp's contract of __kmpc_omp_task_alloc.
 #[no_mangle]
 pub unsafe extern "C" fn __wrap___kmpc_omp_task_alloc(ident: *mut c_void, gtid: c_int, flags: c_int, sizeof_task: u64, sizeof_shareds: u64, entry: *mut c_void) -> *mut c_void {
-    static F: std::sync::OnceLock<TaskAlloc> = std::sync::OnceLock::new();
     // SAFETY: libomp's ident_t, when the caller passed one.
-    let psource = if ident.is_null() { None } else { unsafe { psource_of(ident) } };
+    let psource = unsafe { libomp::psource(ident) };
     crate::omp::tasks::uninstrumented(psource);
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_omp_task_alloc")(ident, gtid, flags, sizeof_task, sizeof_shareds, entry) }
-}
-
-/// The `psource` string of a libomp `ident_t` (non-null).
-///
-/// # Safety
-/// `ident` points to an `ident_t`.
-unsafe fn psource_of(ident: *mut c_void) -> Option<String> {
-    // SAFETY: the caller's ident_t (i32 reserved_1, flags, reserved_2,
-    // reserved_3, then psource at offset 16): a C string or null.
-    unsafe {
-        let p = *(ident as *const u8).add(16).cast::<*const std::ffi::c_char>();
-        (!p.is_null()).then(|| std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
-    }
+    unsafe { libomp::task_alloc(ident, gtid, flags, sizeof_task as usize, sizeof_shareds as usize, entry) as *mut c_void }
 }
 
 /// The end of an instrumented task's entry (the pass's trampoline).
@@ -337,10 +314,9 @@ pub unsafe extern "C" fn dao_omp_taskloop(
     grainsize: u64,
     task_dup: *mut c_void,
 ) {
-    static F: std::sync::OnceLock<Taskloop> = std::sync::OnceLock::new();
     taskloop_start(nogroup);
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_taskloop")(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup) }
+    unsafe { libomp::taskloop(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup) }
 }
 
 /// `__kmpc_taskloop_5`, routed here by the pass.
@@ -362,10 +338,9 @@ pub unsafe extern "C" fn dao_omp_taskloop_5(
     modifier: c_int,
     task_dup: *mut c_void,
 ) {
-    static F: std::sync::OnceLock<Taskloop5> = std::sync::OnceLock::new();
     taskloop_start(nogroup);
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_taskloop_5")(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup) }
+    unsafe { libomp::taskloop_5(ident, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup) }
 }
 
 /// `__kmpc_taskgroup`, routed here by the pass.
@@ -374,10 +349,9 @@ pub unsafe extern "C" fn dao_omp_taskloop_5(
 /// libomp's contract of __kmpc_taskgroup.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_taskgroup(ident: *mut c_void, gtid: c_int) {
-    static F: std::sync::OnceLock<unsafe extern "C" fn(*mut c_void, c_int)> = std::sync::OnceLock::new();
     crate::omp::tasks::group_begin();
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_taskgroup")(ident, gtid) }
+    unsafe { libomp::taskgroup(ident, gtid) }
 }
 
 /// `__kmpc_end_taskgroup`, routed here by the pass.
@@ -386,9 +360,8 @@ pub unsafe extern "C" fn dao_omp_taskgroup(ident: *mut c_void, gtid: c_int) {
 /// libomp's contract of __kmpc_end_taskgroup.
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_end_taskgroup(ident: *mut c_void, gtid: c_int) {
-    static F: std::sync::OnceLock<unsafe extern "C" fn(*mut c_void, c_int)> = std::sync::OnceLock::new();
     // SAFETY: forwarded contract.
-    unsafe { omp_fn(&F, c"__kmpc_end_taskgroup")(ident, gtid) };
+    unsafe { libomp::end_taskgroup(ident, gtid) };
     crate::omp::tasks::group_end();
 }
 
@@ -401,7 +374,7 @@ fn taskloop_start(nogroup: c_int) {
     }
 }
 
-// ---- fault-tolerant tasks (task_ft.rs) ----
+// ---- fault-tolerant tasks (task_ft/) ----
 //
 // The hooks run for every load and store of a replica: no `guard` (a panic
 // in them aborts, as any panic across this boundary).
@@ -414,9 +387,8 @@ fn taskloop_start(nogroup: c_int) {
 /// `__kmpc_omp_task_alloc`; `replica` is the pass's replica of `entry`.
 #[no_mangle]
 pub unsafe extern "C" fn dao_ft_task(gtid: c_int, task: *mut u8, entry: *mut c_void, replica: *mut c_void, in_place: *mut c_void, sizeof_task: u64, sizeof_shareds: u64) {
-    type Entry = unsafe extern "C" fn(i32, *mut u8) -> i32;
     // SAFETY: all three are task entries of that type (contract above).
-    let f = |p: *mut c_void| unsafe { std::mem::transmute::<*mut c_void, Entry>(p) };
+    let f = |p: *mut c_void| unsafe { std::mem::transmute::<*mut c_void, libomp::TaskEntry>(p) };
     // SAFETY: forwarded contract.
     unsafe { crate::task_ft::run_task(gtid, task, f(entry), f(replica), f(in_place), sizeof_task as usize, sizeof_shareds as usize) }
 }

@@ -13,15 +13,17 @@
 //!
 //! `unsafe` is confined to entry.rs (the C boundary), desc.rs (descriptor and
 //! program-memory access), heap.rs, stack.rs, libc_alloc.rs and wrap.rs
-//! (allocation), omp/ (libomp through dlsym, the `pthread_create`
-//! override), protocol/ (the lifetime-erased shared job), and small libc
-//! calls in stdio.rs, identity.rs, policy.rs, diag.rs, checkpoint.rs,
-//! modules.rs and background.rs (fork, pipe, waitpid), task_ft.rs
+//! (allocation, the link-time wraps), files/ (libc's stream and descriptor
+//! calls, the FILE rebuilt at its address), omp/ (libomp through dlsym:
+//! omp/libomp.rs, the `pthread_create` override), protocol/ (the
+//! lifetime-erased shared job), small libc calls in stdio.rs, identity.rs,
+//! policy.rs, diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
+//! profile.rs and background.rs (fork, pipe, waitpid), task_ft/
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
-//! assembly), and MPI: mpi/ (Open MPI's functions, found with dlsym:
-//! mpi/sym.rs, and called in the files beside it; mpi/wrap.rs, the PMPI
-//! layer).
+//! assembly; task_ft/mod.rs lists where), and MPI: mpi/ (Open MPI's
+//! functions, found with dlsym: mpi/sym.rs, and called in the files beside
+//! it; mpi/wrap.rs, the PMPI layer).
 //!
 //! # Layers
 //!
@@ -42,7 +44,8 @@
 //! for the longest entry that is a prefix of it, so `mpi` names neither
 //! `mpi::restart` nor `mpi::wrap`, and they name `mpi` freely. Within a
 //! directory module the files are ordered too (mpi/mod.rs has the table):
-//! no two files reference each other, directly or through others.
+//! no two files reference each other, directly or through others (for the
+//! files of every crate: the workspace test tests/tests/structure.rs).
 //!
 //! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, policy, mpi
 //! 2. session: session

@@ -347,11 +347,4 @@ impl Checkpoint<'_> {
             },
         }
     }
-
-    /// Encodes the checkpoint into a byte vector.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut cur = std::io::Cursor::new(Vec::new());
-        crate::write::Writer::write_all(&mut cur, self).expect("writing to memory cannot fail");
-        cur.into_inner()
-    }
 }

@@ -104,7 +104,7 @@ impl SectionKind {
 }
 
 /// Encodes the fixed header (including its own hash).
-pub fn encode_header(h: &crate::Header) -> [u8; HEADER_LEN] {
+pub fn encode_header(h: &crate::model::Header) -> [u8; HEADER_LEN] {
     let mut b = [0u8; HEADER_LEN];
     b[0..8].copy_from_slice(&MAGIC);
     b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());

@@ -396,6 +396,16 @@ pub fn skeleton_regions_bound(p: &Parts<'_>) -> (usize, u64) {
     (n, bytes)
 }
 
+impl Checkpoint<'_> {
+    /// Encodes the checkpoint into a byte vector. (Here rather than in
+    /// model.rs: the model knows nothing of the writer.)
+    pub fn encode(&self) -> Vec<u8> {
+        let mut cur = std::io::Cursor::new(Vec::new());
+        Writer::write_all(&mut cur, self).expect("writing to memory cannot fail");
+        cur.into_inner()
+    }
+}
+
 /// Encodes the skeleton of `p` (see [`Writer::skeleton`]).
 pub fn encode_skeleton(p: &Parts<'_>) -> io::Result<Vec<u8>> {
     let mut wr = Writer::skeleton(io::Cursor::new(Vec::new()), p.header)?;

@@ -2,8 +2,13 @@
 //!
 //! - `libomp.rs`: libomp reached through `dlsym` (programs without OpenMP
 //!   do not need it at link time), the master's ICVs;
-//! - `team.rs`: the current team: fork depth, thread numbers, team size,
-//!   the ICVs at the fork, the OpenMP state a checkpoint records;
+//! - `libomp.rs` also owns every `__kmpc_*` entry name, its C function
+//!   type and the `kmp_task_t` / `ident_t` layouts (entry.rs, singles.rs
+//!   and task_ft/ call libomp through it);
+//! - `region.rs`: where a thread stands: the depth of instrumented forks,
+//!   each thread's number in the region (read by singles.rs and tasks.rs);
+//! - `team.rs`: the current team: forks, joins and region entries, team
+//!   size, the ICVs at the fork, the OpenMP state a checkpoint records;
 //! - `threads.rs`: the thread that runs `main`, and worker stacks at fixed
 //!   addresses (the `pthread_create` override);
 //! - `tls.rs`: threadprivate (thread-local) values, published per worker
@@ -16,10 +21,15 @@
 //! - `tasks.rs`: explicit tasks in flight (created, not finished): a
 //!   checkpoint inside a region waits until there are none.
 //!
+//! Within this directory, references go one way: libomp.rs, region.rs and
+//! threads.rs at the bottom; singles.rs, tasks.rs, tls.rs and tp.rs above
+//! them; team.rs on top (it calls the others at forks and region entries).
+//!
 //! The checkpoint rounds (blocking and non-blocking), their per-thread
 //! slots and distributed saving are in `crate::protocol` (with its
 //! README.md), one layer up: they use this module, not the reverse.
 pub mod libomp;
+pub mod region;
 pub mod singles;
 pub mod tasks;
 pub mod team;
@@ -29,6 +39,7 @@ pub mod tp;
 
 pub use libomp::{apply_icvs, icvs};
 pub use singles::{set_pending_singles, single, singles_of};
-pub use team::{in_region, state_for_checkpoint, tid, MAX_THREADS};
+pub use region::{in_region, tid, MAX_THREADS};
+pub use team::state_for_checkpoint;
 pub use threads::{create_thread, is_main_thread, set_main_thread};
 pub use tls::{main_thread_start, set_pending_master, set_pending_tls, tls_here, tls_threads, worker_tls, write_tls, TlsRef};

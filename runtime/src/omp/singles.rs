@@ -11,9 +11,9 @@
 //! body is skipped) without entering libomp, which leaves libomp's counters
 //! equal in all threads of the new team.
 use std::sync::atomic::{AtomicU64, Ordering::*};
-use std::sync::OnceLock;
 
-use super::team::{self, MAX_THREADS};
+use super::libomp;
+use super::region::{self, MAX_THREADS};
 
 /// `single` instances each thread (by thread number) has encountered in
 /// the region.
@@ -80,19 +80,14 @@ pub(crate) fn restore_singles(t: u32) {
     }
 }
 
-type KmpcSingle = unsafe extern "C" fn(*mut libc::c_void, i32) -> i32;
-
 /// `__kmpc_single`, routed here by the pass.
 ///
 /// # Safety
 /// libomp's contract of __kmpc_single.
 pub unsafe fn single(ident: *mut libc::c_void, gtid: i32) -> i32 {
-    static REAL: OnceLock<Option<KmpcSingle>> = OnceLock::new();
-    let Some(real) = *REAL.get_or_init(|| super::libomp::sym(c"__kmpc_single")) else {
-        crate::diag::fatal("__kmpc_single not found: the program calls it but libomp is not loaded");
-    };
-    let t = team::tid();
-    let Some(s) = usize::try_from(t).ok().and_then(|t| COUNTS.get(t)).filter(|_| team::depth() == 1) else {
+    let real = libomp::single_fn();
+    let t = region::tid();
+    let Some(s) = usize::try_from(t).ok().and_then(|t| COUNTS.get(t)).filter(|_| region::depth() == 1) else {
         // SAFETY: forwarded.
         return unsafe { real(ident, gtid) };
     };
@@ -125,5 +120,5 @@ pub(crate) fn won() -> u64 {
 /// every thread; the instance counts above are not touched either (a
 /// restart inside the block puts thread 0 back into it through its frame).
 pub fn master_single() -> i32 {
-    (super::libomp::thread_num() == 0) as i32
+    (libomp::thread_num() == 0) as i32
 }

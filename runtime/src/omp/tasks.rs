@@ -72,7 +72,7 @@ pub fn untracked() {
 /// libomp's location string of the call, `;file;function;line;col;;`):
 /// inside an instrumented region, no checkpoint in it until it ends.
 pub fn uninstrumented(psource: Option<String>) {
-    if !super::team::region_open() {
+    if !super::region::region_open() {
         return; // outside a region a task runs, or is waited for, before the next marker
     }
     UNTRACKED.store(true, SeqCst);

@@ -1,52 +1,22 @@
-//! The current team as the runtime tracks it: the depth of instrumented
-//! forks, each thread's number in the region, the team size, the ICVs at
-//! the fork. The protocol part of each thread's slot (its state in a
+//! The current team as the runtime tracks it: the team size, the ICVs at
+//! the fork, the OpenMP state a checkpoint records; the forks, joins and
+//! region entries that move the depth and thread numbers of `region.rs`. The protocol part of each thread's slot (its state in a
 //! checkpoint round) is in `crate::protocol`, which calls these around its
 //! own work at every fork, region entry and exit.
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
 
 use dao_format::OmpState;
 
-use super::{libomp, singles, threads, tls};
-
-/// Threads per team the runtime tracks (a larger team is a fatal error).
-pub const MAX_THREADS: usize = 256;
+use super::region::{self, in_region, MAX_THREADS};
+use super::{libomp, singles, tasks, threads, tls, tp};
 
 /// Slots used since the last fork reset them (highest thread number + 1).
 /// Written in `begin` before the thread's slot; read by the next fork,
 /// after the join (libomp's join barrier orders the two).
 static USED: AtomicUsize = AtomicUsize::new(0);
-/// Depth of instrumented forks on the main thread (1: inside a region).
-static DEPTH: AtomicU32 = AtomicU32::new(0);
 static TEAM_SIZE: AtomicU32 = AtomicU32::new(0);
 /// The master's ICVs at the last fork (what a restart re-applies).
 static FORK_ICVS: std::sync::Mutex<Option<OmpState>> = std::sync::Mutex::new(None);
-
-thread_local! {
-    /// This thread's number in the current instrumented region, -1 outside.
-    static TID: Cell<i32> = const { Cell::new(-1) };
-}
-
-/// Whether the main thread is inside an instrumented parallel region.
-pub fn in_region() -> bool {
-    DEPTH.load(Acquire) == 1 && TID.with(|t| t.get()) == 0
-}
-
-/// Whether any thread is inside an instrumented parallel region now.
-pub fn region_open() -> bool {
-    DEPTH.load(Acquire) >= 1
-}
-
-/// The calling thread's number in the current region (-1 outside).
-pub fn tid() -> i32 {
-    TID.with(|c| c.get())
-}
-
-/// Depth of instrumented forks on the main thread.
-pub(crate) fn depth() -> u32 {
-    DEPTH.load(Acquire)
-}
 
 /// Threads in the current team (0 before the master entered the region).
 pub fn team_size() -> u32 {
@@ -73,7 +43,7 @@ pub fn fork() -> Option<usize> {
     if !threads::is_main_thread() {
         return None;
     }
-    if DEPTH.fetch_add(1, AcqRel) != 0 {
+    if region::deeper() != 0 {
         return None; // nested (diagnosed at compile time when it matters)
     }
     // only the slots a team has used since the last reset (a loop over
@@ -90,8 +60,8 @@ pub fn join() {
     if !threads::is_main_thread() {
         return;
     }
-    if DEPTH.fetch_sub(1, AcqRel) == 1 {
-        super::tasks::region_ended();
+    if region::shallower() == 1 {
+        tasks::region_ended();
     }
     TEAM_SIZE.store(0, Release);
 }
@@ -102,7 +72,7 @@ pub fn join() {
 /// threadprivate addresses and puts back its saved values and `single`
 /// count (restart).
 pub fn begin() -> Option<usize> {
-    if DEPTH.load(Acquire) != 1 {
+    if region::depth() != 1 {
         return None;
     }
     let t = libomp::thread_num();
@@ -113,11 +83,11 @@ pub fn begin() -> Option<usize> {
     if usize::try_from(t).map_or(true, |t| t >= MAX_THREADS) {
         crate::diag::fatal(format_args!("a parallel region has more than {MAX_THREADS} threads; dao supports at most {MAX_THREADS}"));
     }
-    TID.with(|c| c.set(t));
+    region::set_tid(t);
     USED.fetch_max(t as usize + 1, Relaxed);
     if t > 0 {
         tls::worker_tls_enter(t as u32);
-        super::tp::enter(t as u32);
+        tp::enter(t as u32);
     }
     singles::restore_singles(t as u32);
     Some(t as usize)
@@ -134,5 +104,5 @@ pub fn begin_main() -> u32 {
 /// At every return of an outlined function: the thread's number in the
 /// region it leaves (-1: none).
 pub fn leave() -> i32 {
-    TID.with(|c| c.replace(-1))
+    region::take_tid()
 }

@@ -254,7 +254,7 @@ fn slow(gtid: i32, data: usize, size: u64, cache: *mut *mut u8) -> *mut u8 {
     if have != 0 {
         return have as *mut u8; // set while we waited for the lock
     }
-    let addr = if crate::omp::is_main_thread() {
+    let addr = if super::threads::is_main_thread() {
         data
     } else {
         let thread = super::libomp::thread_num().max(0) as u32;
