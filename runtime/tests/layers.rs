@@ -5,8 +5,6 @@
 //!   paths resolved from the file's module) only modules listed before it,
 //!   so the modules form no cycle; an entry `m::s` lists a submodule of a
 //!   directory module on its own (its files are then not `m`'s);
-//! - the files of mpi/ and of the storage levels reference each other in
-//!   no circle;
 //! - every environment variable is read in src/config.rs, and README.md's
 //!   environment table is config.rs's `VARS` (names, defaults, values, in
 //!   order).
@@ -269,68 +267,6 @@ fn a_submodule_entry_is_its_own_layer() {
     let bad = violations(&order, &refs);
     assert_eq!(bad.len(), 2, "{bad:?}");
     assert!(bad.iter().all(|b| b.starts_with("a (a/x.rs) uses a::s")), "{bad:?}");
-}
-
-/// The file a crate path names: the longest prefix of it that is a module
-/// file (an item re-exported by `m/mod.rs` is `m/mod.rs`'s).
-fn file_of(path: &str) -> Option<PathBuf> {
-    let segs: Vec<&str> = path.split("::").collect();
-    (1..=segs.len()).rev().find_map(|k| {
-        let rel = segs[..k].join("/");
-        [src().join(format!("{rel}.rs")), src().join(&rel).join("mod.rs")].into_iter().find(|f| f.exists())
-    })
-}
-
-/// The files a file names (its `#[cfg(test)]` module left out: there
-/// `super` is the file itself).
-fn file_edges(f: &Path) -> Vec<PathBuf> {
-    let text = std::fs::read_to_string(f).unwrap();
-    let text = text.split("\n#[cfg(test)]").next().unwrap_or("");
-    let mut out: Vec<PathBuf> = paths(text, &module_of(f)).iter().filter_map(|p| file_of(p)).filter(|g| g != f).collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// No file of mpi/ or of the storage levels is on a circle of file
-/// references (A names B, B names A, directly or through others): shared
-/// pieces sit in a file below both.
-#[test]
-fn mpi_and_levels_files_form_no_circle() {
-    let all = files("");
-    let edges: BTreeMap<PathBuf, Vec<PathBuf>> = all.iter().map(|f| (f.clone(), file_edges(f))).collect();
-    let mut checked = files("mpi");
-    checked.extend(["checkpoint", "image", "levels", "writer", "storage", "background"].iter().map(|m| src().join(format!("{m}.rs"))));
-    let mut circles = Vec::new();
-    for c in &checked {
-        // a path from c back to c
-        let mut from: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-        let mut todo: Vec<PathBuf> = edges[c].clone();
-        for n in &todo {
-            from.insert(n.clone(), c.clone());
-        }
-        while let Some(n) = todo.pop() {
-            if &n == c {
-                let mut circle = vec![n.clone()];
-                let mut at = from[&n].clone();
-                while &at != c {
-                    circle.push(at.clone());
-                    at = from[&at].clone();
-                }
-                circle.push(c.clone());
-                circle.reverse();
-                circles.push(circle.iter().map(|p| p.strip_prefix(src()).unwrap().display().to_string()).collect::<Vec<_>>().join(" -> "));
-                break;
-            }
-            for m in edges.get(&n).into_iter().flatten() {
-                if !from.contains_key(m) {
-                    from.insert(m.clone(), n.clone());
-                    todo.push(m.clone());
-                }
-            }
-        }
-    }
-    assert!(circles.is_empty(), "files that name each other in a circle:\n{}", circles.join("\n"));
 }
 
 /// config.rs's `VARS`: (name, default, values).

@@ -10,11 +10,11 @@
 //! - the runtime reaches the real functions with dlsym, never through
 //!   `__real_SYM` of a symbol the driver does not wrap.
 //!
-//! MPI is interposed differently: mpi_wrap.rs defines the MPI functions
+//! MPI is interposed differently: mpi/wrap.rs defines the MPI functions
 //! under their own names (`MPI_Send`, `mpi_send_`, ...) and forwards to
 //! Open MPI's `PMPI_*` / `pmpi_*_`; the executable's definitions come before
 //! the shared libmpi's, so no `--wrap` is involved. The test checks that
-//! this stays so: no MPI symbol in `LINK_WRAP`, no `__wrap_` in mpi_wrap.rs,
+//! this stays so: no MPI symbol in `LINK_WRAP`, no `__wrap_` in mpi/wrap.rs,
 //! and `MPI_` definitions there.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -152,12 +152,12 @@ fn link_wraps_match_the_runtime() {
 fn mpi_is_interposed_by_name_not_wrapped() {
     let compile = std::fs::read_to_string(root().join("../driver/src/compile.rs")).unwrap();
     for w in link_wraps(&compile) {
-        assert!(!w.to_ascii_lowercase().starts_with("mpi_") && !w.to_ascii_lowercase().starts_with("pmpi_"), "LINK_WRAP wraps the MPI function {w}: mpi_wrap.rs defines MPI functions under their own names");
+        assert!(!w.to_ascii_lowercase().starts_with("mpi_") && !w.to_ascii_lowercase().starts_with("pmpi_"), "LINK_WRAP wraps the MPI function {w}: mpi/wrap.rs defines MPI functions under their own names");
     }
-    let text = std::fs::read_to_string(root().join("src/mpi_wrap.rs")).unwrap();
+    let text = std::fs::read_to_string(root().join("src/mpi/wrap.rs")).unwrap();
     let code = code(&text);
-    assert!(!code.contains("__wrap_"), "mpi_wrap.rs defines a __wrap_ function; dao mpicc links no --wrap for MPI");
-    assert!(code.contains("no_mangle") && code.contains("MPI_"), "mpi_wrap.rs no longer defines MPI functions by name: update this test with how dao mpicc interposes them");
+    assert!(!code.contains("__wrap_"), "mpi/wrap.rs defines a __wrap_ function; dao mpicc links no --wrap for MPI");
+    assert!(code.contains("no_mangle") && code.contains("MPI_"), "mpi/wrap.rs no longer defines MPI functions by name: update this test with how dao mpicc interposes them");
 }
 
 /// The checker itself: each kind of mismatch is reported.
