@@ -328,7 +328,7 @@ pub mod entry {
     /// Replace `__kmpc_taskgroup` / `__kmpc_end_taskgroup` (same signature).
     pub const OMP_TASKGROUP: Entry = e("dao_omp_taskgroup", None, &[Ptr, I32]);
     pub const OMP_END_TASKGROUP: Entry = e("dao_omp_end_taskgroup", None, &[Ptr, I32]);
-    /// Fault-tolerant tasks (runtime/src/task_ft.rs): the body of the
+    /// Fault-tolerant tasks (runtime/src/task_ft/): the body of the
     /// trampoline the pass puts in place of a replicable task entry:
     /// `(gtid, task, entry, buffered replica, in-place replica,
     /// sizeof_task, sizeof_shareds)`.

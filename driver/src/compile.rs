@@ -192,10 +192,10 @@ pub struct Plan {
 /// of task allocations by uninstrumented code to the runtime, which cannot
 /// count those tasks (runtime/src/omp/tasks.rs), of `atexit` (recorded for
 /// a restart: runtime/src/process.rs), of the calls that open and close
-/// files (tracked and reopened at a restart: runtime/src/files.rs), and of
+/// files (tracked and reopened at a restart: runtime/src/files/), and of
 /// libc state a restart puts back or refuses (environment, signal handlers,
 /// strtok, getline's buffers; pipes, sockets, mappings, children:
-/// runtime/src/libc_state.rs, runtime/src/files.rs).
+/// runtime/src/libc_state.rs, runtime/src/files/).
 pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit,--wrap=fopen,--wrap=fopen64,--wrap=fdopen,--wrap=freopen,--wrap=freopen64,--wrap=fclose,--wrap=open,--wrap=open64,--wrap=__open_2,--wrap=__open64_2,--wrap=openat,--wrap=openat64,--wrap=creat,--wrap=creat64,--wrap=close,--wrap=dup,--wrap=dup2,--wrap=setenv,--wrap=unsetenv,--wrap=putenv,--wrap=clearenv,--wrap=signal,--wrap=sigaction,--wrap=strtok,--wrap=getline,--wrap=getdelim,--wrap=__getdelim,--wrap=popen,--wrap=pclose,--wrap=pipe,--wrap=pipe2,--wrap=socket,--wrap=socketpair,--wrap=accept,--wrap=mmap,--wrap=munmap,--wrap=fork,--wrap=tmpfile,--wrap=tmpfile64,--wrap=fmemopen,--wrap=open_memstream";
 
 /// Build the compiler command line. `user_args` has the dao options removed.

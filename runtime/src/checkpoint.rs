@@ -114,7 +114,7 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     }
     let t0 = Instant::now();
     stdio::flush_all();
-    // the files the program holds open (files.rs), or why they cannot be
+    // the files the program holds open (files/), or why they cannot be
     // put back: then no checkpoint now
     if let Err(why) = crate::process::before_checkpoint() {
         diag::warn_once("files", format_args!("checkpoint not taken: {why}; the run continues, and checkpoints are taken again once it is closed"));

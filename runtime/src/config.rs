@@ -130,7 +130,7 @@ pub struct Config {
     /// MPI: DAO_MPI_TIMEOUT, how long a rank waits for the others at a
     /// candidate before it reports that they diverged.
     pub mpi_timeout: Duration,
-    /// DAO_TASK_FT: fault-tolerant tasks (task_ft.rs), None when off.
+    /// DAO_TASK_FT: fault-tolerant tasks (task_ft/), None when off.
     pub task_ft: Option<TaskFt>,
     /// DAO_TASK_FAULTS=SEED:COUNT[:KIND]: faults injected into replicas.
     pub task_faults: Option<TaskFaults>,
@@ -496,7 +496,7 @@ pub fn prepare_env() {
     if std::env::var_os("DAO_DIR").is_some() && std::env::var_os("KMP_FORCE_REDUCTION").is_none() {
         std::env::set_var("KMP_FORCE_REDUCTION", "critical");
     }
-    // DAO_TASK_FT=dual queues replica tasks with a priority (task_ft.rs,
+    // DAO_TASK_FT=dual queues replica tasks with a priority (task_ft/,
     // `spawn`): libomp honours it only with a positive maximum
     if std::env::var("DAO_TASK_FT").is_ok_and(|v| v.trim() == "dual") && std::env::var_os("OMP_MAX_TASK_PRIORITY").is_none() {
         std::env::set_var("OMP_MAX_TASK_PRIORITY", "1");
@@ -511,7 +511,7 @@ pub fn omp_num_threads() -> Option<u32> {
 }
 
 /// The runtime's own paths (DAO_DIR, DAO_PARTNER_DIR, DAO_FLUSH_DIR,
-/// DAO_STATS, DAO_PROFILE) as set, for files.rs to tell them from the
+/// DAO_STATS, DAO_PROFILE) as set, for files/ to tell them from the
 /// program's files.
 pub fn runtime_paths() -> Vec<String> {
     ["DAO_DIR", "DAO_PARTNER_DIR", "DAO_FLUSH_DIR", "DAO_STATS", "DAO_PROFILE"].iter().filter_map(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()).collect()

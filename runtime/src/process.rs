@@ -1,6 +1,6 @@
 //! Process state the program creates through libc that a restart must put
 //! back: the handlers registered with `atexit`, and the files it holds open
-//! (recorded by files.rs; this module keeps their description in the
+//! (recorded by files/; this module keeps their description in the
 //! checkpoint and reopens them at a restart).
 //!
 //! A restart re-enters `main` and jumps to the checkpoint's position, so the
@@ -34,7 +34,7 @@ pub struct State {
     /// Handlers recorded (may exceed MAX_ATEXIT: those past it are lost).
     n_atexit: u64,
     atexit: [usize; MAX_ATEXIT],
-    /// The open files at the last checkpoint (files.rs, its encoding), in a
+    /// The open files at the last checkpoint (files/snapshot.rs, its encoding), in a
     /// dao-heap block: saved with the heap, found through this pointer.
     files: usize,
     files_len: u64,
@@ -204,7 +204,7 @@ pub unsafe fn strtok(s: *mut c_char, delim: *const c_char) -> *mut c_char {
 
 /// After a restart wrote the heap and the globals back: registers the exit
 /// handlers the checkpointed run had registered, in order, and reopens its
-/// files (files.rs: checked first; a file that changed stops the restart).
+/// files (files/restore.rs: checked first; a file that changed stops the restart).
 pub fn after_restore(checkpoint: &str) {
     RESTORED.store(true, Ordering::SeqCst);
     reregister_atexit();

@@ -83,7 +83,7 @@ fn start_own(cfg: Config) {
         }
     };
     // the files a run writes for the first time after a checkpoint
-    // (files.rs): read by a restart, started afresh by a fresh run
+    // (files/): read by a restart, started afresh by a fresh run
     let journal = path.join("files.journal");
     crate::files::set_journal(journal.clone(), false);
     let restored = match (s.cfg.restart_auto, mpi) {
@@ -428,7 +428,7 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
     }
     // exit handlers the checkpointed run registered, its open files
-    // (process.rs, files.rs)
+    // (process.rs, files/)
     crate::process::after_restore(&file);
     let out = stdio::rewind_to(1, c.runtime.stdout_offset);
     let err = stdio::rewind_to(2, c.runtime.stderr_offset);

@@ -97,7 +97,7 @@ pub extern "C" fn __wrap_atexit(f: extern "C" fn()) -> i32 {
     crate::process::atexit(f)
 }
 
-// Files the program opens (files.rs), from statically linked code
+// Files the program opens (files/), from statically linked code
 // (`--wrap=fopen,...`). The `mode` of open/openat/creat is read only with
 // O_CREAT or O_TMPFILE, as libc does.
 use std::ffi::{c_char, c_int, c_uint};
@@ -174,7 +174,7 @@ pub extern "C" fn __wrap_dup2(a: c_int, b: c_int) -> c_int {
 }
 
 // libc state a restart must put back (libc_state.rs), and what it cannot
-// (files.rs: pipes, sockets, popen, file mappings, children).
+// (files/refuse.rs: pipes, sockets, popen, file mappings, children).
 use crate::files::real as libc_fn;
 libc_fn!(real_setenv, c"setenv", fn(n: *const c_char, v: *const c_char, o: c_int) -> c_int);
 libc_fn!(real_unsetenv, c"unsetenv", fn(n: *const c_char) -> c_int);

@@ -367,8 +367,13 @@ fn busy_skip() {
         args: &["8", "48"],
         env: vec![("DAO_ASYNC", "skip".into())],
         every: 4,
-        crash_after: &[1, 3],
-        crash_in: &[2],
+        // Only the first due candidate of a run is certain to write (later
+        // ones are skipped while a writer runs, more of them on a loaded
+        // machine: crash points 3 and 2 were missed there, and the run
+        // ended normally). The first one, crashed after and while writing
+        // it, and crash-twice and the random kills, which follow the count.
+        crash_after: &[1],
+        crash_in: &[1],
         drop_lines: &[],
         reference_lines: vec![],
         exact_count: false,

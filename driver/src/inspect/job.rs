@@ -3,7 +3,7 @@
 //! (`partner/rank.NNNN`, or DAO_PARTNER_DIR) and the flushed level
 //! (DAO_FLUSH_DIR). Per rank: its own directory as for one process, and the
 //! versions each level can restore; for the job: the version a restart
-//! would resume, by the runtime's rule (runtime/src/mpi_restart.rs): the
+//! would resume, by the runtime's rule (runtime/src/mpi/restart.rs): the
 //! newest version that every rank can restore from some level, above the
 //! finished markers.
 use std::collections::BTreeSet;

@@ -1,6 +1,6 @@
 //! Explicit task entries: the trampolines every one gets (tasks in flight),
 //! and replicas of their bodies for fault-tolerant tasks (`DAO_TASK_FT=dual`
-//! or `serial` at run time; runtime/src/task_ft.rs and omp/tasks.rs are the
+//! or `serial` at run time; runtime/src/task_ft/ and omp/tasks.rs are the
 //! other half, docs/design.md section 17 the design).
 //!
 //! For every task entry named by an `__kmpc_omp_task_alloc` call of this

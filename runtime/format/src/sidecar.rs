@@ -1,5 +1,5 @@
 //! The MPI sidecar of a checkpoint (`ckpt.NNNNNN.mpi`), written by the
-//! runtime (runtime/src/mpi.rs, `log_text`) and read by it at a restart
+//! runtime (runtime/src/mpi/log.rs, `log_text`) and read by it at a restart
 //! and by `dao inspect`: text lines, the first the magic, the last `end
 //! <xxh3 of everything before it>`. Its lines in between are the runtime's
 //! (seq, rank and size, the predefined objects, the creation log).
