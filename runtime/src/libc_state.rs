@@ -201,7 +201,10 @@ pub fn note_clearenv() {
     record(Change::Clear);
 }
 /// A handler the program installed (after libc accepted it).
-pub fn note_sigaction(sig: c_int, act: *const libc::sigaction) {
+///
+/// # Safety
+/// `act` is NULL or points to a `sigaction` struct libc just read.
+pub unsafe fn note_sigaction(sig: c_int, act: *const libc::sigaction) {
     if act.is_null() {
         return;
     }

@@ -193,8 +193,10 @@ libc_fn!(real_mmap, c"mmap", fn(a: *mut c_void, l: usize, p: c_int, f: c_int, fd
 libc_fn!(real_munmap, c"munmap", fn(a: *mut c_void, l: usize) -> c_int);
 libc_fn!(real_fork, c"fork", fn() -> libc::pid_t);
 
+/// # Safety
+/// setenv's contract: `n` and `v` are NUL-terminated strings (or NULL: EINVAL).
 #[no_mangle]
-pub extern "C" fn __wrap_setenv(n: *const c_char, v: *const c_char, o: c_int) -> c_int {
+pub unsafe extern "C" fn __wrap_setenv(n: *const c_char, v: *const c_char, o: c_int) -> c_int {
     // without overwrite, a name already set is left as it is
     // SAFETY: the program's NUL-terminated name (NULL is setenv's EINVAL).
     let unchanged = o == 0 && !n.is_null() && crate::config::env_has(unsafe { std::ffi::CStr::from_ptr(n) });
@@ -242,7 +244,8 @@ pub extern "C" fn __wrap_signal(s: c_int, h: usize) -> usize {
 pub unsafe extern "C" fn __wrap_sigaction(s: c_int, a: *const libc::sigaction, o: *mut libc::sigaction) -> c_int {
     let r = real_sigaction(s, a, o);
     if r == 0 && !a.is_null() && !in_runtime() {
-        crate::libc_state::note_sigaction(s, a);
+        // SAFETY: the struct libc just read.
+        unsafe { crate::libc_state::note_sigaction(s, a) };
     }
     r
 }
