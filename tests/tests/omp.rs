@@ -1,5 +1,5 @@
 //! OpenMP checkpoint/restart tests: every program of test-programs/omp/ at
-//! -O0 and -O2 with OMP_NUM_THREADS = 1, 2, 3, 4, through the scenarios of
+//! -O0 and -O2 and with OMP_NUM_THREADS = 1, 2, 3, 4, through the scenarios of
 //! `dao_tests::scenario` (crash after k checkpoints, crash while writing one,
 //! random SIGKILLs, two crashes in a row). Most checkpoints are taken inside
 //! parallel regions, with every thread of the team at its own position.
@@ -14,7 +14,10 @@
 //! programs whose markers are in serial code). DAO_EVERY is chosen for about
 //! a dozen checkpoints per run.
 //!
-//! The protocol is explicit: each program's eight cases `o0_t1`..`o2_t4` run
+//! The protocol is explicit: each program's nonblocking cases (`o0_t1`..
+//! `o2_t4`: all eight for jacobi2d, sections_bt3 and the nb_figure8/nb_stress
+//! programs, four for the others, alternating between programs so that each
+//! runs at -O0 and -O2 and at 1-4 threads; see `program_cases!`) run
 //! with `DAO_PROTOCOL=nonblocking` (each thread saves its private state at
 //! its next marker and goes on; it waits only before its next shared write
 //! until the master has saved the shared state), two more, `blocking_o0_t3`
@@ -184,20 +187,41 @@ fn assert_protocol(label: &str, dir: &std::path::Path, protocol: Protocol, in_re
     }
 }
 
+/// The cases of one program. `all`: the eight nonblocking cases; `a` and
+/// `b`: four of them each, together the eight, so that every program runs
+/// at -O0 and -O2 and at 1, 2, 3 and 4 threads once each, and the rows,
+/// alternating a and b, cover every combination about equally often (the
+/// full matrix on every program took 35 of the suite's minutes). Both
+/// blocking cases run everywhere.
+macro_rules! program_cases {
+    ($case:expr, all) => {
+        program_cases!($case, a);
+        #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2, Protocol::Nonblocking) }
+        #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4, Protocol::Nonblocking) }
+        #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1, Protocol::Nonblocking) }
+        #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3, Protocol::Nonblocking) }
+    };
+    ($case:expr, a) => {
+        #[test] fn o0_t1() { check_omp(&$case, Opt::O0, 1, Protocol::Nonblocking) }
+        #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Nonblocking) }
+        #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2, Protocol::Nonblocking) }
+        #[test] fn o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Nonblocking) }
+    };
+    ($case:expr, b) => {
+        #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2, Protocol::Nonblocking) }
+        #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4, Protocol::Nonblocking) }
+        #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1, Protocol::Nonblocking) }
+        #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3, Protocol::Nonblocking) }
+    };
+}
+
 macro_rules! cases {
-    ($($id:ident => $case:expr;)*) => {
+    ($($id:ident [$set:ident] => $case:expr;)*) => {
         const CASES: &[OmpCase] = &[$($case),*];
         $(
             mod $id {
                 use super::*;
-                #[test] fn o0_t1() { check_omp(&$case, Opt::O0, 1, Protocol::Nonblocking) }
-                #[test] fn o0_t2() { check_omp(&$case, Opt::O0, 2, Protocol::Nonblocking) }
-                #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Nonblocking) }
-                #[test] fn o0_t4() { check_omp(&$case, Opt::O0, 4, Protocol::Nonblocking) }
-                #[test] fn o2_t1() { check_omp(&$case, Opt::O2, 1, Protocol::Nonblocking) }
-                #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2, Protocol::Nonblocking) }
-                #[test] fn o2_t3() { check_omp(&$case, Opt::O2, 3, Protocol::Nonblocking) }
-                #[test] fn o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Nonblocking) }
+                program_cases!($case, $set);
                 #[test] fn blocking_o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Blocking) }
                 #[test] fn blocking_o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Blocking) }
             }
@@ -206,54 +230,54 @@ macro_rules! cases {
 }
 
 cases! {
-    reduction_sum          => OmpCase { name: "reduction_sum",          lang: Lang::C, args: &["40"],  master: 19600, serial: false };
-    first_last_private     => OmpCase { name: "first_last_private",     lang: Lang::C, args: &["80"],  master: 16560, serial: false };
-    threadprivate_copyin   => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
-    critical_atomic        => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
-    orphaned_for           => OmpCase { name: "orphaned_for",           lang: Lang::C, args: &["90"],  master: 4434,  serial: false };
-    serial_between_regions => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
-    markers_in_and_between => OmpCase { name: "markers_in_and_between", lang: Lang::C, args: &["150"], master: 9450,  serial: false };
-    uneven_static          => OmpCase { name: "uneven_static",          lang: Lang::C, args: &["30"],  master: 7860,  serial: false };
-    jacobi2d               => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
-    stencil3d_heap         => OmpCase { name: "stencil3d_heap",         lang: Lang::C, args: &["30"],  master: 4110,  serial: false };
-    heap_blocks            => OmpCase { name: "heap_blocks",            lang: Lang::C, args: &["140"], master: 13860, serial: false };
-    solver_timestep        => OmpCase { name: "solver_timestep",        lang: Lang::C, args: &["200"], master: 270,   serial: true };
-    private_arrays         => OmpCase { name: "private_arrays",         lang: Lang::C, args: &["50"],  master: 11750, serial: false };
-    reduction_maxmin       => OmpCase { name: "reduction_maxmin",       lang: Lang::C, args: &["20"],  master: 3940,  serial: false };
-    static_chunk           => OmpCase { name: "static_chunk",           lang: Lang::C, args: &["65"],  master: 17015, serial: false };
-    deep_calls_region      => OmpCase { name: "deep_calls_region",      lang: Lang::C, args: &["20"],  master: 2800,  serial: false };
-    nowait_loops           => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
-    parallel_if            => OmpCase { name: "parallel_if",            lang: Lang::C, args: &["60"],  master: 2460,  serial: false };
-    single_copyprivate     => OmpCase { name: "single_copyprivate",     lang: Lang::C, args: &["100"], master: 11900, serial: false };
-    f_parallel_do_reduction => OmpCase { name: "parallel_do_reduction", lang: Lang::Fortran, args: &["45"],  master: 17640, serial: false };
-    f_timestep_barrier     => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
-    f_private_clauses      => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
-    f_orphaned_do          => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
-    f_parallel_if          => OmpCase { name: "parallel_if",            lang: Lang::Fortran, args: &["60"],  master: 2460,  serial: false };
-    f_num_threads_clause   => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
-    nb_figure8             => OmpCase { name: "nb_figure8",             lang: Lang::C, args: &["150"], master: 28950, serial: false };
-    nb_imbalance           => OmpCase { name: "nb_imbalance",           lang: Lang::C, args: &["60"],  master: 230460, serial: false };
-    nb_early_exit          => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
-    nb_stress              => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
-    f_nb_figure8           => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
-    f_threadprivate_copyin => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5100,  serial: false };
-    f_tp_common_solver     => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
-    f_tp_random_state      => OmpCase { name: "tp_random_state",        lang: Lang::Fortran, args: &["75"],  master: 4950,  serial: false };
-    f_tp_module_scratch    => OmpCase { name: "tp_module_scratch",      lang: Lang::Fortran, args: &["310"], master: 8061,  serial: false };
+    reduction_sum [a]      => OmpCase { name: "reduction_sum",          lang: Lang::C, args: &["40"],  master: 19600, serial: false };
+    first_last_private [b] => OmpCase { name: "first_last_private",     lang: Lang::C, args: &["80"],  master: 16560, serial: false };
+    threadprivate_copyin [a] => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
+    critical_atomic [b]    => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
+    orphaned_for [a]       => OmpCase { name: "orphaned_for",           lang: Lang::C, args: &["90"],  master: 4434,  serial: false };
+    serial_between_regions [b] => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
+    markers_in_and_between [a] => OmpCase { name: "markers_in_and_between", lang: Lang::C, args: &["150"], master: 9450,  serial: false };
+    uneven_static [b]      => OmpCase { name: "uneven_static",          lang: Lang::C, args: &["30"],  master: 7860,  serial: false };
+    jacobi2d [all]         => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
+    stencil3d_heap [a]     => OmpCase { name: "stencil3d_heap",         lang: Lang::C, args: &["30"],  master: 4110,  serial: false };
+    heap_blocks [b]        => OmpCase { name: "heap_blocks",            lang: Lang::C, args: &["140"], master: 13860, serial: false };
+    solver_timestep [a]    => OmpCase { name: "solver_timestep",        lang: Lang::C, args: &["200"], master: 270,   serial: true };
+    private_arrays [b]     => OmpCase { name: "private_arrays",         lang: Lang::C, args: &["50"],  master: 11750, serial: false };
+    reduction_maxmin [a]   => OmpCase { name: "reduction_maxmin",       lang: Lang::C, args: &["20"],  master: 3940,  serial: false };
+    static_chunk [b]       => OmpCase { name: "static_chunk",           lang: Lang::C, args: &["65"],  master: 17015, serial: false };
+    deep_calls_region [a]  => OmpCase { name: "deep_calls_region",      lang: Lang::C, args: &["20"],  master: 2800,  serial: false };
+    nowait_loops [b]       => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
+    parallel_if [a]        => OmpCase { name: "parallel_if",            lang: Lang::C, args: &["60"],  master: 2460,  serial: false };
+    single_copyprivate [b] => OmpCase { name: "single_copyprivate",     lang: Lang::C, args: &["100"], master: 11900, serial: false };
+    f_parallel_do_reduction [a] => OmpCase { name: "parallel_do_reduction", lang: Lang::Fortran, args: &["45"],  master: 17640, serial: false };
+    f_timestep_barrier [b] => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
+    f_private_clauses [a]  => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
+    f_orphaned_do [b]      => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
+    f_parallel_if [a]      => OmpCase { name: "parallel_if",            lang: Lang::Fortran, args: &["60"],  master: 2460,  serial: false };
+    f_num_threads_clause [b] => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
+    nb_figure8 [all]       => OmpCase { name: "nb_figure8",             lang: Lang::C, args: &["150"], master: 28950, serial: false };
+    nb_imbalance [a]       => OmpCase { name: "nb_imbalance",           lang: Lang::C, args: &["60"],  master: 230460, serial: false };
+    nb_early_exit [b]      => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
+    nb_stress [all]        => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
+    f_nb_figure8 [all]     => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
+    f_threadprivate_copyin [a] => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5100,  serial: false };
+    f_tp_common_solver [b] => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
+    f_tp_random_state [a]  => OmpCase { name: "tp_random_state",        lang: Lang::Fortran, args: &["75"],  master: 4950,  serial: false };
+    f_tp_module_scratch [b] => OmpCase { name: "tp_module_scratch",      lang: Lang::Fortran, args: &["310"], master: 8061,  serial: false };
     // two markers per step, both reached by thread 0 at any team size
     // (serial: the count does not shrink); 66 steps: DAO_EVERY = 11, odd,
     // so the checkpoints alternate between the top-of-loop marker (between
     // regions) and the one in the region
-    sections_dead          => OmpCase { name: "sections_dead",          lang: Lang::C, args: &["66"],  master: 132,   serial: true };
-    f_sections_dead        => OmpCase { name: "sections_dead",          lang: Lang::Fortran, args: &["66"],  master: 132,   serial: true };
-    sections_cond          => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120"], master: 120,   serial: true };
-    sections_cond_short    => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
-    sections_bt3           => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
-    sections_bt3_short     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
+    sections_dead [a]      => OmpCase { name: "sections_dead",          lang: Lang::C, args: &["66"],  master: 132,   serial: true };
+    f_sections_dead [b]    => OmpCase { name: "sections_dead",          lang: Lang::Fortran, args: &["66"],  master: 132,   serial: true };
+    sections_cond [a]      => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120"], master: 120,   serial: true };
+    sections_cond_short [b] => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
+    sections_bt3 [all]     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    sections_bt3_short [a] => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
-    master_single_markers  => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
-    f_single_marker        => OmpCase { name: "single_marker",          lang: Lang::Fortran, args: &["300"], master: 300, serial: true };
+    master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
+    f_single_marker [a]    => OmpCase { name: "single_marker",          lang: Lang::Fortran, args: &["300"], master: 300, serial: true };
 }
 
 /// Every program in test-programs/omp/{c,fortran} has a row.
