@@ -44,4 +44,13 @@ if ! command -v cargo >/dev/null; then
   echo "setup: error: cargo (Rust) not found; install Rust 1.85 or newer (1.95 for the whole test suite) from https://rustup.rs and re-run" >&2
   exit 1
 fi
+# test.sh runs clippy's incompatible_msrv lint (rust-version kept true)
+if ! cargo clippy --version >/dev/null 2>&1; then
+  if command -v rustup >/dev/null; then
+    rustup component add clippy
+  else
+    echo "setup: error: cargo clippy not found (scripts/test.sh uses it); install the clippy component of your Rust toolchain and re-run" >&2
+    exit 1
+  fi
+fi
 echo "setup: OK ($(clang-19 --version | head -1); $(cargo --version))"
