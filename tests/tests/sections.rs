@@ -264,12 +264,18 @@ fn fortran_o2() {
 // step loop
 
 fn cond_binary(stem: &str, opt: Opt, variant: Variant) -> PathBuf {
+    flags_binary(stem, &[], opt, variant)
+}
+
+/// test-programs/omp/c/`stem`.c built with `-fopenmp` and `defs` (`-D...`).
+fn flags_binary(stem: &str, defs: &[&str], opt: Opt, variant: Variant) -> PathBuf {
     let src = tools().repo.join(format!("test-programs/omp/c/{stem}.c"));
     let v = if variant == Variant::Clean { "clean" } else { "inst" };
-    build_once(&format!("sections-{stem}-{}-{v}", opt.name()), || {
-        build_sources(Lang::C, &[src.clone()], &["-fopenmp".to_string()], opt, variant, &tools().out.join("sections-build").join(format!("{stem}-{}", opt.name())))
-    })
-    .unwrap_or_else(|e| panic!("build of {stem} ({}, {v}): {e}", opt.name()))
+    let tag = std::iter::once(stem.to_string()).chain(defs.iter().map(|d| d.trim_start_matches("-D").to_lowercase())).collect::<Vec<_>>().join("-");
+    let mut flags = vec!["-fopenmp".to_string()];
+    flags.extend(defs.iter().map(|d| d.to_string()));
+    build_once(&format!("sections-{tag}-{}-{v}", opt.name()), || build_sources(Lang::C, &[src.clone()], &flags, opt, variant, &tools().out.join("sections-build").join(format!("{tag}-{}", opt.name()))))
+        .unwrap_or_else(|e| panic!("build of {tag} ({}, {v}): {e}", opt.name()))
 }
 
 /// (seq, bytes saved) of every checkpoint of a run (one marker only).
@@ -286,10 +292,15 @@ fn cond_run(opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
 
 /// [`cond_run`] for test program `stem` (test-programs/omp/c/`stem`.c).
 fn prog_run(stem: &str, opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
-    let label = format!("{stem} {} {tag}", opt.name());
-    let clean = cond_binary(stem, opt, Variant::Clean);
-    let inst = cond_binary(stem, opt, Variant::Instrumented);
-    let dir = fresh_dir(&format!("sections/{stem}-{}-{tag}", opt.name()));
+    defs_run(stem, &[], opt, args, tag)
+}
+
+/// [`prog_run`] with `defs` (`-D...`) added to the build.
+fn defs_run(stem: &str, defs: &[&str], opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
+    let label = format!("{stem} {defs:?} {} {tag}", opt.name());
+    let clean = flags_binary(stem, defs, opt, Variant::Clean);
+    let inst = flags_binary(stem, defs, opt, Variant::Instrumented);
+    let dir = fresh_dir(&format!("sections/{stem}{}-{}-{tag}", defs.concat().to_lowercase(), opt.name()));
     let go = |exe: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>| {
         let spec = RunSpec { exe, args, env, stdout_append: dir.join(out), stderr: dir.join(format!("{name}.stderr")) };
         run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"))
@@ -367,11 +378,23 @@ fn bt3_check(opt: Opt, extra: u64) {
             opt.name()
         );
     }
+    // a grid of 17 points: the rest of each array keeps its start-up
+    // values and is never read (nothing writes `grid_points` once the
+    // step loop runs: issue #33), so `lhs`, `rho_i` and `qs`, whose reads
+    // all stay inside the extents, are dead still; at least u and forcing
+    // are saved
     let short = prog_run("sections_bt3", opt, &["30", "17"], "short");
     for &(seq, b) in &short {
-        assert!(b >= BT3_ALL, "[sections_bt3 {}] checkpoint {seq} with 17 grid points saved {b} bytes, want every array ({BT3_ALL})", opt.name());
+        assert!(
+            b >= BT3_CARRIED && b + BT3_LHS_RHO_QS <= BT3_ALL + 16384,
+            "[sections_bt3 {}] checkpoint {seq} with 17 grid points saved {b} bytes: want u and forcing ({BT3_CARRIED}), not lhs, rho_i and qs ({BT3_LHS_RHO_QS}; every array: {BT3_ALL})",
+            opt.name()
+        );
     }
 }
+
+/// `lhs` (75 doubles per cell), `rho_i` and `qs` (1 each).
+const BT3_LHS_RHO_QS: u64 = 20 * 20 * 20 * 8 * (75 + 2);
 
 #[test]
 fn bt3_c_o0() {
@@ -382,4 +405,70 @@ fn bt3_c_o0() {
 fn bt3_c_o2() {
     // rhs too: 320000 bytes
     bt3_check(Opt::O2, 320000 + 16384)
+}
+
+// ---- padded arrays, extents read with fscanf (padded_extents.c, issue
+// #33): `work` and `flux` are rewritten over the extents by every step;
+// their padding, written at start-up, is never read (nothing writes
+// `grid_points` once the step loop runs), so both are dead at the top of
+// the step loop; the twins read the padding of `work` (PAD_READ: `work`
+// kept) or move the extent after the marker (LATE_WRITE: `flux`'s padding
+// is read after that, everything kept). Every run
+// is also killed after its second checkpoint and restarted with the dead
+// bytes poisoned: the output must be the uninterrupted run's.
+
+/// `u` and `work`: 25^3 doubles; `flux`: two per cell.
+const PAD_ARRAY: u64 = 25 * 25 * 25 * 8;
+/// Frames, `grid_points`, a few scalars.
+const PAD_SMALL: u64 = 16384;
+/// 40 steps: checkpoints 1 and 2 (candidates 7 and 14) come before
+/// LATE_WRITE's move of the extent at step 21.
+const PAD_STEPS: &str = "40";
+
+/// An extents file smaller than the arrays (the fscanf path), shared by
+/// the runs that pass it.
+fn extents_file() -> String {
+    let p = tools().out.join("sections-build").join("padded_extents.txt");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, "20 22 24\n").unwrap();
+    p.display().to_string()
+}
+
+fn padded_check(opt: Opt) {
+    let label = format!("padded_extents {}", opt.name());
+    let file = extents_file();
+    for (tag, args) in [("defaults", vec![PAD_STEPS]), ("file", vec![PAD_STEPS, file.as_str()])] {
+        let sizes = defs_run("padded_extents", &[], opt, &args, tag);
+        for &(seq, b) in &sizes {
+            assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label} {tag}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}) and not work and flux ({})", 3 * PAD_ARRAY);
+        }
+    }
+    // one loop reads `work` one past the extent: `work` kept, `flux` dead
+    for &(seq, b) in &defs_run("padded_extents", &["-DPAD_READ"], opt, &[PAD_STEPS], "pad-read") {
+        assert!(b >= 2 * PAD_ARRAY && b <= 2 * PAD_ARRAY + PAD_SMALL, "[{label} PAD_READ] checkpoint {seq} saved {b} bytes: want u and work ({}), not flux", 2 * PAD_ARRAY);
+    }
+    // the extent moves after the marker: everything kept
+    for &(seq, b) in &defs_run("padded_extents", &["-DLATE_WRITE"], opt, &[PAD_STEPS], "late-write") {
+        assert!(b >= 4 * PAD_ARRAY, "[{label} LATE_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
+    }
+}
+
+#[test]
+fn padded_c_o0() {
+    padded_check(Opt::O0)
+}
+
+/// At -O2 and -O3 the outlined region's loops (compute_work and update
+/// inlined into it, vectorised, with remainder loops) are not all
+/// described yet (docs/results.md, issue #33): the sizes are not checked,
+/// the restarts with poisoned dead bytes are, for the program and its twins.
+#[test]
+fn padded_c_o2_o3_restarts() {
+    let file = extents_file();
+    for opt in [Opt::O2, Opt::O3] {
+        for defs in [&[][..], &["-DPAD_READ"][..], &["-DLATE_WRITE"][..]] {
+            let sizes = defs_run("padded_extents", defs, opt, &[PAD_STEPS, file.as_str()], "restart");
+            assert!(sizes.iter().all(|&(_, b)| b >= PAD_ARRAY), "[padded_extents {defs:?} {}] a checkpoint without u: {sizes:?}", opt.name());
+        }
+    }
 }

@@ -370,6 +370,53 @@ mod tests {
         Section { start, size, dims: dims.to_vec() }
     }
 
+    fn sy(key: usize, add: i64) -> SymDim {
+        SymDim::Sym { key, add, floor: 0 }
+    }
+
+    #[test]
+    fn symbolic_read_inside_symbolic_write() {
+        // double rho[25][25][25] written for i, j, k < n0, n1, n2 and read
+        // at [i+1][j+1][k+1] for i, j, k < n - 2 (NPB BT's fluxes): inside
+        // whatever n is, padding beyond n never read
+        let w = [(8, sy(2, 0)), (200, sy(1, 0)), (5000, sy(0, 0))];
+        let r = [(8, sy(2, -2)), (200, sy(1, -2)), (5000, sy(0, -2))];
+        assert_eq!(sym_contained((0, 8, &w), (5208, 8, &r)), Some(vec![]));
+        // the same read from a loop nest in another order
+        let r2 = [(5000, sy(0, -2)), (8, sy(2, -2)), (200, sy(1, -2))];
+        assert_eq!(sym_contained((0, 8, &w), (5208, 8, &r2)), Some(vec![]));
+    }
+
+    #[test]
+    fn symbolic_read_one_past_the_write_is_outside() {
+        // read [k+1] for k < n: index n, which the write (k < n) misses
+        let w = [(8, sy(0, 0))];
+        assert_eq!(sym_contained((0, 8, &w), (8, 8, &[(8, sy(0, 0))])), None);
+        assert_eq!(sym_contained((0, 8, &w), (8, 8, &[(8, sy(0, -1))])), Some(vec![]));
+        // a read bounded by another value
+        assert_eq!(sym_contained((0, 8, &w), (0, 8, &[(8, sy(1, 0))])), None);
+        // a read bounded by a value against a constant write
+        assert_eq!(sym_contained((0, 8, &[(8, SymDim::Const(100))]), (0, 8, &[(8, sy(0, 0))])), None);
+        // a stride the write does not have
+        assert_eq!(sym_contained((0, 8, &w), (0, 8, &[(16, sy(0, -1))])), None);
+        // before the write's start
+        assert_eq!(sym_contained((8, 8, &w), (0, 8, &[(8, sy(0, -1))])), None);
+        // wider than the element
+        assert_eq!(sym_contained((0, 8, &w), (0, 16, &[(8, sy(0, -1))])), None);
+    }
+
+    #[test]
+    fn conditions_for_constant_reads_and_floors() {
+        let w = [(8, sy(0, 0)), (800, sy(1, 0))];
+        // a constant read of 3 elements in row 2: n0 >= 3 and n1 >= 3
+        assert_eq!(sym_contained((0, 8, &w), (1600, 8, &[(8, SymDim::Const(3))])), Some(vec![(0, 3), (1, 3)]));
+        // a read whose count is max(4, n0 - 1): n0 >= 4
+        let r = [(8, SymDim::Sym { key: 0, add: -1, floor: 4 })];
+        assert_eq!(sym_contained((0, 8, &w), (0, 8, &r)), Some(vec![(0, 4), (1, 1)]));
+        // a loop that never runs reads nothing
+        assert_eq!(sym_contained((0, 8, &w), (1 << 20, 8, &[(8, SymDim::Const(0))])), Some(vec![]));
+    }
+
     #[test]
     fn contiguous_nest_collapses() {
         // double a[4][8]: for i for j a[i][j] = ...
@@ -505,4 +552,93 @@ mod tests {
         // a kill before the site does not count
         assert_eq!(first_kills(&b, (0, 1), 1), (vec![(1, 0)], true));
     }
+}
+
+/// A dimension's count for [`sym_contained`]: a constant, or a count known
+/// only at run time from bound `key`'s value v: for a write at least
+/// `add + v`, for a read at most max(`floor`, `add + v`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymDim {
+    Const(u64),
+    Sym { key: usize, add: i64, floor: i64 },
+}
+
+/// Whether a read's box lies inside a write's box whatever the bounds'
+/// values, the same values for both (issue #33: `rho_i[i][j][k]` read for
+/// `i < grid_points[0]`, written for the same range). Boxes: `size` bytes
+/// at `start` plus any combination of (stride, count) steps. Each read
+/// dimension must have a write dimension of the same stride; the offset
+/// between the starts is split over the write's dimensions, outermost
+/// first (offset o_d, then what is left must fit the element). Per write
+/// dimension d the read's count plus o_d must not exceed the write's: for
+/// two counts of the same bound `o_d + add_read <= add_write`. Returns
+/// the conditions that remain, as (write dimension, least count): the
+/// write's count must be at least that (a constant read count against a
+/// symbolic write, a read's floor); `None` when the read is not inside.
+pub fn sym_contained(write: (i64, u64, &[(i64, SymDim)]), read: (i64, u64, &[(i64, SymDim)])) -> Option<Vec<(usize, u64)>> {
+    let (ws, wsize, wdims) = write;
+    let (rs, rsize, rdims) = read;
+    // the read's moving dimensions, matched to the write's by stride
+    let mut rcount: Vec<Option<SymDim>> = vec![None; wdims.len()];
+    for &(st, c) in rdims {
+        if st == 0 || c == SymDim::Const(1) {
+            continue;
+        }
+        if c == SymDim::Const(0) {
+            // a loop that never runs reads nothing
+            return Some(Vec::new());
+        }
+        let mut hits = wdims.iter().enumerate().filter(|(_, (s, _))| *s == st);
+        let (d, _) = hits.next()?;
+        if hits.next().is_some() || rcount[d].is_some() {
+            return None;
+        }
+        rcount[d] = Some(c);
+    }
+    // the offset between the starts over the write's dimensions, largest
+    // stride first
+    let mut order: Vec<usize> = (0..wdims.len()).filter(|&d| wdims[d].0 > 0).collect();
+    if order.len() + wdims.iter().filter(|(s, _)| *s == 0).count() != wdims.len() {
+        return None; // a negative stride
+    }
+    order.sort_by_key(|&d| std::cmp::Reverse(wdims[d].0));
+    let mut rem = rs.checked_sub(ws)?;
+    let mut off = vec![0i64; wdims.len()];
+    for &d in &order {
+        let q = rem.div_euclid(wdims[d].0);
+        if q < 0 {
+            return None;
+        }
+        off[d] = q;
+        rem -= q * wdims[d].0;
+    }
+    if rem < 0 || rem as u64 + rsize > wsize {
+        return None;
+    }
+    let mut conds = Vec::new();
+    for (d, &(st, wc)) in wdims.iter().enumerate() {
+        if st == 0 {
+            continue;
+        }
+        let o = off[d];
+        let rc = rcount[d].unwrap_or(SymDim::Const(1));
+        match (rc, wc) {
+            (SymDim::Const(c), SymDim::Const(w)) => {
+                if o as u64 + c > w {
+                    return None;
+                }
+            }
+            (SymDim::Const(c), SymDim::Sym { .. }) => conds.push((d, o as u64 + c)),
+            (SymDim::Sym { key: kr, add: ar, floor }, SymDim::Sym { key: kw, add: aw, .. }) if kr == kw => {
+                if o.checked_add(ar)? > aw {
+                    return None;
+                }
+                if floor > 0 {
+                    conds.push((d, (o + floor) as u64));
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(conds)
 }

@@ -224,6 +224,12 @@ struct DaoRead {
   unsigned ndims;
   int64_t stride[8];
   uint64_t count[8];
+  // dims whose may-count is symbolic (issue #33: loops bounded by a stable
+  // global, `for (i = 0; i < grid_points[0]; i++)`): at most
+  // max(floor[d], sym[d].add + the value), the value at least sym[d].low
+  unsigned symMask = 0;
+  DaoSym sym[8];
+  int64_t floor[8] = {};
 };
 // Iteration-relative boxes (issue #15, reads after writes in one
 // iteration): the bytes one iteration of loop `loop` writes or reads, at
@@ -706,6 +712,9 @@ struct DaoSectionOut {
   unsigned reqBytes[4];
   int reqSigned[4];
   int64_t reqMin[4];
+  // reads only: a symbolic dim's count is at most max(symFloor, symAdd +
+  // the value), the value at least symLow
+  int64_t symFloor[8];
 };
 struct DaoLoopOut {
   LLVMBasicBlockRef preheader, header;
@@ -931,6 +940,29 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       LD->replaceAllUsesWith(Hd);
     }
+    // a global this function never writes (nor its callees): every load
+    // of it reads the same value, also one in a loop without a preheader
+    // (merged by a phi with the others at -O3)
+    std::map<Value *, bool> anyWrite;
+    for (auto *LD : loads) {
+      if (symOf.count(LD) || !LD->getParent())
+        continue;
+      APInt Off(DL.getIndexTypeSizeInBits(LD->getPointerOperandType()), 0);
+      Value *B = LD->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+      auto *G = dyn_cast<GlobalVariable>(B);
+      if (!G || !Writers.count(G) || Off.getSignificantBits() > 48 || LD->use_empty())
+        continue;
+      auto It = anyWrite.find(G);
+      if (It == anyWrite.end()) {
+        bool w = false;
+        for (auto &BB : *C)
+          for (auto &I : BB)
+            w = w || writes(I, G);
+        It = anyWrite.emplace(G, w).first;
+      }
+      if (!It->second)
+        symOf[LD] = DaoSym{G, Off.getSExtValue(), (unsigned)LD->getType()->getIntegerBitWidth() / 8, 0, 0, 0};
+    }
   }
   // fold what -O0 leaves for ScalarEvolution to trip over (`sdiv %x, 1`,
   // `sub %x, 0` in the bounds clang computes for a worksharing loop)
@@ -1131,6 +1163,456 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     o.low = 0;
     for (int64_t outer : umaxAt)
       o.low = std::max(o.low, -(add - outer));
+    return true;
+  };
+  // An upper bound of a loop's backedge-taken count for a may-box (reads,
+  // issue #33): `add + ext U` for a bound load U, through constants added
+  // and `smax(k, X)` / `umax(k, X)` (at most max(add + k, add + X); for
+  // umax only while X is not negative, so U >= `low` then). `floor`: the
+  // largest `add + k` (INT64_MIN when none).
+  auto symMayBTC = [&](Loop *L, DaoSym &o, int64_t &floor) -> bool {
+    if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
+      return false;
+    const SCEV *B = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(B))
+      return false;
+    unsigned width = B->getType()->getIntegerBitWidth();
+    int64_t add = 0;
+    floor = INT64_MIN;
+    std::vector<int64_t> umaxAt;
+    for (int depth = 0; depth < 8; ++depth) {
+      if (auto *A = dyn_cast<SCEVAddExpr>(B)) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
+          return false;
+        add += K->getAPInt().getSExtValue();
+        B = A->getOperand(1);
+        continue;
+      }
+      if (isa<SCEVSMaxExpr>(B) || isa<SCEVUMaxExpr>(B)) {
+        auto *M = cast<SCEVNAryExpr>(B);
+        auto *K = M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
+        if (!K || K->getAPInt().getSignificantBits() > 20)
+          return false;
+        floor = std::max(floor, add + K->getAPInt().getSExtValue());
+        if (isa<SCEVUMaxExpr>(B))
+          umaxAt.push_back(add);
+        B = M->getOperand(1);
+        continue;
+      }
+      break;
+    }
+    // `zext (c + U)` / `sext (c + U)` (the bound minus one, extended):
+    // c + U itself while it does not wrap, for zext while U >= -c
+    int64_t inner = 0, innerLow = 0;
+    if (isa<SCEVZeroExtendExpr>(B) || isa<SCEVSignExtendExpr>(B)) {
+      auto *Ext = cast<SCEVCastExpr>(B);
+      if (auto *A = dyn_cast<SCEVAddExpr>(Ext->getOperand()); A && A->getNumOperands() == 2) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        auto *U = dyn_cast<SCEVUnknown>(A->getOperand(1));
+        auto It = U ? symOf.find(dyn_cast<LoadInst>(U->getValue())) : symOf.end();
+        if (!K || K->getAPInt().getSignificantBits() > 20 || It == symOf.end() || 8 * It->second.bytes != A->getType()->getIntegerBitWidth())
+          return false;
+        inner = K->getAPInt().getSExtValue();
+        if (isa<SCEVZeroExtendExpr>(B))
+          innerLow = std::max<int64_t>(0, -inner);
+        B = isa<SCEVZeroExtendExpr>(B) ? SE.getZeroExtendExpr(U, Ext->getType()) : SE.getSignExtendExpr(U, Ext->getType());
+      }
+    }
+    add += inner;
+    if (add < -(1 << 20) || add > (1 << 20))
+      return false;
+    auto Bd = boundLoad(B);
+    if (!Bd || width < 8 * Bd->bytes)
+      return false;
+    o = *Bd;
+    o.add = add;
+    o.low = innerLow;
+    for (int64_t outer : umaxAt)
+      o.low = std::max(o.low, -(add - outer));
+    return true;
+  };
+  // An upper bound `c + coef * U` of S for one bound load U (coef >= 0; 0:
+  // a constant), valid while U >= low: constants, sums, products with a
+  // constant, `k * (Z /u m)` (at most (k/m) * Z while Z >= 0, m dividing
+  // k: a vectorised loop's count), `smax(k, Z)` / `umax(k, Z)` (k folded
+  // into `floor`, at most max(floor, c + coef * U)), `zext Z` (while Z >= 0)
+  // and `sext Z`. For the vectorised loops and their remainders at -O2
+  // and -O3 (issue #33).
+  struct DaoUB {
+    int64_t c = 0, coef = 0;
+    DaoSym u;
+    bool hasU = false;
+    int64_t low = 0;                 // U >= low
+    int64_t floor = INT64_MIN;       // S <= max(floor, c + coef*U)
+  };
+  std::function<bool(const SCEV *, DaoUB &, int)> upper = [&](const SCEV *S, DaoUB &o, int depth) -> bool {
+    if (depth > 12)
+      return false;
+    auto small = [](int64_t v) { return v > -(int64_t(1) << 40) && v < (int64_t(1) << 40); };
+    // U >= low such that c + coef*U >= 0
+    auto nonneg = [&](DaoUB &x) -> bool {
+      if (x.floor != INT64_MIN && x.floor >= 0)
+        return true; // max(floor, ...) >= floor
+      if (!x.hasU || x.coef == 0)
+        return x.c >= 0 && x.floor == INT64_MIN;
+      x.low = std::max(x.low, (-x.c + x.coef - 1) / x.coef);
+      return true;
+    };
+    auto join = [&](DaoUB &acc, const DaoUB &x) -> bool {
+      // max(f, e) + c = max(f + c, e + c): a floor moves with constants
+      bool xc = !x.hasU && x.floor == INT64_MIN, ac = !acc.hasU && acc.floor == INT64_MIN;
+      if (x.floor != INT64_MIN && acc.floor != INT64_MIN)
+        return false;
+      if (x.floor != INT64_MIN) {
+        if (!ac)
+          return false;
+        acc.floor = x.floor + acc.c;
+      } else if (acc.floor != INT64_MIN) {
+        if (!xc)
+          return false;
+        acc.floor += x.c;
+      }
+      if (x.hasU) {
+        if (acc.hasU && (acc.u.G != x.u.G || acc.u.off != x.u.off || acc.u.bytes != x.u.bytes || acc.u.sgn != x.u.sgn))
+          return false;
+        acc.u = x.u;
+        acc.hasU = true;
+      }
+      acc.c += x.c;
+      acc.coef += x.coef;
+      acc.low = std::max(acc.low, x.low);
+      return small(acc.c) && small(acc.coef);
+    };
+    if (auto *K = dyn_cast<SCEVConstant>(S)) {
+      if (K->getAPInt().getSignificantBits() > 40)
+        return false;
+      o.c = K->getAPInt().getSExtValue();
+      return true;
+    }
+    if (auto *A = dyn_cast<SCEVAddExpr>(S)) {
+      for (const SCEV *Op : A->operands()) {
+        DaoUB x;
+        if (!upper(Op, x, depth + 1) || !join(o, x))
+          return false;
+      }
+      return true;
+    }
+    if (auto *M = dyn_cast<SCEVMulExpr>(S)) {
+      auto *K = M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
+      if (!K || K->getAPInt().isNegative() || K->getAPInt().getActiveBits() > 20)
+        return false;
+      int64_t k = K->getAPInt().getSExtValue();
+      const SCEV *Z = M->getOperand(1);
+      // `zext (trunc (Z /u m))`: neither makes the (unsigned) quotient larger
+      const SCEV *Q = Z;
+      while (isa<SCEVZeroExtendExpr>(Q) || isa<SCEVTruncateExpr>(Q))
+        Q = cast<SCEVCastExpr>(Q)->getOperand();
+      if (isa<SCEVUDivExpr>(Q))
+        Z = Q;
+      if (auto *D = dyn_cast<SCEVUDivExpr>(Z)) {
+        auto *Mk = dyn_cast<SCEVConstant>(D->getRHS());
+        if (!Mk || Mk->getAPInt().getActiveBits() > 20 || Mk->getAPInt().isZero() || k % Mk->getAPInt().getSExtValue() != 0)
+          return false;
+        k /= Mk->getAPInt().getSExtValue();
+        Z = D->getLHS();
+        DaoUB x;
+        if (!upper(Z, x, depth + 1) || !nonneg(x))
+          return false;
+        o = x;
+      } else {
+        DaoUB x;
+        if (!upper(Z, x, depth + 1))
+          return false;
+        o = x;
+      }
+      o.c *= k;
+      o.coef *= k;
+      if (o.floor != INT64_MIN)
+        o.floor *= k;
+      return small(o.c) && small(o.coef) && (o.floor == INT64_MIN || small(o.floor));
+    }
+    if (isa<SCEVSMaxExpr>(S) || isa<SCEVUMaxExpr>(S)) {
+      auto *M = cast<SCEVNAryExpr>(S);
+      auto *K = M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
+      if (!K || K->getAPInt().getSignificantBits() > 20)
+        return false;
+      DaoUB x;
+      if (!upper(M->getOperand(1), x, depth + 1) || x.floor != INT64_MIN)
+        return false;
+      if (isa<SCEVUMaxExpr>(S) && !nonneg(x))
+        return false;
+      o = x;
+      o.floor = K->getAPInt().getSExtValue();
+      return true;
+    }
+    if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(S)) {
+      DaoUB x;
+      if (!upper(Z->getOperand(), x, depth + 1) || !nonneg(x))
+        return false;
+      o = x;
+      return true;
+    }
+    if (auto *X = dyn_cast<SCEVSignExtendExpr>(S)) {
+      DaoUB x;
+      if (!upper(X->getOperand(), x, depth + 1))
+        return false;
+      o = x;
+      return true;
+    }
+    if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+      auto It = symOf.find(dyn_cast<LoadInst>(U->getValue()));
+      // a phi of loads of the same bound (the same value)
+      if (auto *P = dyn_cast<PHINode>(U->getValue()); It == symOf.end() && P && P->getNumIncomingValues() <= 4) {
+        std::optional<DaoSym> same;
+        for (Value *In : P->incoming_values()) {
+          auto J = symOf.find(dyn_cast<LoadInst>(In));
+          if (J == symOf.end() || (same && (same->G != J->second.G || same->off != J->second.off || same->bytes != J->second.bytes))) {
+            same.reset();
+            break;
+          }
+          same = J->second;
+        }
+        if (same) {
+          o.u = *same;
+          o.hasU = true;
+          o.coef = 1;
+          return true;
+        }
+      }
+      if (It == symOf.end()) {
+        if (getenv("DAO_DEBUG_LOOPS"))
+          errs() << "dao-debug: not a bound load: " << *U->getValue() << " in " << C->getName() << "\n";
+        return false;
+      }
+      o.u = It->second;
+      o.hasU = true;
+      o.coef = 1;
+      return true;
+    }
+    return false;
+  };
+  // peelMay through the first and last offsets of L's iterations: the
+  // offsets from the start (its parts that are not the outer loops'
+  // recurrences or constants dropped when not negative: a remainder loop
+  // starting where the vector loop stopped) to the offset at the
+  // backedge-taken count, as a dimension of stride e with a count bounded
+  // by a bound load or a constant (a read's box only; the innermost
+  // dimension may turn a vector access of `Size` bytes into e-byte cells).
+  // The offset O of a read as `Start + s * i` over L's iterations i =
+  // 0..BTC: an affine recurrence of L, or (-O0's worksharing loops, an
+  // i32 index extended) `rest + k * ext({a,+,b}<L>)` with the recurrence
+  // not wrapping (nsw or nuw: an index past 2^31 would lie far outside
+  // any object the boxes describe). Returns Start, s and s * BTC.
+  auto spanOf = [&](const SCEV *O, Loop *L, const SCEV *BTC, const SCEV *&Start, int64_t &s, const SCEV *&D) -> bool {
+    if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
+      auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+      if (!AR->isAffine() || !St || St->getAPInt().isNegative() || St->getAPInt().isZero() || St->getAPInt().getActiveBits() > 40)
+        return false;
+      s = St->getAPInt().getSExtValue();
+      Start = AR->getStart();
+      D = SE.getMinusSCEV(AR->evaluateAtIteration(BTC, SE), Start);
+      return true;
+    }
+    auto *A = dyn_cast<SCEVAddExpr>(O);
+    if (!A)
+      return false;
+    SmallVector<const SCEV *, 4> rest;
+    const SCEV *T = nullptr;
+    for (const SCEV *Op : A->operands()) {
+      if (SE.isLoopInvariant(Op, L))
+        rest.push_back(Op);
+      else if (T)
+        return false;
+      else
+        T = Op;
+    }
+    if (!T)
+      return false;
+    int64_t k = 1;
+    if (auto *M = dyn_cast<SCEVMulExpr>(T); M && M->getNumOperands() == 2) {
+      auto *K = dyn_cast<SCEVConstant>(M->getOperand(0));
+      if (!K || K->getAPInt().isNegative() || K->getAPInt().getActiveBits() > 30)
+        return false;
+      k = K->getAPInt().getSExtValue();
+      T = M->getOperand(1);
+    }
+    auto *X = dyn_cast<SCEVCastExpr>(T);
+    if (!X || !(isa<SCEVSignExtendExpr>(X) || isa<SCEVZeroExtendExpr>(X)))
+      return false;
+    auto *AR = dyn_cast<SCEVAddRecExpr>(X->getOperand());
+    if (!AR || AR->getLoop() != L || !AR->isAffine() || !(AR->hasNoSignedWrap() || AR->hasNoUnsignedWrap()))
+      return false;
+    auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    if (!St || St->getAPInt().isNegative() || St->getAPInt().isZero() || St->getAPInt().getActiveBits() > 20)
+      return false;
+    s = k * St->getAPInt().getSExtValue();
+    Type *Ty = O->getType();
+    const SCEV *S0 = isa<SCEVSignExtendExpr>(X) ? SE.getSignExtendExpr(AR->getStart(), Ty) : SE.getZeroExtendExpr(AR->getStart(), Ty);
+    rest.push_back(SE.getMulExpr(SE.getConstant(Ty, k), S0));
+    Start = SE.getAddExpr(rest);
+    if (BTC->getType()->getIntegerBitWidth() > Ty->getIntegerBitWidth())
+      return false;
+    D = SE.getMulExpr(SE.getConstant(Ty, s), SE.getZeroExtendExpr(BTC, Ty));
+    return true;
+  };
+  auto peelSpan = [&](const SCEV *&O, Loop *L, BasicBlock *X, DaoRead &R) -> bool {
+    if (R.ndims == 8 || !L->getExitingBlock()) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: no single exit or too deep: " << L->getHeader()->getName() << " " << R.ndims << "\n";
+      return false;
+    }
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: no BTC for " << L->getHeader()->getName() << "\n";
+      return false;
+    }
+    const SCEV *Start = nullptr, *D0 = nullptr;
+    int64_t s = 0;
+    if (!spanOf(O, L, BTC, Start, s, D0)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: no span: " << *O << " BTC " << *BTC << "\n";
+      return false;
+    }
+    const SCEV *StartLo = Start;
+    // a term not negative: known so, or `k * V` (k >= 0) for a phi whose
+    // incoming values are (the vector loop's resume index: 0 or n.vec)
+    std::function<bool(Value *, int)> nonNegV = [&](Value *V, int d) -> bool {
+      if (auto *P = dyn_cast<PHINode>(V); P && d < 3) {
+        // each incoming value where it comes from (under the conditions
+        // that guard that edge: the vector loop ran, so its end index is
+        // at least its width)
+        for (unsigned k = 0; k < P->getNumIncomingValues(); ++k) {
+          Value *In = P->getIncomingValue(k);
+          if (In == P)
+            continue;
+          Instruction *Ctx = P->getIncomingBlock(k)->getTerminator();
+          auto nonNegAt = [&](Value *X) {
+            if (!SE.isSCEVable(X->getType()))
+              return false;
+            const SCEV *S = SE.getSCEV(X);
+            if (SE.isKnownPredicateAt(ICmpInst::ICMP_SGE, S, SE.getZero(S->getType()), Ctx))
+              return true;
+            // `c + zext Y` (c <= 0): Y >= -c where the edge leaves (the
+            // guard of the loop nest, on the narrower bound)
+            if (auto *A = dyn_cast<SCEVAddExpr>(S); A && A->getNumOperands() == 2)
+              if (auto *K = dyn_cast<SCEVConstant>(A->getOperand(0)); K && !K->getAPInt().isStrictlyPositive() && K->getAPInt().getSignificantBits() <= 20)
+                if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(A->getOperand(1))) {
+                  const SCEV *Y = Z->getOperand();
+                  return SE.isKnownPredicateAt(ICmpInst::ICMP_SGE, Y, SE.getConstant(Y->getType(), -K->getAPInt().getSExtValue(), true), Ctx);
+                }
+            return false;
+          };
+          if (nonNegAt(In))
+            continue;
+          // `x | c`, `x & c` (c >= 0): the vector loop's end index
+          if (auto *BO = dyn_cast<BinaryOperator>(In); BO && (BO->getOpcode() == Instruction::Or || BO->getOpcode() == Instruction::And))
+            if (auto *C = dyn_cast<ConstantInt>(BO->getOperand(1)); C && !C->isNegative())
+              if (BO->getOpcode() == Instruction::And || nonNegAt(BO->getOperand(0)))
+                continue;
+          if (getenv("DAO_DEBUG_LOOPS"))
+            errs() << "dao-debug: phi incoming not known non-negative: " << *In << " = " << *SE.getSCEV(In) << "\n";
+          if (!nonNegV(In, d + 1))
+            return false;
+        }
+        return true;
+      }
+      return SE.isSCEVable(V->getType()) && SE.isKnownNonNegative(SE.getSCEV(V));
+    };
+    auto nonNeg = [&](const SCEV *T) -> bool {
+      if (SE.isKnownNonNegative(T))
+        return true;
+      if (auto *M = dyn_cast<SCEVMulExpr>(T); M && M->getNumOperands() == 2)
+        if (auto *K = dyn_cast<SCEVConstant>(M->getOperand(0)); K && !K->getAPInt().isNegative())
+          T = M->getOperand(1);
+      if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(T))
+        return true;
+      auto *U = dyn_cast<SCEVUnknown>(T);
+      return U && nonNegV(U->getValue(), 0);
+    };
+    if (auto *A = dyn_cast<SCEVAddExpr>(Start)) {
+      SmallVector<const SCEV *, 4> keep;
+      for (const SCEV *Op : A->operands()) {
+        if (isa<SCEVConstant>(Op) || SCEVExprContains(Op, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); }))
+          keep.push_back(Op);
+        else if (!nonNeg(Op)) {
+          if (getenv("DAO_DEBUG_LOOPS"))
+            errs() << "dao-debug: start term not known non-negative: " << *Op << "\n";
+          return false;
+        }
+      }
+      StartLo = keep.empty() ? SE.getZero(Start->getType()) : SE.getAddExpr(keep);
+    }
+    const SCEV *D = SE.getAddExpr(D0, SE.getMinusSCEV(Start, StartLo));
+    DaoUB b;
+    if (!upper(D, b, 0)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: span not bounded: " << *D << " (BTC " << *BTC << ")\n";
+      return false;
+    }
+    // e-byte cells: the stride, or (the innermost dimension of a vector
+    // access, `Size` a multiple of the count's coefficient) the elements
+    int64_t e = b.hasU && b.coef ? b.coef : s;
+    bool inner = R.ndims == 0;
+    bool cells = inner && e < s && (int64_t)R.size % e == 0 && (int64_t)R.size >= s;
+    if (e <= 0 || s % e != 0 || (e != s && !cells)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: span of stride " << s << " size " << R.size << " counted by " << e << "\n";
+      return false;
+    }
+    auto fdiv = [](int64_t a, int64_t d) { return a >= 0 ? a / d : -((-a + d - 1) / d); };
+    // the read runs in the iteration that exits only when the exiting
+    // block does not come before it (mayCount): else one less
+    int64_t extra = (cells ? (int64_t)R.size / e : 1) - (mayCount(L, X, 0) == 0 ? 1 : 0);
+    int64_t add = fdiv(b.c, e) + extra;
+    int64_t floor = b.floor == INT64_MIN ? 0 : std::max<int64_t>(0, fdiv(b.floor, e) + extra);
+    R.stride[R.ndims] = e;
+    if (b.hasU && b.coef) {
+      DaoSym u = b.u;
+      u.add = add;
+      u.low = b.low;
+      R.sym[R.ndims] = u;
+      R.floor[R.ndims] = floor;
+      R.symMask |= 1u << R.ndims;
+      R.count[R.ndims] = 0;
+    } else {
+      int64_t n = std::max(add, floor);
+      if (n < 0 || n > (int64_t(1) << 40))
+        return false;
+      R.count[R.ndims] = (uint64_t)n;
+    }
+    if (cells)
+      R.size = (uint64_t)e;
+    R.ndims++;
+    O = StartLo;
+    return true;
+  };
+  // peelMay for a loop whose maximum trip count is not a constant but
+  // bounded by a bound load (a read's box only).
+  auto peelMaySym = [&](const SCEV *&O, Loop *L, BasicBlock *X, DaoRead &R) -> bool {
+    auto *AR = dyn_cast<SCEVAddRecExpr>(O);
+    if (!AR || AR->getLoop() != L || !AR->isAffine() || R.ndims == 8)
+      return false;
+    auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    if (!St || St->getAPInt().getSignificantBits() > 48)
+      return false;
+    DaoSym u;
+    int64_t floor;
+    if (!symMayBTC(L, u, floor)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: no symbolic may-count: " << *SE.getBackedgeTakenCount(L) << "\n";
+      return false;
+    }
+    int64_t plus = (int64_t)mayCount(L, X, 0);
+    R.stride[R.ndims] = St->getAPInt().getSExtValue();
+    R.count[R.ndims] = 0;
+    u.add += plus;
+    R.sym[R.ndims] = u;
+    R.floor[R.ndims] = floor == INT64_MIN ? 0 : std::max<int64_t>(floor + plus, 0);
+    R.symMask |= 1u << R.ndims;
+    R.ndims++;
+    O = AR->getStart();
     return true;
   };
   // A branch condition `a + U pred k` (U a bound load, k a constant) that
@@ -1380,7 +1862,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0));
       if (!GV)
         continue;
-      DaoRead R{GV, true, 0, Size, 0, {}, {}};
+      DaoRead R{};
+      R.global = GV;
+      R.whole = true;
+      R.size = Size;
       const SCEV *Off = nullptr;
       if (Size < (1ull << 40) && SE.isSCEVable(Ptr->getType())) {
         const SCEV *P = SE.getSCEV(Ptr);
@@ -1391,13 +1876,19 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
             Off = nullptr;
         }
       }
+      if (!Off && getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
       if (Off) {
         // a box over the enclosing loops
         const SCEV *O = Off;
         bool ok = true;
         BasicBlock *X = &BB;
         for (Loop *L = LI.getLoopFor(&BB); L && ok; L = L->getParentLoop()) {
-          if (!peelMay(O, L, X, R)) {
+          // a bound from a stable global rather than the type's range
+          // (`i < grid_points[0]`: at most 2^31 by the type alone)
+          auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+          bool wide = !MaxK || MaxK->getAPInt().getActiveBits() > 20;
+          if (!(wide && (peelMaySym(O, L, X, R) || peelSpan(O, L, X, R))) && !peelMay(O, L, X, R) && !peelSpan(O, L, X, R)) {
             ok = false;
             break;
           }
@@ -1408,7 +1899,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           R.whole = false;
           R.start = K->getAPInt().getSExtValue();
         } else {
+          if (getenv("DAO_DEBUG_LOOPS"))
+            errs() << "dao-debug: whole read of " << GV->getName() << ": " << *Off << " (left " << *O << ", ok " << ok << ")\n";
           R.ndims = 0;
+          R.symMask = 0;
           ConstantRange CR = SE.getSignedRange(Off);
           if (!CR.isFullSet() && !CR.isSignWrappedSet() && CR.getSignedMin().getSignificantBits() <= 48 && CR.getSignedMax().getSignificantBits() <= 48) {
             R.whole = false;
@@ -1518,9 +2012,18 @@ void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) {
   o->start = R.start;
   o->size = R.size;
   o->ndims = R.ndims;
+  o->symMask = R.whole ? 0 : R.symMask;
   for (unsigned d = 0; d < 8; ++d) {
     o->stride[d] = R.stride[d];
     o->count[d] = R.count[d];
+    bool sy = !R.whole && (R.symMask >> d & 1);
+    o->symGlobal[d] = sy ? wrap(static_cast<Value *>(R.sym[d].G)) : nullptr;
+    o->symOff[d] = sy ? R.sym[d].off : 0;
+    o->symBytes[d] = sy ? R.sym[d].bytes : 0;
+    o->symSigned[d] = sy ? R.sym[d].sgn : 0;
+    o->symAdd[d] = sy ? R.sym[d].add : 0;
+    o->symLow[d] = sy ? R.sym[d].low : 0;
+    o->symFloor[d] = sy ? R.floor[d] : 0;
   }
 }
 unsigned dao_cxx_section_count(void *h) { return static_cast<DaoLoopFacts *>(h)->sections.size(); }

@@ -39,7 +39,7 @@
 //! arguments, the globals a pointer may point into as `globals_at`.
 use crate::ir::{Block, Opcode, SymCount, Value};
 use crate::known::{self, Intr, Role};
-use crate::provenance::only_loaded_and_stored;
+use crate::provenance::only_accessed;
 use dao_analysis::callgraph::CallGraph;
 use dao_analysis::BitSet;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -72,6 +72,23 @@ impl Cond {
     }
 }
 
+/// One condition per value read (the conjunction of `conds`): the largest
+/// least value, the smallest greatest; sorted.
+pub fn merge(mut conds: Vec<Cond>) -> Vec<Cond> {
+    conds.sort();
+    let mut merged: Vec<Cond> = Vec::new();
+    for c in conds {
+        match merged.last_mut() {
+            Some(l) if (l.global, l.off, l.bytes, l.signed) == (c.global, c.off, c.bytes, c.signed) => {
+                l.min = l.min.max(c.min);
+                l.max = l.max.min(c.max);
+            }
+            _ => merged.push(c),
+        }
+    }
+    merged
+}
+
 /// The module's conditional kills and the facts they rest on (see the
 /// module comment). Set up once by the plan; `world1` switches the
 /// translation of bodies between the two worlds.
@@ -81,6 +98,9 @@ pub struct CondFacts {
     eligible: OnceCell<BitSet>,
     /// Per defined function, the eligible globals it or its callees may write.
     writes: OnceCell<Vec<BitSet>>,
+    /// Eligible globals no instruction may write once any thread may have
+    /// stopped at a site ([`CondFacts::set_frozen`]).
+    frozen: OnceCell<BitSet>,
     /// In world 1: conditional kills are kills, and writes of their
     /// globals use the objects they kill.
     pub world1: Cell<bool>,
@@ -143,21 +163,8 @@ impl CondFacts {
         for ((_, g), cs) in self.kills.borrow().iter() {
             out.entry(*g).or_default().extend(cs.iter().cloned());
         }
-        // one condition per value read: the largest least value, the
-        // smallest greatest
         for v in out.values_mut() {
-            v.sort();
-            let mut merged: Vec<Cond> = Vec::new();
-            for c in v.drain(..) {
-                match merged.last_mut() {
-                    Some(l) if (l.global, l.off, l.bytes, l.signed) == (c.global, c.off, c.bytes, c.signed) => {
-                        l.min = l.min.max(c.min);
-                        l.max = l.max.min(c.max);
-                    }
-                    _ => merged.push(c),
-                }
-            }
-            *v = merged;
+            *v = merge(std::mem::take(v));
         }
         out
     }
@@ -209,9 +216,13 @@ fn callee_of(func_ix: &HashMap<Value, usize>, inst: Value) -> Option<usize> {
 }
 
 /// Globals an instruction writes through a pointer it names (a store, an
-/// atomic, a memset/memcpy destination, a lifetime marker); `globals_at`
-/// as in [`CondFacts::fake_uses`].
+/// atomic, a memset/memcpy destination, a lifetime marker, any pointer
+/// argument of a known external function that may write through its
+/// arguments: `fscanf`); `globals_at` as in [`CondFacts::fake_uses`].
 fn direct_writes(inst: Value, globals_at: &impl Fn(Value) -> Vec<usize>) -> Vec<usize> {
+    if inst.is_call() && known::call_intrinsic(inst).is_none() && inst.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs) {
+        return inst.args().into_iter().filter(|a| a.ty().is_pointer()).flat_map(globals_at).collect();
+    }
     let ptr = match inst.opcode() {
         Opcode::LLVMStore => Some(inst.operand(1)),
         Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => Some(inst.operand(0)),
@@ -250,7 +261,7 @@ impl CondFacts {
         let mut el = BitSet::new_empty(ng);
         for g in 0..ng {
             let v = globals[g];
-            if !declared[g] && v.is_local_linkage() && only_loaded_and_stored(v) {
+            if !declared[g] && v.is_local_linkage() && only_accessed(v, true) {
                 el.insert(g);
             }
         }
@@ -280,5 +291,91 @@ impl CondFacts {
         }
         let _ = self.eligible.set(el);
         let _ = self.writes.set(writes);
+    }
+}
+
+impl CondFacts {
+    /// Whether eligible global `g` is frozen: no instruction writes it once
+    /// any thread may have stopped at a site, so its value at a checkpoint
+    /// is the value every later read sees (issue #33: the bounds of reads
+    /// `for (i = 0; i < grid_points[0]; i++)`, which then never touch the
+    /// padding beyond them).
+    pub fn frozen(&self, g: usize) -> bool {
+        self.frozen.get().is_some_and(|f| f.contains(g))
+    }
+
+    /// Decide the frozen globals (after [`CondFacts::setup`]). A thread can
+    /// stop (at a checkpoint, or waiting for one) only inside a function on
+    /// a marker path (`on_path`), at a call: a marker, a call of a defined
+    /// function on a path, a fork, unknown or indirect code, a runtime
+    /// entry (barriers). Every other call -- an intrinsic, a known library
+    /// function that reads no memory, reads or writes only through its
+    /// arguments, or allocates, a defined function off the paths -- cannot.
+    /// An eligible global is frozen when, in every function on a path, no
+    /// instruction that may write it (a store naming it, `fscanf` into it,
+    /// a call of a function that may write it) is such a stop point or
+    /// comes after one in the function's control flow. Its writers are
+    /// only called directly from this module (eligibility), so every write
+    /// after a stop point lies in some function on a path: in the stopped
+    /// function, or in a caller continuing after the call that led there.
+    pub fn set_frozen(&self, funcs: &[Value], func_ix: &HashMap<Value, usize>, on_path: &[bool], globals_at: impl Fn(usize, Value) -> Vec<usize>) {
+        let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return };
+        let mut frozen = el.clone();
+        for (fi, f) in funcs.iter().enumerate() {
+            if !on_path[fi] || w[fi].iter().all(|g| !frozen.contains(g)) {
+                continue;
+            }
+            let stop = |i: Value| -> bool {
+                if !i.is_call() || known::call_intrinsic(i).is_some() {
+                    return false;
+                }
+                match i.called_function() {
+                    Some(c) => match func_ix.get(&c) {
+                        Some(&ci) => on_path[ci],
+                        None => !matches!(known::effect(c), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. })),
+                    },
+                    None => true,
+                }
+            };
+            let writes_of = |i: Value| -> Vec<usize> {
+                let mut v = direct_writes(i, &|p| globals_at(fi, p));
+                if let Some(c) = callee_of(func_ix, i) {
+                    v.extend(w[c].iter());
+                }
+                v
+            };
+            // instructions at or after a stop point: the rest of its block
+            // and every block reachable from there
+            let blocks = f.blocks();
+            let bix: HashMap<Block, usize> = blocks.iter().enumerate().map(|(k, b)| (*b, k)).collect();
+            let mut after = vec![false; blocks.len()];
+            let mut work = Vec::new();
+            for b in &blocks {
+                let mut stopped = false;
+                for i in b.instructions() {
+                    stopped = stopped || stop(i);
+                    if stopped {
+                        for g in writes_of(i) {
+                            frozen.remove(g);
+                        }
+                    }
+                }
+                if stopped {
+                    work.extend(b.successors().into_iter().filter_map(|s| bix.get(&s).copied()));
+                }
+            }
+            while let Some(k) = work.pop() {
+                if std::mem::replace(&mut after[k], true) {
+                    continue;
+                }
+                for i in blocks[k].instructions() {
+                    for g in writes_of(i) {
+                        frozen.remove(g);
+                    }
+                }
+                work.extend(blocks[k].successors().into_iter().filter_map(|s| bix.get(&s).copied()));
+            }
+        }
+        let _ = self.frozen.set(frozen);
     }
 }

@@ -21,6 +21,11 @@
 //!   the byte-level liveness), for the same measurements. Kills under
 //!   runtime-checked conditions (extents read from globals, `cond.rs`)
 //!   are whole-object kills: on under `whole`, off under `0`.
+//! - `DAO_DEBUG_LOOPS=1`: for developers of the section analysis, print
+//!   each function's loop facts (loops, write boxes, every read's box of a
+//!   global, whether its bounds are frozen), each conditional kill's
+//!   reads, and (from `shim.cpp`, which reads the variable itself) why a
+//!   read got no box.
 
 fn var(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
@@ -50,4 +55,10 @@ pub fn sections() -> bool {
 /// rewrites, the rest saved alone) unless it is `0` or `whole`.
 pub fn partial() -> bool {
     sections() && var("DAO_SECTIONS").map_or(true, |v| v != "whole")
+}
+
+/// `DAO_DEBUG_LOOPS=1`: print the shim's loop facts per function (for
+/// developers of the section analysis).
+pub fn debug_loops() -> bool {
+    var("DAO_DEBUG_LOOPS").is_some_and(|v| v == "1")
 }

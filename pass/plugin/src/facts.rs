@@ -27,7 +27,10 @@ pub struct ModuleFacts {
     /// Per global, the bytes any code may ever read (`None`: any byte),
     /// set by the plan once every function's loads are known
     /// ([`ModuleFacts::set_readable`]); unset, every byte counts.
-    pub global_readable: std::cell::OnceCell<Vec<Option<dao_analysis::intervals::Intervals>>>,
+    /// Per global, the bytes any code may read with constant bounds, and
+    /// the boxes of reads whose counts are known only at run time
+    /// (`set_readable`); `None`: any byte.
+    pub global_readable: std::cell::OnceCell<Vec<Option<(dao_analysis::intervals::Intervals, Vec<crate::ir::ReadBox>)>>>,
     /// Runtime-checked conditions: their globals and conditional kills
     /// (`cond.rs`).
     pub cond: CondFacts,
@@ -155,18 +158,27 @@ impl ModuleFacts {
     /// stores, memset/memcpy/memmove and lifetime markers through address
     /// arithmetic ([`only_loaded_and_stored`]): then every read of it is one
     /// of `reads` (the shim reports each by its underlying object).
-    pub fn set_readable(&self, reads: &[(Value, Option<(i64, u64, Vec<(i64, u64)>)>)]) {
+    pub fn set_readable(&self, reads: &[(Value, Option<crate::ir::ReadBox>)]) {
         use dao_analysis::sections::Section;
-        let mut acc: Vec<Option<Vec<Section>>> = (0..self.globals.len())
+        let mut acc: Vec<Option<(Vec<Section>, Vec<crate::ir::ReadBox>)>> = (0..self.globals.len())
             .map(|g| {
                 let v = self.globals[g];
-                (!self.global_declared[g] && v.is_local_linkage() && only_loaded_and_stored(v)).then(Vec::new)
+                (!self.global_declared[g] && v.is_local_linkage() && only_loaded_and_stored(v)).then(Default::default)
             })
             .collect();
         for (g, r) in reads {
             let Some(&gi) = self.global_ix.get(g) else { continue };
+            // a box with counts known only at run time: kept as it is when
+            // every count comes from a global no code writes once a thread
+            // may have stopped at a site (`CondFacts::frozen`: its value at
+            // a checkpoint is the value every later read sees), else any
+            // byte
+            let sym = r.as_ref().is_some_and(|b| b.sym.iter().any(Option::is_some));
+            let frozen = r.as_ref().is_some_and(|b| b.sym.iter().flatten().all(|(sc, _)| self.global_ix.get(&sc.global).is_some_and(|&cg| self.cond.frozen(cg))));
             match (r, &mut acc[gi]) {
-                (Some((start, size, dims)), Some(list)) => list.push(Section { start: *start, size: *size, dims: dims.clone() }),
+                (Some(b), Some(list)) if sym && frozen => list.1.push(b.clone()),
+                (Some(_), slot) if sym => *slot = None,
+                (Some(b), Some(list)) => list.0.push(Section { start: b.start, size: b.size, dims: b.dims.clone() }),
                 (None, slot) => *slot = None,
                 (_, None) => {}
             }
@@ -178,19 +190,26 @@ impl ModuleFacts {
             acc.into_iter()
                 .enumerate()
                 .map(|(g, a)| {
-                    a.map(|boxes| {
+                    a.map(|(boxes, sym)| {
                         let size = self.global_size[g] as i64;
                         let m = dao_analysis::sections::may_cover(&boxes);
-                        dao_analysis::intervals::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect())
+                        (dao_analysis::intervals::Intervals::from_unsorted(m.0.into_iter().map(|(lo, hi)| (lo.max(0), hi.min(size))).collect()), sym)
                     })
                 })
                 .collect(),
         );
     }
 
-    /// The bytes of global `g` that may be read (`None`: any).
+    /// The bytes of global `g` that may be read (`None`: any, also when
+    /// some read's bounds are known only at run time).
     pub fn readable(&self, g: usize) -> Option<&dao_analysis::intervals::Intervals> {
-        self.global_readable.get().and_then(|r| r[g].as_ref())
+        self.global_readable.get().and_then(|r| r[g].as_ref()).filter(|(_, sym)| sym.is_empty()).map(|(r, _)| r)
+    }
+
+    /// The bytes of global `g` that may be read with constant bounds, and
+    /// the boxes of the reads with symbolic counts (`None`: any byte).
+    pub fn readable_parts(&self, g: usize) -> Option<(&dao_analysis::intervals::Intervals, &[crate::ir::ReadBox])> {
+        self.global_readable.get().and_then(|r| r[g].as_ref()).map(|(r, s)| (r, &s[..]))
     }
 }
 

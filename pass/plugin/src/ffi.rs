@@ -99,4 +99,8 @@ pub struct DaoSectionOut {
     pub req_bytes: [c_uint; 4],
     pub req_signed: [c_int; 4],
     pub req_min: [i64; 4],
+    /// Reads only: a symbolic dim's count is at most
+    /// max(`sym_floor[d]`, `sym_add[d]` + the value), the value at least
+    /// `sym_low[d]`.
+    pub sym_floor: [i64; 8],
 }

@@ -82,6 +82,9 @@ pub fn add_loop_kills(
         return (Vec::new(), 0, 0);
     }
     let lf = ff.loop_facts();
+    if crate::config::debug_loops() {
+        debug_dump(ff, lf);
+    }
     let mut out = Vec::new();
     let mut without = 0;
     let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
@@ -164,9 +167,9 @@ pub fn add_loop_kills(
             if cands.iter().any(|(v, _)| *v == var) || cond_cands.iter().any(|(x, _)| *x == g) {
                 continue;
             }
-            let need = match ff.mf.readable(g) {
-                Some(r) => r.clone(),
-                None => Intervals(vec![(0, ff.mf.global_size[g] as i64)]),
+            let (need, sym_reads) = match ff.mf.readable_parts(g) {
+                Some((r, s)) => (r.clone(), s),
+                None => (Intervals(vec![(0, ff.mf.global_size[g] as i64)]), &[][..]),
             };
             let others: Vec<Section> = per_obj.iter().filter(|(o, _)| *o == Obj::Global(g)).flat_map(|(_, v)| v.iter().cloned()).collect();
             let dims: Vec<(i64, Option<u64>)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, y.is_none().then_some(c))).collect();
@@ -179,7 +182,16 @@ pub fn add_loop_kills(
                 .filter(|s| s.loop_ix == li && s.base == sr.base && s.dims == sr.dims && s.sym == sr.sym && s.reqs == sr.reqs)
                 .map(|s| (s.start, s.size))
                 .collect();
-            let Some(ks) = dao_analysis::sections::symbolic_cover_cells(&cells, &dims, &others, &need) else { continue };
+            let ks = if need.0.is_empty() { Some(Vec::new()) } else { dao_analysis::sections::symbolic_cover_cells(&cells, &dims, &others, &need) };
+            let Some(mut ks) = ks else { continue };
+            // reads whose counts are known only at run time (from frozen
+            // globals): each inside this loop's writes for the same values
+            let inside = sym_reads_inside(sr, &cells, sym_reads);
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: conditional kill of {} in loop {li}: need {:?}, {} reads with run-time counts: {}", ff.mf.globals[g].name(), need.0, sym_reads.len(), if inside.is_some() { "inside" } else { "not inside" });
+            }
+            let Some((more, rlows)) = inside else { continue };
+            ks.extend(more);
             // and the inner loops' guards (`if (0 < n)` in every row)
             let guards = sr.reqs.iter().map(|(sc, m)| {
                 let cg = *ff.mf.global_ix.get(&sc.global)?;
@@ -193,9 +205,13 @@ pub fn add_loop_kills(
                     crate::cond::Cond::at_least(cg, &sc, k)
                 })
                 .chain(guards)
+                .chain(rlows.iter().map(|sc| {
+                    let cg = *ff.mf.global_ix.get(&sc.global)?;
+                    crate::cond::Cond::at_least(cg, &crate::ir::SymCount { add: 0, ..*sc }, 0)
+                }))
                 .collect();
             if let Some(conds) = conds {
-                cond_cands.push((g, conds));
+                cond_cands.push((g, crate::cond::merge(conds)));
             }
         }
         let Some(pre) = pre.filter(|_| !cands.is_empty() || !cond_cands.is_empty()) else {
@@ -295,4 +311,75 @@ pub fn add_loop_kills(
         });
     }
     (out, without, unrecognised)
+}
+
+/// `DAO_DEBUG_LOOPS=1`: the shim's loop facts of each function, for
+/// developers (one line per loop and per section).
+fn debug_dump(ff: &FuncFacts, lf: &crate::ir::LoopFacts) {
+    eprintln!("dao-debug: function '{}' team={} loops={} sections={} reads={}", ff.f.name(), lf.team, lf.loops.len(), lf.sections.len(), lf.reads.len());
+    for (g, r) in &lf.reads {
+        let gi = ff.mf.global_ix.get(g).copied();
+        eprintln!("dao-debug:   read {} frozen-bounds={:?} box={:?}", g.name(), r.as_ref().map(|b| b.sym.iter().flatten().map(|(sc, _)| ff.mf.global_ix.get(&sc.global).is_some_and(|&c| ff.mf.cond.frozen(c))).collect::<Vec<_>>()), r.as_ref().map(|b| (b.start, b.size, &b.dims, b.sym.iter().map(|x| x.as_ref().map(|(c, f)| (c.global.name(), c.off, c.add, c.low, *f))).collect::<Vec<_>>())));
+        let _ = gi;
+    }
+    for (li, lp) in lf.loops.iter().enumerate() {
+        eprintln!("dao-debug:   loop {li} header={} stores={} sections={} init={} preheader={} guard={}", lp.header.instructions().into_iter().find_map(|i| i.debug_loc()).unwrap_or_default(), lp.stores, lp.sections, lp.init.is_some(), lp.preheader.is_some(), lp.guard.is_some());
+        for s in lf.sections.iter().filter(|s| s.loop_ix == li) {
+            eprintln!("dao-debug:     section base={} start={} size={} dims={:?} sym={:?} reqs={}", s.base.name(), s.start, s.size, s.dims, s.sym.iter().map(|x| x.map(|c| (c.global.name(), c.off, c.add))).collect::<Vec<_>>(), s.reqs.len());
+        }
+    }
+}
+
+/// Whether every read box of a global with counts known only at run time
+/// (`sym_reads`) lies inside the boxes `cells` of a loop's writes (`sr`'s
+/// dimensions; cells merged where they touch: the fields of one element),
+/// for the same bound values (`dao_analysis::sections::sym_contained`).
+/// Returns the least counts the write's dimensions must reach, as
+/// (dimension, count) like `symbolic_cover_cells`, and the bounds whose
+/// value must be at least their `low` (a read's `umax`).
+fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads: &[crate::ir::ReadBox]) -> Option<(Vec<(usize, u64)>, Vec<crate::ir::SymCount>)> {
+    use dao_analysis::sections::{sym_contained, SymDim};
+    if sym_reads.is_empty() {
+        return Some((Vec::new(), Vec::new()));
+    }
+    let mut keys: Vec<(Value, i64, u32, bool)> = Vec::new();
+    let mut key = |sc: &crate::ir::SymCount| -> usize {
+        let k = (sc.global, sc.off, sc.bytes, sc.signed);
+        match keys.iter().position(|x| *x == k) {
+            Some(i) => i,
+            None => {
+                keys.push(k);
+                keys.len() - 1
+            }
+        }
+    };
+    let wdims: Vec<(i64, SymDim)> = sr
+        .dims
+        .iter()
+        .zip(&sr.sym)
+        .map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |sc| SymDim::Sym { key: key(sc), add: sc.add, floor: 0 })))
+        .collect();
+    let mut windows: Vec<(i64, i64)> = cells.iter().map(|&(s, z)| (s, s + z as i64)).collect();
+    windows.sort();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (a, b) in windows {
+        match merged.last_mut() {
+            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let mut need = Vec::new();
+    let mut lows = Vec::new();
+    for rb in sym_reads {
+        let rdims: Vec<(i64, SymDim)> = rb
+            .dims
+            .iter()
+            .zip(&rb.sym)
+            .map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |(sc, floor)| SymDim::Sym { key: key(sc), add: sc.add, floor: *floor })))
+            .collect();
+        let found = merged.iter().find_map(|&(a, b)| sym_contained((a, (b - a) as u64, &wdims), (rb.start, rb.size, &rdims)))?;
+        need.extend(found);
+        lows.extend(rb.sym.iter().flatten().filter(|(sc, _)| sc.low > 0).map(|(sc, _)| *sc));
+    }
+    Some((need, lows))
 }

@@ -63,8 +63,10 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
     // the globals a runtime-checked condition may read (before any loop
     // facts: the shim takes each function's stable ones)
+    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
     if config::sections() && participates {
         facts.cond.setup(&facts.globals, &facts.global_declared, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
+        facts.cond.set_frozen(&facts.funcs, &facts.func_ix, &paths.on_path, |fi, p| ffs[fi].global_bases(p));
     }
     // Interprocedural read summaries.
     // what any code may read of each global (the loop facts of every
@@ -83,8 +85,6 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         drop(ffs);
         return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
     }
-    let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
-
     let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();

@@ -62,6 +62,17 @@ pub fn address_taken(f: Value) -> bool {
 /// (phi, select), no call, no escape. Then every read of the object is a
 /// load or a memory transfer whose underlying object it is.
 pub fn only_loaded_and_stored(p: Value) -> bool {
+    only_accessed(p, false)
+}
+
+/// [`only_loaded_and_stored`], or also passed as an argument to a known
+/// external function that reads and may write only through its pointer
+/// arguments, without keeping them (`fscanf(fp, "%d", &grid_points[0])`:
+/// `known::Effect::ReadsArgs`) when `through_known_calls`. Every write of
+/// the object is then a store, a memory intrinsic or such a call that
+/// names it (the runtime-checked conditions' eligibility, `cond.rs`,
+/// which counts those calls as writes).
+pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
     let mut work = vec![p];
     let mut seen = HashSet::new();
     while let Some(v) = work.pop() {
@@ -85,6 +96,9 @@ pub fn only_loaded_and_stored(p: Value) -> bool {
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
                 Opcode::LLVMCall => match known::call_intrinsic(u) {
                     Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
+                    None if through_known_calls
+                        && u.called_value() != v
+                        && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs) => {}
                     _ => return false,
                 },
                 _ => return false,

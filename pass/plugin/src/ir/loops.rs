@@ -90,7 +90,19 @@ pub struct LoopFacts {
     pub rel_reads: Vec<RelRead>,
     /// Reads of globals: (global, the box of bytes it may read, or None:
     /// any byte).
-    pub reads: Vec<(Value, Option<(i64, u64, Vec<(i64, u64)>)>)>,
+    pub reads: Vec<(Value, Option<ReadBox>)>,
+}
+
+/// The bytes a read may touch: `size` bytes at `start` plus any
+/// combination of (stride, count) steps; a dim with `sym` has a count known
+/// only at run time (issue #33): at most max(floor, `add` + the value of
+/// the bound load), the value at least `low` (the count in `dims` is 0).
+#[derive(Clone, Debug)]
+pub struct ReadBox {
+    pub start: i64,
+    pub size: u64,
+    pub dims: Vec<(i64, u64)>,
+    pub sym: Vec<Option<(SymCount, i64)>>,
 }
 
 /// `inits`: the static worksharing init calls of `f`, deleted in the team
@@ -168,7 +180,14 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             ffi::dao_cxx_read_get(h, i, &mut o);
             let n = (o.ndims as usize).min(8);
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
-            reads.push((Value(o.base), (o.loop_ix == 0).then_some((o.start, o.size, dims))));
+            let sym = (0..n)
+                .map(|d| {
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| {
+                        (SymCount { global: Value(o.sym_global[d]), off: o.sym_off[d], bytes: o.sym_bytes[d], signed: o.sym_signed[d] != 0, add: o.sym_add[d], low: o.sym_low[d] }, o.sym_floor[d])
+                    })
+                })
+                .collect();
+            reads.push((Value(o.base), (o.loop_ix == 0).then_some(ReadBox { start: o.start, size: o.size, dims, sym })));
         }
         let rel = |which: i32, i: u32| {
             let mut o: ffi::DaoRelOut = std::mem::zeroed();
