@@ -359,3 +359,25 @@ fn fc_links_libm_math_not_the_runtime_copies() {
         assert!(!defined, "{f} is defined in the executable (the runtime's software copy), not taken from libm:\n{}", syms.lines().filter(|l| l.contains(f)).collect::<Vec<_>>().join("\n"));
     }
 }
+
+/// `-Rdao` says why each big object is kept at a candidate (issue #33):
+/// the first read after it, with file:line; `padded_extents.c` keeps `u`
+/// (read by the step's parallel region) and `work` only unless its
+/// runtime-checked conditions hold; its PAD_READ twin says so too.
+#[test]
+fn cc_rdao_says_why_objects_are_kept() {
+    let d = fresh_dir("cli-kept");
+    let src = tools().repo.join("test-programs/omp/c/padded_extents.c");
+    let mut c = dao(&["cc", "-O0", "-fopenmp", "-c", "-Rdao"]);
+    c.arg(&src).arg("-o").arg(d.join("a.o"));
+    let o = out(c);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let kept: Vec<&str> = e.lines().filter(|l| l.contains(": keeps ")).collect();
+    assert!(
+        kept.iter().any(|l| l.contains("candidate 1 in 'main': keeps u (125000 B): read first by the parallel region") && l.contains("padded_extents.c:")),
+        "want the reason u is kept, with the region's file:line; got:\n{e}"
+    );
+    assert!(kept.iter().any(|l| l.contains("keeps work (125000 B) unless its conditions hold")), "want work kept only under its conditions; got:\n{e}");
+    assert!(!kept.iter().any(|l| l.contains("keeps grid_points")), "objects under 64 KiB get no reason; got:\n{e}");
+}

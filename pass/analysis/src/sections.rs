@@ -339,6 +339,38 @@ pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId
     (kills, exit)
 }
 
+/// The statements that read variable `v` first on the paths from the
+/// statement at `at` (not counting it): a statement that uses `v` ends a
+/// path (its uses come before its kills), one that kills it whole ends it
+/// without a read; and whether some path reaches the end of the body
+/// without either (`v` then live at the exit). For `-Rdao`'s reasons an
+/// object is kept.
+pub fn first_uses(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId, usize)>, bool) {
+    let mut uses = Vec::new();
+    let mut exit = false;
+    let mut seen = vec![false; body.blocks.len()];
+    let mut work = vec![(at.0, at.1 + 1)];
+    while let Some((b, from)) = work.pop() {
+        let blk = &body.blocks[b];
+        match blk.stmts.iter().enumerate().skip(from).find(|(_, st)| st.uses.contains(&v) || st.defs.contains(&v)) {
+            Some((i, st)) => {
+                if st.uses.contains(&v) && !uses.contains(&(b, i)) {
+                    uses.push((b, i));
+                }
+            }
+            None if blk.succs.is_empty() => exit = true,
+            None => {
+                for &s in &blk.succs {
+                    if !std::mem::replace(&mut seen[s], true) {
+                        work.push((s, 0));
+                    }
+                }
+            }
+        }
+    }
+    (uses, exit)
+}
+
 /// What a call of a function does to the variables `of_interest` (its
 /// globals, say), from its body: `exposed`, those it may read before
 /// writing them whole (live at the entry when nothing is live at the
@@ -415,6 +447,24 @@ mod tests {
         assert_eq!(sym_contained((0, 8, &w), (0, 8, &r)), Some(vec![(0, 4), (1, 1)]));
         // a loop that never runs reads nothing
         assert_eq!(sym_contained((0, 8, &w), (1 << 20, 8, &[(8, SymDim::Const(0))])), Some(vec![]));
+    }
+
+    #[test]
+    fn first_uses_stop_at_kills() {
+        // 0: [use 1] -> 1: [def 1, then use 1 in 2] ; 0 -> 2: [use 1]
+        let mut b = Body::new(3);
+        let b0 = b.add_block();
+        let b1 = b.add_block();
+        let b2 = b.add_block();
+        b.blocks[b0].stmts = vec![Stmt::default(), Stmt { uses: vec![1], ..Default::default() }];
+        b.blocks[b0].succs = vec![b1, b2];
+        b.blocks[b1].stmts = vec![Stmt { defs: vec![1], ..Default::default() }, Stmt { uses: vec![1], ..Default::default() }];
+        b.blocks[b2].stmts = vec![Stmt { uses: vec![2], ..Default::default() }, Stmt { uses: vec![1], ..Default::default() }];
+        assert_eq!(first_uses(&b, (b0, 0), 1), (vec![(b0, 1)], false));
+        let (mut u, exit) = first_uses(&b, (b0, 1), 1);
+        u.sort();
+        assert_eq!((u, exit), (vec![(b2, 1)], false));
+        assert_eq!(first_uses(&b, (b0, 1), 2), (vec![(b2, 0)], true));
     }
 
     #[test]

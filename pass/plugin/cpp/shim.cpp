@@ -1526,7 +1526,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       if (auto *M = dyn_cast<SCEVMulExpr>(T); M && M->getNumOperands() == 2)
         if (auto *K = dyn_cast<SCEVConstant>(M->getOperand(0)); K && !K->getAPInt().isNegative())
           T = M->getOperand(1);
-      if (auto *Z = dyn_cast<SCEVZeroExtendExpr>(T))
+      if (isa<SCEVZeroExtendExpr>(T))
         return true;
       auto *U = dyn_cast<SCEVUnknown>(T);
       return U && nonNegV(U->getValue(), 0);

@@ -55,6 +55,9 @@ pub struct SitePlan {
     /// rewrites it first).
     pub dead: Vec<(usize, u64, Vec<String>)>,
     pub unread: (usize, u64),
+    /// `-Rdao` (issue #33): for each kept global of at least
+    /// `sites::KEPT_REMARK` bytes, what reads it first after the site.
+    pub kept: Vec<(usize, Vec<String>)>,
     /// Globals live at the site unless the runtime-checked conditions of
     /// their conditional kills hold (`cond.rs`; not in `globals`, their
     /// parts, if any, in `partial`).

@@ -137,6 +137,17 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 gnames.join(", "),
                 if s.unknown_reads { "; reads unknown memory after this point: the escaped globals of other modules are saved too; heap blocks by reachability" } else { "" }
             );
+            // why the big ones are kept (issue #33)
+            for (g, why) in &s.kept {
+                let cond = if s.cdead.contains(g) { " unless its conditions hold" } else { "" };
+                eprintln!(
+                    "remark: dao: {}: {what}: keeps {} ({} B){cond}: read first by {}",
+                    s.loc.clone().unwrap_or_else(|| source.clone()),
+                    plan.facts.globals[*g].name(),
+                    plan.facts.global_size[*g],
+                    if why.is_empty() { "nothing the pass can name".to_string() } else { why.join(" or ") }
+                );
+            }
         }
     }
     // flang's threadprivate variables (runtime/src/omp/tp.rs)

@@ -316,9 +316,15 @@ impl Planner<'_> {
             } else {
                 (Vec::new(), (0, 0))
             };
+        let kept = if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
+            self.why_kept(f, t, &globals, (bi, si))
+        } else {
+            Vec::new()
+        };
         SitePlan {
             dead,
             unread,
+            kept,
             cdead: Vec::new(),
             inst: i,
             kind,
@@ -370,37 +376,87 @@ impl Planner<'_> {
                 unread.1 += self.facts.global_size[g];
                 continue;
             }
-            let why = kills
-                .iter()
-                .map(|&(b, s)| {
-                    let at_loc = |i: Value| i.debug_loc().map(|l| format!(" at {l}")).unwrap_or_default();
-                    if let Some(k) = t.loop_kills.iter().find(|k| k.at == (b, s)) {
-                        let loc = k.header.instructions().into_iter().find_map(|i| i.debug_loc());
-                        return format!("the loop{}", loc.map(|l| format!(" at {l}")).unwrap_or_default());
-                    }
-                    let Some(i) = blocks.get(b).and_then(|blk| blk.instructions().get(s).copied()) else {
-                        return "a write".to_string();
-                    };
-                    if i.is_call() {
-                        if let Some(Role::Fork { microtask }) = known::call_role(i) {
-                            // the region's own first line (flang gives the
-                            // fork call the line of a declaration)
-                            let task = i.operand(microtask);
-                            let loc = (task.is_function()).then(|| first_loc(task)).flatten().or_else(|| i.debug_loc());
-                            return format!("the parallel region '{}'{}", task.name(), loc.map(|l| format!(" at {l}")).unwrap_or_default());
-                        }
-                        return match known::call_intrinsic(i) {
-                            Some(crate::known::Intr::Set { .. }) => format!("a memset{}", at_loc(i)),
-                            Some(crate::known::Intr::Copy { .. }) => format!("a memcpy{}", at_loc(i)),
-                            _ => format!("the call of '{}'{}", i.called_function().map(|c| c.name()).unwrap_or_else(|| "?".into()), at_loc(i)),
-                        };
-                    }
-                    format!("a store{}", at_loc(i))
-                })
-                .collect();
+            let why = kills.iter().map(|&at| describe(&blocks, t, at, false)).collect();
             dead.push((g, dead_bytes, why));
         }
         (dead, unread)
+    }
+}
+
+impl Planner<'_> {
+    /// For `-Rdao` (issue #33): why each global of `live` of at least
+    /// `KEPT_REMARK` bytes is kept at the site at `at`: the statements
+    /// that read it first on the paths from the site
+    /// (`sections::first_uses`), described by kind and file:line, at most
+    /// three; "live when 'f' returns" when a path reaches the function's
+    /// end without reading or rewriting it (its callers' frames read it).
+    pub fn why_kept(&self, f: Value, t: &Translated, live: &[usize], at: (usize, usize)) -> Vec<(usize, Vec<String>)> {
+        let blocks = f.blocks();
+        let mut out = Vec::new();
+        for &g in live {
+            if self.facts.global_size[g] < KEPT_REMARK {
+                continue;
+            }
+            let (uses, exit) = dao_analysis::sections::first_uses(&t.body, at, t.vars.global_var(g));
+            let mut why: Vec<String> = uses.iter().map(|&u| describe(&blocks, t, u, true)).collect();
+            why.sort();
+            why.dedup();
+            let more = why.len().saturating_sub(3);
+            why.truncate(3);
+            if more > 0 {
+                why.push(format!("{more} more"));
+            }
+            if exit {
+                why.push(format!("live when '{}' returns", f.name()));
+            }
+            out.push((g, why));
+        }
+        out
+    }
+}
+
+/// Globals at least this large get a reason they are kept in `-Rdao`.
+pub const KEPT_REMARK: u64 = 64 * 1024;
+
+/// A statement of a translated body as `-Rdao` names it: the loop (a loop
+/// kill's statement), the parallel region, the call, memset, memcpy,
+/// store, or (`read`) the read, with its file:line.
+fn describe(blocks: &[crate::ir::Block], t: &Translated, (b, s): (usize, usize), read: bool) -> String {
+    let at_loc = |i: Value| i.debug_loc().map(|l| format!(" at {l}")).unwrap_or_default();
+    if let Some(k) = t.loop_kills.iter().find(|k| k.at == (b, s)) {
+        let loc = k.header.instructions().into_iter().find_map(|i| i.debug_loc());
+        return format!("the loop{}", loc.map(|l| format!(" at {l}")).unwrap_or_default());
+    }
+    let Some(i) = blocks.get(b).and_then(|blk| blk.instructions().get(s).copied()) else {
+        return if read { "a read".to_string() } else { "a write".to_string() };
+    };
+    if i.is_call() {
+        if let Some(Role::Fork { microtask }) = known::call_role(i) {
+            // the region's own first line (flang gives the fork call the
+            // line of a declaration)
+            let task = i.operand(microtask);
+            let loc = (task.is_function()).then(|| first_loc(task)).flatten().or_else(|| i.debug_loc());
+            return format!("the parallel region '{}'{}", task.name(), loc.map(|l| format!(" at {l}")).unwrap_or_default());
+        }
+        return match known::call_intrinsic(i) {
+            Some(crate::known::Intr::Set { .. }) => format!("a memset{}", at_loc(i)),
+            Some(crate::known::Intr::Copy { .. }) => format!("a memcpy{}", at_loc(i)),
+            _ => {
+                let name = i.called_function().map(|c| c.name());
+                let unknown = i.called_function().is_none_or(|c| c.is_declaration() && known::effect(c).is_none());
+                format!(
+                    "the call of '{}'{}{}",
+                    name.unwrap_or_else(|| "?".into()),
+                    at_loc(i),
+                    if unknown && read { " (code the pass cannot see: it may read any global whose address escapes)" } else { "" }
+                )
+            }
+        };
+    }
+    if read {
+        format!("a read{}", at_loc(i))
+    } else {
+        format!("a store{}", at_loc(i))
     }
 }
 
@@ -410,6 +466,7 @@ pub fn exit_site(f: Value) -> Option<SitePlan> {
     Some(SitePlan {
         dead: Vec::new(),
         unread: (0, 0),
+        kept: Vec::new(),
         cdead: Vec::new(),
         inst: ret,
         kind: SiteKind::Exit,
