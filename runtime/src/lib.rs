@@ -47,17 +47,18 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, policy, mpi
+//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
 //! 5. team protocol: protocol, task_ft
 //! 6. storage: image, storage, background, levels, writer
-//! 7. drivers: checkpoint, profile, mpi::restart, startup
+//! 7. drivers: checkpoint, stop, profile, mpi::restart, startup
 //! 8. C boundary: entry, wrap, mpi::wrap
 
 pub mod abi;
 pub mod background;
+pub mod batch;
 pub mod chain;
 pub mod checkpoint;
 pub mod collect;
@@ -83,6 +84,7 @@ pub mod protocol;
 pub mod session;
 pub mod stack;
 pub mod startup;
+pub mod stop;
 pub mod stats;
 pub mod stdio;
 pub mod storage;
