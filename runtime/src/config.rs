@@ -668,3 +668,27 @@ pub fn runtime_paths() -> Vec<String> {
 pub fn env_has(name: &std::ffi::CStr) -> bool {
     std::env::var_os(&*name.to_string_lossy()).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_lists() {
+        assert_eq!(parse_signals("USR1"), Ok(vec![libc::SIGUSR1]));
+        assert_eq!(parse_signals(" sigterm, USR2 ,TERM"), Ok(vec![libc::SIGTERM, libc::SIGUSR2]));
+        assert_eq!(parse_signals("none"), Ok(vec![]));
+        assert!(parse_signals("KILL").is_err());
+        assert!(parse_signals("SEGV").is_err());
+        assert!(parse_signals(",").is_err());
+        assert_eq!(signal_name(libc::SIGTERM), "SIGTERM");
+    }
+
+    #[test]
+    fn deadlines() {
+        assert_eq!(parse_deadline("+30", 1000.0), Ok(1030.0));
+        assert_eq!(parse_deadline("1700000000", 5.0), Ok(1_700_000_000.0));
+        assert!(parse_deadline("+x", 0.0).is_err());
+        assert!(parse_deadline("-5", 0.0).is_err());
+    }
+}

@@ -7,7 +7,9 @@
 //! handed as an image, image.rs, to the writer chosen for it, writer.rs:
 //! in the program, by the team, forked (background.rs: the background
 //! writer), the storage engine (storage.rs) or an MPI job's storage levels,
-//! levels.rs), MPI (mpi/, with a table of its files) and the
+//! levels.rs), MPI (mpi/, with a table of its files), batch systems'
+//! signals and deadline (batch.rs: the handler and the decisions;
+//! stop.rs: the checkpoint they ask for and the exit after it) and the
 //! restart at startup (startup.rs). The model and the environment contract
 //! are in README.md; every environment variable is read in config.rs.
 //!
@@ -18,6 +20,7 @@
 //! omp/libomp.rs, the `pthread_create` override), protocol/ (the
 //! lifetime-erased shared job), small libc calls in stdio.rs, identity.rs,
 //! policy.rs, diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
+//! batch.rs (the signal handler, sigaction, the futex), stop.rs (`_exit`),
 //! profile.rs and background.rs (fork, pipe, waitpid), task_ft/
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
