@@ -6,7 +6,10 @@
 //! including failures, is final: restarting cannot fix a program that
 //! reports an error. If dao itself is told to stop (SIGINT from Ctrl-C,
 //! SIGTERM/SIGHUP from a batch system, which dao forwards to the program),
-//! the program is not restarted.
+//! the program is not restarted; nor when the runtime stopped it for an
+//! exit signal (DAO_EXIT_SIGNALS: a checkpoint, then exit 128 + the
+//! signal, recorded in `DAO_DIR/stopped`): the job is being stopped on
+//! purpose, and the next `dao run` resumes from that checkpoint.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -76,6 +79,7 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
     let ckdir = req.dir.clone().or_else(crate::env::dao_dir);
     loop {
         let before = finished_marks(ckdir.as_deref());
+        let stopped_before = stopped_marks(ckdir.as_deref());
         let mut cmd = Command::new(&req.program);
         cmd.args(&req.args);
         if let Some(dir) = &req.dir {
@@ -88,6 +92,13 @@ pub fn run(req: &RunRequest) -> Result<i32, DriverError> {
         let status = child.wait().map_err(|e| DriverError::io(&prog_name, e));
         sys::clear_child();
         let ending = Ending::from_status(status?);
+        if let Some(stop) = stopped_marks(ckdir.as_deref()).iter().zip(&stopped_before).find_map(|(now, was)| now.as_ref().filter(|n| Some(*n) != was.as_ref())) {
+            // the runtime took a checkpoint for an exit signal (a batch
+            // system stopping the job: DAO_EXIT_SIGNALS) and exited with
+            // 128 + the signal: the job is being stopped on purpose
+            eprintln!("dao run: `{prog_name}` {} {}; not restarting (the next run resumes from its checkpoint)", ending.describe(), describe_stop(stop));
+            return Ok(ending.exit_code());
+        }
         if !ending.is_abnormal() {
             return Ok(ending.exit_code());
         }
@@ -127,6 +138,24 @@ fn finished_marks(dir: Option<&std::path::Path>) -> [Option<String>; 2] {
     [d.join("finished"), d.join("rank.0000").join("finished")].map(|p| std::fs::read_to_string(p).ok())
 }
 
+/// The `stopped` markers (the runtime writes one when an exit signal
+/// stopped the run: `signal N`, `status S`, `checkpoint C`, `pid P`), the
+/// plain one and an MPI job's rank 0's, as their contents.
+fn stopped_marks(dir: Option<&std::path::Path>) -> [Option<String>; 2] {
+    let Some(d) = dir else { return [None, None] };
+    [d.join("stopped"), d.join("rank.0000").join("stopped")].map(|p| std::fs::read_to_string(p).ok())
+}
+
+/// "after SIGTERM, at its checkpoint 5" from a `stopped` marker.
+fn describe_stop(text: &str) -> String {
+    let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k)?.trim().parse::<i64>().ok());
+    let sig = field("signal ").map_or("an exit signal".to_string(), |s| sys::signal_name(s as i32));
+    match field("checkpoint ") {
+        Some(c) if c > 0 => format!("after {sig}, at its checkpoint {c}"),
+        _ => format!("after {sig}, without a new checkpoint"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +168,11 @@ mod tests {
         assert!(!Ending::Exited(0).is_abnormal());
         assert!(!Ending::Exited(1).is_abnormal());
         assert_eq!(Ending::Signaled(9).exit_code(), 137);
+    }
+
+    #[test]
+    fn stop_marker() {
+        assert_eq!(describe_stop("signal 15\nstatus 143\ncheckpoint 4\npid 7\n"), format!("after {}, at its checkpoint 4", sys::signal_name(15)));
+        assert!(describe_stop("signal 15\ncheckpoint 0\n").ends_with("without a new checkpoint"));
     }
 }

@@ -202,6 +202,11 @@ pub fn returned(write_s: Option<f64>) {
 /// run while the master forks: see docs/design.md section 15, "What is not
 /// solved here".
 pub fn wanted(s: &Session, nonblocking_round: bool) -> bool {
+    // a checkpoint for a signal or the deadline: in the program, which is
+    // waited for at once anyway (batch.rs)
+    if crate::batch::urgent() {
+        return false;
+    }
     match policy(s) {
         Async::Off => false,
         Async::Wait | Async::Skip => true,
@@ -345,6 +350,9 @@ fn child(parent: libc::pid_t, rfd: RawFd, wfd: RawFd, measure: bool, write: impl
                 libc::signal(sig, libc::SIG_DFL);
             }
         }
+        // the batch system's signals (batch.rs) reach every process of
+        // the job: the writer finishes its file (and dies with the program)
+        crate::batch::in_writer_child();
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
@@ -473,7 +481,8 @@ pub fn before_checkpoint(s: &mut Session) -> bool {
         return true;
     }
     let wait_t = Instant::now();
-    if policy(s) == Async::Skip && !drain(f) {
+    // a checkpoint a signal or the deadline asked for is never skipped
+    if policy(s) == Async::Skip && !crate::batch::urgent() && !drain(f) {
         return false;
     }
     wait_done(f);
@@ -509,6 +518,10 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
     // SAFETY: closing our read end.
     unsafe { libc::close(f.fd) };
     let elapsed = f.started.elapsed().as_secs_f64();
+    if let Some(r) = &report {
+        // what a checkpoint costs until its commit (batch.rs: the deadline)
+        crate::batch::note_cost(f.pause_s + r.encode_s + r.write_s);
+    }
     let policy_name = match policy(s) {
         Async::Skip => "skip",
         Async::Wait => "wait",

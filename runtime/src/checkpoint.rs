@@ -171,11 +171,15 @@ fn mpi_look_own(frame: *mut DaoFrame, due: bool) -> bool {
     let site = site_name(frame);
     let n = crate::policy::candidates();
     let key = xxhash_rust::xxh3::xxh3_64(site.as_bytes()) ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let l = crate::mpi::look(due, key, crate::policy::batch(), &format!("{site} (candidate {n})"));
+    let l = crate::mpi::look(due, key, crate::policy::batch(), &format!("{site} (candidate {n})"), crate::policy::trigger() as i64, crate::batch::exit_signal() as i64);
     crate::policy::agree_batch(l.batch);
+    // one rank's signal is every rank's (batch.rs): the same trigger, the
+    // same exit, at this candidate
+    crate::batch::exit_agreed(l.exit_signal as i32);
     if !l.due {
         return false;
     }
+    crate::policy::set_trigger(l.trigger as u8);
     if let Some(why) = l.refused {
         let unfollowed = crate::mpi::unfollowed_call().is_some() || why.contains("does not follow");
         if crate::mpi::rank() == 0 {

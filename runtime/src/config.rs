@@ -134,6 +134,99 @@ pub struct Config {
     pub task_ft: Option<TaskFt>,
     /// DAO_TASK_FAULTS=SEED:COUNT[:KIND]: faults injected into replicas.
     pub task_faults: Option<TaskFaults>,
+    /// DAO_CHECKPOINT_SIGNALS (default USR1): a checkpoint at the next
+    /// candidate, then the program goes on (batch.rs).
+    pub checkpoint_signals: SignalSet,
+    /// DAO_EXIT_SIGNALS (default TERM): a checkpoint at the next candidate,
+    /// then exit with 128 + the signal (batch.rs, stop.rs).
+    pub exit_signals: SignalSet,
+    /// DAO_EXIT_GRACE (default 20 s): how long an exit signal waits for a
+    /// candidate before the program exits without a checkpoint.
+    pub exit_grace: Duration,
+    /// DAO_DEADLINE, else the batch system's end time (SLURM_JOB_END_TIME):
+    /// a last checkpoint where the next one would not fit before it.
+    pub deadline: Option<Deadline>,
+}
+
+/// Signals named by DAO_CHECKPOINT_SIGNALS or DAO_EXIT_SIGNALS.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SignalSet {
+    /// Signal numbers, in the order named.
+    pub signals: Vec<i32>,
+    /// The variable was set (not the default): dao's handler then takes
+    /// precedence over one the program installs for these signals.
+    pub explicit: bool,
+}
+
+/// When the job ends (DAO_DEADLINE or the batch system's variable).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deadline {
+    /// Seconds since the epoch.
+    pub unix_s: f64,
+    /// The variable it was read from, and its value (for messages).
+    pub from: String,
+}
+
+/// The signals a variable may name, with their numbers (the ones a batch
+/// system or a user sends to ask a job to checkpoint or stop; not the
+/// synchronous ones, SIGKILL or SIGSTOP).
+pub const SIGNAL_NAMES: &[(&str, i32)] = &[
+    ("HUP", libc::SIGHUP),
+    ("INT", libc::SIGINT),
+    ("QUIT", libc::SIGQUIT),
+    ("USR1", libc::SIGUSR1),
+    ("USR2", libc::SIGUSR2),
+    ("ALRM", libc::SIGALRM),
+    ("TERM", libc::SIGTERM),
+    ("XCPU", libc::SIGXCPU),
+    ("VTALRM", libc::SIGVTALRM),
+    ("PROF", libc::SIGPROF),
+    ("PWR", libc::SIGPWR),
+];
+
+/// The name of a signal of [`SIGNAL_NAMES`] ("SIGTERM"), else "signal N".
+pub fn signal_name(sig: i32) -> String {
+    SIGNAL_NAMES.iter().find(|(_, n)| *n == sig).map_or(format!("signal {sig}"), |(name, _)| format!("SIG{name}"))
+}
+
+/// Parses a comma list of signal names (`USR1`, `SIGUSR1`, `usr1`) or
+/// `none`.
+pub fn parse_signals(v: &str) -> Result<Vec<i32>, String> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let up = part.to_ascii_uppercase();
+        let name = up.strip_prefix("SIG").unwrap_or(&up);
+        let Some(&(_, n)) = SIGNAL_NAMES.iter().find(|(k, _)| *k == name) else {
+            let known: Vec<&str> = SIGNAL_NAMES.iter().map(|(k, _)| *k).collect();
+            return Err(format!("{part:?} is not a signal dao can take ({}, or none)", known.join(", ")));
+        };
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    if out.is_empty() {
+        return Err("no signal named (write none to turn it off)".into());
+    }
+    Ok(out)
+}
+
+/// Parses DAO_DEADLINE: seconds since the epoch, or `+SECONDS` from `now`
+/// (seconds since the epoch).
+pub fn parse_deadline(v: &str, now: f64) -> Result<f64, String> {
+    let t = v.trim();
+    let (rel, num) = match t.strip_prefix('+') {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let x: f64 = num.trim().parse().map_err(|_| "expected seconds since the epoch, or +SECONDS from the start".to_string())?;
+    if !x.is_finite() || x < 0.0 {
+        return Err("expected a non-negative number of seconds".into());
+    }
+    Ok(if rel { now + x } else { x })
 }
 
 /// How tasks run twice (DAO_TASK_FT).
@@ -249,6 +342,11 @@ pub const VARS: &[Var] = &[
     v("DAO_TASK_FT", "dual: every task whose body the pass could replicate runs twice (the second copy a libomp task, on another thread when one is free) against write buffers; equal buffers are written to memory, different ones (or a replica that crashes with SIGSEGV, SIGBUS, SIGFPE or SIGILL) make the task run again until two executions agree. serial: the two executions run one after the other on the task's thread, in place with an undo log (cheaper)", "off", "dual, serial, off"),
     v("DAO_TASK_FAULTS", "with DAO_TASK_FT=dual or serial: flips one bit in COUNT replicated executions drawn by SEED: in a buffered write, a stored value, or a loaded pointer (KIND; by default drawn too)", "unset", "SEED:COUNT or SEED:COUNT:KIND, KIND one of write, value, pointer, any"),
     v("DAO_TASK_FAULT_SPAN", "the injected executions are drawn among the first N replicated executions", "1000", "a count"),
+    v("DAO_CHECKPOINT_SIGNALS", "signals that make the program take a checkpoint at its next candidate, whatever the policy says, and go on", "USR1", "a comma list of signal names (HUP, INT, QUIT, USR1, USR2, ALRM, TERM, XCPU, VTALRM, PROF, PWR; SIG prefix optional), or none"),
+    v("DAO_EXIT_SIGNALS", "signals that make the program take a checkpoint at its next candidate, wait for its commit, and exit with status 128 + the signal", "TERM", "a comma list of signal names (as DAO_CHECKPOINT_SIGNALS), or none"),
+    v("DAO_EXIT_GRACE", "seconds an exit signal waits for a candidate; past it the program exits at once with 128 + the signal, the previous checkpoint current", "20", "positive seconds"),
+    v("DAO_DEADLINE", "when the job will be ended: a last checkpoint at the last candidate where the next candidate plus a checkpoint would not fit before it", "unset (SLURM_JOB_END_TIME when set)", "seconds since the epoch, or +SECONDS from the start of the process"),
+    v("SLURM_JOB_END_TIME", "read: the job's end time Slurm exports (seconds since the epoch), used as DAO_DEADLINE when that is unset", "set by Slurm", "Slurm's"),
     v("OMPI_COMM_WORLD_SIZE", "read: set in every rank by Open MPI's mpirun; with DAO_DIR, dao initialises MPI before main and checkpoints are coordinated across the ranks", "set by the launcher", "the launcher's"),
     v("PMI_SIZE", "read: set by MPICH-style launchers (Hydra, Slurm's PMI); as OMPI_COMM_WORLD_SIZE (dao's MPI layer needs Open MPI)", "set by the launcher", "the launcher's"),
     v("PMIX_RANK", "read: set by PMIx launchers (Open MPI 4+, Slurm); as OMPI_COMM_WORLD_SIZE", "set by the launcher", "the launcher's"),
@@ -403,6 +501,7 @@ impl Config {
             fatal("DAO_KEEP must be at least 1");
         }
         let snapshot_copy = choice("DAO_SNAPSHOT", "copy", "fork").unwrap_or(false);
+        let (checkpoint_signals, exit_signals) = signal_sets();
         Config {
             dir: var("DAO_DIR").map(PathBuf::from),
             policy,
@@ -457,6 +556,53 @@ impl Config {
                 let span = parse::<u64>("DAO_TASK_FAULT_SPAN", "a count").unwrap_or(1000).max(1);
                 TaskFaults::parse(&v, span).unwrap_or_else(|e| fatal(format_args!("DAO_TASK_FAULTS={v:?}: {e}")))
             }),
+            checkpoint_signals,
+            exit_signals,
+            exit_grace: positive("DAO_EXIT_GRACE").map_or(Duration::from_secs(20), Duration::from_secs_f64),
+            deadline: deadline(),
+        }
+    }
+}
+
+/// DAO_CHECKPOINT_SIGNALS and DAO_EXIT_SIGNALS (a signal in both is an
+/// error: it cannot both go on and stop).
+fn signal_sets() -> (SignalSet, SignalSet) {
+    let set = |name: &str, default: i32| match var(name) {
+        None => SignalSet { signals: vec![default], explicit: false },
+        Some(v) => SignalSet { signals: parse_signals(&v).unwrap_or_else(|e| fatal(format_args!("{name}={v:?}: {e}"))), explicit: true },
+    };
+    let mut ckpt = set("DAO_CHECKPOINT_SIGNALS", libc::SIGUSR1);
+    let exit = set("DAO_EXIT_SIGNALS", libc::SIGTERM);
+    if let Some(&both) = ckpt.signals.iter().find(|s| exit.signals.contains(s)) {
+        if ckpt.explicit && exit.explicit {
+            fatal(format_args!("{} is named by both DAO_CHECKPOINT_SIGNALS and DAO_EXIT_SIGNALS: a signal either lets the program go on or stops it", signal_name(both)));
+        }
+        // one of them is the default: the variable that names it wins
+        if exit.explicit {
+            ckpt.signals.retain(|s| *s != both);
+        }
+    }
+    let exit = if ckpt.explicit && !exit.explicit { SignalSet { signals: exit.signals.into_iter().filter(|s| !ckpt.signals.contains(s)).collect(), ..exit } } else { exit };
+    (ckpt, exit)
+}
+
+/// DAO_DEADLINE, else SLURM_JOB_END_TIME (Slurm 23.02 and later export
+/// it in the job's environment; PBS and LSF export no end time: set
+/// DAO_DEADLINE in the job script there).
+fn deadline() -> Option<Deadline> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    if let Some(v) = var("DAO_DEADLINE") {
+        let t = parse_deadline(&v, now).unwrap_or_else(|e| fatal(format_args!("DAO_DEADLINE={v:?}: {e}")));
+        return Some(Deadline { unix_s: t, from: format!("DAO_DEADLINE={}", v.trim()) });
+    }
+    let v = var("SLURM_JOB_END_TIME")?;
+    match v.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Some(Deadline { unix_s: t, from: format!("SLURM_JOB_END_TIME={}", v.trim()) }),
+        // the batch system's variable, not the user's: a value dao cannot
+        // read is no reason to stop the job
+        _ => {
+            crate::diag::warn(format_args!("SLURM_JOB_END_TIME={v:?} is not seconds since the epoch: no deadline"));
+            None
         }
     }
 }
@@ -521,4 +667,28 @@ pub fn runtime_paths() -> Vec<String> {
 /// `setenv` without overwrite of a name already set changes nothing).
 pub fn env_has(name: &std::ffi::CStr) -> bool {
     std::env::var_os(&*name.to_string_lossy()).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_lists() {
+        assert_eq!(parse_signals("USR1"), Ok(vec![libc::SIGUSR1]));
+        assert_eq!(parse_signals(" sigterm, USR2 ,TERM"), Ok(vec![libc::SIGTERM, libc::SIGUSR2]));
+        assert_eq!(parse_signals("none"), Ok(vec![]));
+        assert!(parse_signals("KILL").is_err());
+        assert!(parse_signals("SEGV").is_err());
+        assert!(parse_signals(",").is_err());
+        assert_eq!(signal_name(libc::SIGTERM), "SIGTERM");
+    }
+
+    #[test]
+    fn deadlines() {
+        assert_eq!(parse_deadline("+30", 1000.0), Ok(1030.0));
+        assert_eq!(parse_deadline("1700000000", 5.0), Ok(1_700_000_000.0));
+        assert!(parse_deadline("+x", 0.0).is_err());
+        assert!(parse_deadline("-5", 0.0).is_err());
+    }
 }

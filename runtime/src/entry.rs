@@ -93,6 +93,9 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     // Counting re-arms the countdown, so it happens even when no checkpoint
     // can be taken here. Forced checkpoints are not candidates.
     let due = forced || policy::candidate_due();
+    if forced {
+        policy::set_trigger(policy::TRIGGER_FORCED);
+    }
     if crate::profile::enabled() {
         if !forced {
             crate::profile::record(frame);
@@ -102,7 +105,10 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     // MPI: every rank looks at this candidate together (checkpoint.rs)
     let due = if crate::mpi::coordinated() { checkpoint::mpi_look(frame, due) } else { due };
     if due {
-        checkpoint::take(frame);
+        // with what a batch system's signal or deadline asks (stop.rs)
+        crate::stop::take(frame);
+    } else if forced {
+        policy::clear_trigger();
     }
 }
 

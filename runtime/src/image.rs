@@ -54,8 +54,10 @@ impl Image {
 #[allow(clippy::too_many_arguments)]
 pub fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, collect_s: f64, rss: u64, at: &str, round: Option<(&str, f64)>) -> String {
     let round = round.map_or(String::new(), |(p, g)| format!("\"protocol\":\"{p}\",\"gather_s\":{g:.6},"));
+    // what made it due: the policy's kind, a signal, the deadline, forced
+    let trigger = crate::policy::trigger_name(crate::policy::trigger());
     format!(
-        "{round}\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
+        "{round}\"trigger\":\"{trigger}\",\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
         h.threads,
         if save_all { "all" } else { "live" },
         if heap_all { "all" } else { "reachable" },

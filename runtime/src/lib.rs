@@ -7,7 +7,9 @@
 //! handed as an image, image.rs, to the writer chosen for it, writer.rs:
 //! in the program, by the team, forked (background.rs: the background
 //! writer), the storage engine (storage.rs) or an MPI job's storage levels,
-//! levels.rs), MPI (mpi/, with a table of its files) and the
+//! levels.rs), MPI (mpi/, with a table of its files), batch systems'
+//! signals and deadline (batch.rs: the handler and the decisions;
+//! stop.rs: the checkpoint they ask for and the exit after it) and the
 //! restart at startup (startup.rs). The model and the environment contract
 //! are in README.md; every environment variable is read in config.rs.
 //!
@@ -18,6 +20,7 @@
 //! omp/libomp.rs, the `pthread_create` override), protocol/ (the
 //! lifetime-erased shared job), small libc calls in stdio.rs, identity.rs,
 //! policy.rs, diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
+//! batch.rs (the signal handler, sigaction, the futex), stop.rs (`_exit`),
 //! profile.rs and background.rs (fork, pipe, waitpid), task_ft/
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
@@ -47,17 +50,18 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, policy, mpi
+//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
 //! 5. team protocol: protocol, task_ft
 //! 6. storage: image, storage, background, levels, writer
-//! 7. drivers: checkpoint, profile, mpi::restart, startup
+//! 7. drivers: checkpoint, stop, profile, mpi::restart, startup
 //! 8. C boundary: entry, wrap, mpi::wrap
 
 pub mod abi;
 pub mod background;
+pub mod batch;
 pub mod chain;
 pub mod checkpoint;
 pub mod collect;
@@ -83,6 +87,7 @@ pub mod protocol;
 pub mod session;
 pub mod stack;
 pub mod startup;
+pub mod stop;
 pub mod stats;
 pub mod stdio;
 pub mod storage;

@@ -214,6 +214,14 @@ pub unsafe fn note_sigaction(sig: c_int, act: *const libc::sigaction) {
     let mask = unsafe { std::slice::from_raw_parts(&a.sa_mask as *const _ as *const u8, std::mem::size_of::<libc::sigset_t>()) }.to_vec();
     record(Change::Signal(sig, a.sa_sigaction, a.sa_flags, mask));
 }
+/// The handler the program installed last for `sig` (recorded by the
+/// wraps, or put back by a restart), if it installed one.
+pub fn program_handler(sig: c_int) -> Option<usize> {
+    CHANGES.lock().unwrap_or_else(|e| e.into_inner()).iter().rev().find_map(|c| match c {
+        Change::Signal(s, h, ..) if *s == sig => Some(*h),
+        _ => None,
+    })
+}
 pub fn note_signal(sig: c_int, handler: usize) {
     record(Change::Signal(sig, handler, libc::SA_RESTART, vec![0; std::mem::size_of::<libc::sigset_t>()]));
 }

@@ -140,14 +140,18 @@ fn arm() {
     if PROFILING.load(Relaxed) || OWED.load(Relaxed) {
         return set_poll(1);
     }
+    // signals or a deadline (batch.rs): a look about every CHECK_PERIOD
+    // whatever the policy, where the requests are read
+    let looks = crate::batch::wants_looks();
     if PLACED.load(Relaxed) {
         // After the last chosen instance: keep counting, never call in.
         let c = COUNTED.load(Relaxed);
         let d = crate::placement::next_after(c).map_or(i64::MAX / 2, |k| (k - c) as i64);
-        return set_poll(d);
+        return set_poll(if looks { d.min(BATCH.load(Relaxed)) } else { d });
     }
     let n = match EVERY.load(Relaxed) {
         0 => BATCH.load(Relaxed),
+        e if looks => ((e - COUNTED.load(Relaxed) % e) as i64).min(BATCH.load(Relaxed)),
         e => (e - COUNTED.load(Relaxed) % e) as i64,
     };
     set_poll(n.max(1));
@@ -165,6 +169,7 @@ static DISABLED: AtomicBool = AtomicBool::new(false);
 pub fn rearm() {
     let i = INTERVAL_NS.load(Relaxed);
     NEXT_DUE_NS.store(now_ns().saturating_add(i), Relaxed);
+    crate::batch::reset_gap();
 }
 
 /// Called from dao_candidate when dao_poll ran out: counts the candidates
@@ -176,23 +181,69 @@ pub fn candidate_due() -> bool {
         set_poll(i64::MAX);
         return false;
     }
-    let due = match EVERY.load(Relaxed) {
-        _ if PROFILING.load(Relaxed) => false,
+    let now = now_ns();
+    let every = EVERY.load(Relaxed);
+    let profiling = PROFILING.load(Relaxed);
+    if (every == 0 && !PLACED.load(Relaxed)) || crate::batch::wants_looks() {
+        // calibrate the candidates per look to about CHECK_PERIOD
+        let last = LAST_LOOK_NS.swap(now, Relaxed);
+        let elapsed = now.saturating_sub(last).max(1);
+        let b = BATCH.load(Relaxed);
+        let scaled = (b as u128 * CHECK_PERIOD_NS.load(Relaxed) as u128 / elapsed as u128) as i64;
+        BATCH.store(scaled.clamp(1, b.saturating_mul(16).max(1)), Relaxed);
+    }
+    let due = match every {
+        _ if profiling => false,
         _ if PLACED.load(Relaxed) => crate::placement::is_chosen(n),
-        0 => {
-            let now = now_ns();
-            let last = LAST_LOOK_NS.swap(now, Relaxed);
-            let elapsed = now.saturating_sub(last).max(1);
-            let b = BATCH.load(Relaxed);
-            let scaled = (b as u128 * CHECK_PERIOD_NS.load(Relaxed) as u128 / elapsed as u128) as i64;
-            BATCH.store(scaled.clamp(1, b.saturating_mul(16).max(1)), Relaxed);
-            now >= NEXT_DUE_NS.load(Relaxed)
-        }
+        0 => now >= NEXT_DUE_NS.load(Relaxed),
         e => n % e == 0,
     };
     let due = due || OWED.swap(false, Relaxed);
+    let request = if profiling { 0 } else { crate::batch::requested(now, n) };
+    let trigger = match request {
+        0 if due => TRIGGER_POLICY,
+        0 => 0,
+        r => r,
+    };
+    TRIGGER.fetch_max(trigger, Relaxed);
     arm();
-    due
+    trigger != 0
+}
+
+/// What made a checkpoint due, by precedence (MPI: the ranks' largest
+/// wins): the policy, the deadline, a signal, dao_checkpoint_now.
+pub const TRIGGER_POLICY: u8 = 1;
+pub const TRIGGER_DEADLINE: u8 = crate::batch::REQ_DEADLINE;
+pub const TRIGGER_SIGNAL: u8 = crate::batch::REQ_SIGNAL;
+pub const TRIGGER_FORCED: u8 = 4;
+static TRIGGER: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The trigger of the checkpoint being taken (set at the look that made
+/// it due; `set_trigger` for MPI's agreed one and forced checkpoints).
+pub fn trigger() -> u8 {
+    TRIGGER.load(Relaxed)
+}
+
+pub fn set_trigger(t: u8) {
+    TRIGGER.store(t, Relaxed);
+}
+
+/// After a checkpoint (taken or not): the next starts without a trigger.
+pub fn clear_trigger() {
+    TRIGGER.store(0, Relaxed);
+}
+
+/// DAO_STATS's `"trigger"` of a checkpoint: `interval`, `every`,
+/// `placement`, `signal`, `deadline` or `forced`.
+pub fn trigger_name(t: u8) -> &'static str {
+    match t {
+        TRIGGER_SIGNAL => "signal",
+        TRIGGER_DEADLINE => "deadline",
+        TRIGGER_FORCED => "forced",
+        _ if PLACED.load(Relaxed) => "placement",
+        _ if EVERY.load(Relaxed) != 0 => "every",
+        _ => "interval",
+    }
 }
 
 /// MPI: the checkpoint due at this look is owed to the next candidates.
@@ -209,7 +260,7 @@ pub fn batch() -> i64 {
 /// MPI: every rank arms the same countdown (the ranks' looks happen at the
 /// same candidates; each rank calibrates its own, the smallest is used).
 pub fn agree_batch(b: i64) {
-    if EVERY.load(Relaxed) == 0 && !PLACED.load(Relaxed) {
+    if (EVERY.load(Relaxed) == 0 && !PLACED.load(Relaxed)) || crate::batch::wants_looks() {
         BATCH.store(b.max(1), Relaxed);
         arm();
     }

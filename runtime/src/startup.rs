@@ -31,6 +31,9 @@ pub fn start(cfg: Config) {
 }
 
 fn start_own(cfg: Config) {
+    // the signal dispositions the program came with (before dao's
+    // MPI_Init, whose library may install its own)
+    crate::batch::note_entry(&cfg);
     // flang's threadprivate variables start the workers' copies from their
     // values at program start: taken before a restart writes globals back
     crate::omp::tp::capture_initial();
@@ -136,6 +139,9 @@ fn start_own(cfg: Config) {
         }
     }
     s.dir = Some(dir);
+    // the batch system's signals and deadline (after a restart has put
+    // the program's own handlers back: batch.rs decides whose)
+    crate::batch::install(&s.cfg);
     policy::activate();
     session::install(s);
 }

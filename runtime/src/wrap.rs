@@ -232,6 +232,15 @@ pub extern "C" fn __wrap_clearenv() -> c_int {
 }
 #[no_mangle]
 pub extern "C" fn __wrap_signal(s: c_int, h: usize) -> usize {
+    if !in_runtime() && h != libc::SIG_ERR {
+        // SAFETY: an all-zero sigaction is a valid value to fill in.
+        let mut a: libc::sigaction = unsafe { std::mem::zeroed() };
+        a.sa_sigaction = h;
+        if let Some(old) = crate::batch::program_installs(s, Some(&a)) {
+            // dao keeps the signal (the variable named it): not installed
+            return old.sa_sigaction;
+        }
+    }
     let r = real_signal(s, h);
     if r != libc::SIG_ERR && !in_runtime() {
         crate::libc_state::note_signal(s, h);
@@ -242,6 +251,18 @@ pub extern "C" fn __wrap_signal(s: c_int, h: usize) -> usize {
 /// As sigaction(2).
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_sigaction(s: c_int, a: *const libc::sigaction, o: *mut libc::sigaction) -> c_int {
+    if !in_runtime() {
+        // SAFETY: `a` is NULL or the program's sigaction struct.
+        if let Some(old) = crate::batch::program_installs(s, unsafe { a.as_ref() }) {
+            // dao keeps the signal (the variable named it): the program's
+            // action is not installed; it sees what it last asked for
+            if !o.is_null() {
+                // SAFETY: `o` is the program's writable sigaction struct.
+                unsafe { *o = old };
+            }
+            return 0;
+        }
+    }
     let r = real_sigaction(s, a, o);
     if r == 0 && !a.is_null() && !in_runtime() {
         // SAFETY: the struct libc just read.
@@ -352,6 +373,7 @@ pub extern "C" fn __wrap_fork() -> libc::pid_t {
     let pid = real_fork();
     if pid == 0 {
         crate::policy::disable();
+        crate::batch::in_program_child();
     } else {
         crate::files::note_child(pid);
     }

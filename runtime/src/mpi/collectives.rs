@@ -118,27 +118,33 @@ pub struct Look {
     pub batch: i64,
     /// A checkpoint is due but cannot be taken here (why).
     pub refused: Option<String>,
+    /// What made it due (policy.rs's trigger codes), the largest of the
+    /// ranks', and the exit signal one of them received (0: none): every
+    /// rank takes the checkpoint for it and exits (batch.rs, stop.rs).
+    pub trigger: i64,
+    pub exit_signal: i64,
 }
 
 /// The collective at every look at a candidate (where the countdown ran
 /// out): whether a checkpoint is due anywhere, whether every rank is at the
 /// same candidate (`key`: the candidate and the count of candidates
 /// reached; `site` names it for the error), the countdown to arm next, and,
-/// when due, whether a message may be in flight.
-pub fn look(due: bool, key: u64, batch: i64, site: &str) -> Look {
+/// when due, whether a message may be in flight. `trigger` and
+/// `exit_signal`: this rank's, agreed as the largest.
+pub fn look(due: bool, key: u64, batch: i64, site: &str, trigger: i64, exit_signal: i64) -> Look {
     let key = (key & 0x7fff_ffff) as i64;
     let (pending, unfollowed) = traffic::pending_state();
-    let mut v = [due as i64, key, -key, -batch.max(1), (pending > 0) as i64, unfollowed as i64];
+    let mut v = [due as i64, key, -key, -batch.max(1), (pending > 0) as i64, unfollowed as i64, trigger, exit_signal];
     let f = pmpi!("PMPI_Iallreduce", unsafe extern "C" fn(*const c_void, *mut c_void, c_int, H, H, H, *mut H) -> c_int);
     let send = v;
     let mut req: H = std::ptr::null_mut();
     timed(|| {
-        // SAFETY: 6 int64 values on dao's communicator; the buffers live
+        // SAFETY: 8 int64 values on dao's communicator; the buffers live
         // until the request completes (wait below).
-        unsafe { f(send.as_ptr() as *const c_void, v.as_mut_ptr() as *mut c_void, 6, int64(), object("ompi_mpi_op_max"), comm(), &mut req) };
+        unsafe { f(send.as_ptr() as *const c_void, v.as_mut_ptr() as *mut c_void, 8, int64(), object("ompi_mpi_op_max"), comm(), &mut req) };
         wait(&mut req, &|| format!("the candidate {site}"));
     });
-    let [any_due, kmax, kmin_neg, batch_neg, any_pending, any_unfollowed] = v;
+    let [any_due, kmax, kmin_neg, batch_neg, any_pending, any_unfollowed, trigger, exit_signal] = v;
     if kmax != -kmin_neg {
         // not every rank is at this candidate: name them all
         let sites = allgather_str(site);
@@ -149,7 +155,7 @@ pub fn look(due: bool, key: u64, batch: i64, site: &str) -> Look {
             list.join(", ")
         ));
     }
-    let mut out = Look { due: any_due != 0, batch: -batch_neg, refused: None };
+    let mut out = Look { due: any_due != 0, batch: -batch_neg, refused: None, trigger, exit_signal };
     if !out.due {
         return out;
     }

@@ -46,4 +46,4 @@ pub use self::naming::{job, node_name, partner_shift, rank_dir_name, set_job, si
 pub use self::sym::{comm_world, lookup, request_null, resolve, H, PROC_NULL, THREAD_FUNNELED};
 pub use self::traffic::{completed_c, completed_f, note_recv, note_send, pending_c, pending_f, unfollowed, unfollowed_call, Kind};
 pub use self::transfers::{partner_pending, transfer, AsyncTransfer};
-pub use self::world::{coordinated, finalizing, initialised_by_dao, prefix, provided, rank, size, start, stop, World};
+pub use self::world::{coordinated, finalize_for_exit, finalizing, initialised_by_dao, prefix, provided, rank, size, start, stop, World};

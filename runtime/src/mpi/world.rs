@@ -111,6 +111,16 @@ pub fn stop() {
     }
 }
 
+/// Ends MPI for an exit dao decides on every rank together (an exit
+/// signal: stop.rs): dao's communicator freed, then PMPI_Finalize, so that
+/// mpirun sees every rank leave on purpose.
+pub fn finalize_for_exit() {
+    finalizing();
+    stop();
+    // SAFETY: MPI is initialised and not finalized (coordinated() held).
+    unsafe { pmpi!("PMPI_Finalize", unsafe extern "C" fn() -> c_int)() };
+}
+
 /// Whether dao set the job up for coordinated checkpoints (even after the
 /// program's MPI_Finalize).
 pub(super) fn started() -> bool {
