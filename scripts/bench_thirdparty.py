@@ -20,7 +20,8 @@ config/make.def (`dao cc -O3 -fopenmp`, `dao fc -O3 -fopenmp`) and runs
 2. two profiling runs (`DAO_PROFILE`, nothing written): live and
    `DAO_SAVE=all`; the bytes a checkpoint would save at the marker's
    second instance (the steady state of the loop; the first when there is
-   one), and the peak RSS of an uninterrupted run without DAO_ variables;
+   one), and the peak RSS of an uninterrupted run without DAO_ variables
+   (/usr/bin/time);
 3. with --restart: an uninterrupted run, then a run that checkpoints at
    every second candidate and dies after its first checkpoint
    (`DAO_CRASH_AFTER=1`), restarted with `DAO_DEAD=poison` (bytes the
@@ -116,6 +117,17 @@ def run(exe, env, cwd):
     return os.waitstatus_to_exitcode(status), so.read_text(errors="replace"), se.read_text(errors="replace"), ru.ru_maxrss * 1024
 
 
+def peak_rss(exe, env, cwd):
+    """Peak resident set of a run, from /usr/bin/time (a child forked from
+    this Python process starts with Python's high-water mark, so its own
+    ru_maxrss is not the program's); None without /usr/bin/time."""
+    if not Path("/usr/bin/time").exists():
+        return None
+    f = cwd / "rss"
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(f), str(exe)], env=env, cwd=cwd, capture_output=True)
+    return int(f.read_text().split()[-1]) * 1024 if r.returncode == 0 else None
+
+
 def verification(out):
     return [l for l in out.splitlines() if l.strip() and not TIMING.search(l)]
 
@@ -172,7 +184,11 @@ def main():
     ap.add_argument("--no-clean-build", action="store_true", help="skip the --dao-no-pass build (compile time)")
     ap.add_argument("--json")
     ap.add_argument("--work")
+    ap.add_argument("--dao", help="the dao driver to build with (default: this checkout's target/release/dao)")
     a = ap.parse_args()
+    global DAO
+    if a.dao:
+        DAO = Path(a.dao).resolve()
     if not DAO.exists():
         sys.exit("build the tools first: cargo build --release -p dao-driver -p dao-pass -p dao-runtime")
     work = Path(a.work or tempfile.mkdtemp(prefix="dao-thirdparty-"))
@@ -201,6 +217,7 @@ def main():
         rc, out, err, rss = run(exe, env, wd)
         if rc != 0:
             sys.exit(f"{name}: the uninterrupted run failed ({rc}): {err[-1000:]}")
+        rss = peak_rss(exe, env, wd)
         live, site, _, _ = profile(exe, a.threads, False, wd)
         full, _, _, out_all = profile(exe, a.threads, True, wd)
         if verification(out) != verification(out_all) or verification(out) != verification(profile(exe, a.threads, False, wd)[3]):
@@ -216,7 +233,8 @@ def main():
     for r in rows:
         site = re.sub(r" \(([^)]*)\)", lambda m: " " + Path(m.group(1).split(":")[0]).name + ":" + m.group(1).split(":")[-1], r["site"])
         cl = f"{r['make_clean_s']:.1f} s" if r["make_clean_s"] else "-"
-        print(f"| {r['bench']}.{r['class']} | {site} | {r['live'] / 1e6:.2f} MB | {r['save_all'] / 1e6:.2f} MB | {r['ratio']:.3f} | {r['rss'] / 1e6:.1f} MB | {r['make_s']:.1f} s | {cl} |" + (f" {r['restart']} |" if a.restart else ""))
+        rss = f"{r['rss'] / 1e6:.1f} MB" if r["rss"] else "-"
+        print(f"| {r['bench']}.{r['class']} | {site} | {r['live'] / 1e6:.2f} MB | {r['save_all'] / 1e6:.2f} MB | {r['ratio']:.3f} | {rss} | {r['make_s']:.1f} s | {cl} |" + (f" {r['restart']} |" if a.restart else ""))
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
 

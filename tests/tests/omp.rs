@@ -135,7 +135,7 @@ const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
-const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3"];
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents"];
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
@@ -274,6 +274,7 @@ cases! {
     sections_cond_short [b] => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
     sections_bt3 [all]     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     sections_bt3_short [a] => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
+    padded_extents [b]     => OmpCase { name: "padded_extents",         lang: Lang::C, args: &["100"], master: 100,   serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };

@@ -1851,8 +1851,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // box like a store's but with may-counts (the constant maximum trip
   // count, no dominance needed: over-approximated); else the range of its
   // offset; whole when neither is known. The team view's whole iteration
-  // space covers every thread's chunk.
-  for (auto &BB : *C)
+  // space covers every thread's chunk. Blocks the clone cannot reach are
+  // left out: the vector loops `foldVectorChecks` cut off, whose accesses
+  // the scalar copy makes too (with their resume phis gone, their
+  // addresses are poison to ScalarEvolution: every byte, before).
+  for (auto &BB : *C) {
+    if (!DT.isReachableFromEntry(&BB))
+      continue;
     for (auto &I : BB) {
       auto Acc = readAccess(I);
       if (!Acc)
@@ -1877,7 +1882,17 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         }
       }
       if (!Off && getenv("DAO_DEBUG_LOOPS"))
-        errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
+      {
+        errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *Ptr << " = " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
+        if (auto *GEP = dyn_cast<GetElementPtrInst>(Ptr))
+          for (Value *Ix : GEP->indices())
+            if (auto *II = dyn_cast<Instruction>(Ix)) {
+              errs() << "dao-debug:    index " << *II << " = " << *SE.getSCEV(II) << "\n";
+              for (Value *Op : II->operands())
+                if (auto *OI = dyn_cast<Instruction>(Op))
+                  errs() << "dao-debug:       op " << *OI << "\n";
+            }
+      }
       if (Off) {
         // a box over the enclosing loops
         const SCEV *O = Off;
@@ -1913,6 +1928,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       Out->reads.push_back(R);
     }
+  }
   // Reads relative to each loop around them, for the reads-after-writes of
   // one iteration: loads and memory-transfer sources of an object some
   // write of the same loop has a relative box for.

@@ -307,10 +307,11 @@ impl CondFacts {
     /// Decide the frozen globals (after [`CondFacts::setup`]). A thread can
     /// stop (at a checkpoint, or waiting for one) only inside a function on
     /// a marker path (`on_path`), at a call: a marker, a call of a defined
-    /// function on a path, a fork, unknown or indirect code, a runtime
-    /// entry (barriers). Every other call -- an intrinsic, a known library
-    /// function that reads no memory, reads or writes only through its
-    /// arguments, or allocates, a defined function off the paths -- cannot.
+    /// function on a path, a fork, unknown or indirect code, any runtime
+    /// entry with an OpenMP role (barriers, worksharing, single, ...). Every
+    /// other call -- an intrinsic, a known library function without a role
+    /// that reads no memory, reads or writes only through its arguments, or
+    /// allocates, a defined function off the paths -- cannot.
     /// An eligible global is frozen when, in every function on a path, no
     /// instruction that may write it (a store naming it, `fscanf` into it,
     /// a call of a function that may write it) is such a stop point or
@@ -332,7 +333,11 @@ impl CondFacts {
                 match i.called_function() {
                     Some(c) => match func_ix.get(&c) {
                         Some(&ci) => on_path[ci],
-                        None => !matches!(known::effect(c), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. })),
+                        // a runtime entry with a role (a barrier, a
+                        // worksharing init or fini, a single...) may be a
+                        // sync site where a thread waits for a checkpoint,
+                        // whatever its memory effect
+                        None => known::role(c).is_some() || !matches!(known::effect(c), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. })),
                     },
                     None => true,
                 }
