@@ -263,10 +263,6 @@ fn fortran_o2() {
 // command line decide whether `work` and `scan` are dead at the top of the
 // step loop
 
-fn cond_binary(stem: &str, opt: Opt, variant: Variant) -> PathBuf {
-    flags_binary(stem, &[], opt, variant)
-}
-
 /// test-programs/omp/c/`stem`.c built with `-fopenmp` and `defs` (`-D...`).
 fn flags_binary(stem: &str, defs: &[&str], opt: Opt, variant: Variant) -> PathBuf {
     let src = tools().repo.join(format!("test-programs/omp/c/{stem}.c"));
