@@ -307,36 +307,8 @@ pub fn add_kills(body: &mut Body, b: BlockId, vars: Vec<VarId>, pdefs: Vec<(VarI
 /// rewrites it either). For `-Rdao`: which must-write proved a dead
 /// object dead. Assumes `v` is dead there (a read on the way is ignored).
 pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId, usize)>, bool) {
-    let mut kills = Vec::new();
-    let mut exit = false;
-    let mut seen = vec![false; body.blocks.len()];
-    // (block, first statement to look at)
-    let mut work = vec![(at.0, at.1 + 1)];
-    while let Some((b, from)) = work.pop() {
-        let blk = &body.blocks[b];
-        match blk
-            .stmts
-            .iter()
-            .enumerate()
-            .skip(from)
-            .find(|(_, st)| st.defs.contains(&v) || st.pdefs.iter().any(|(p, _)| *p == v))
-        {
-            Some((i, _)) => {
-                if !kills.contains(&(b, i)) {
-                    kills.push((b, i));
-                }
-            }
-            None if blk.succs.is_empty() => exit = true,
-            None => {
-                for &s in &blk.succs {
-                    if !std::mem::replace(&mut seen[s], true) {
-                        work.push((s, 0));
-                    }
-                }
-            }
-        }
-    }
-    (kills, exit)
+    let kills = |st: &Stmt| st.defs.contains(&v) || st.pdefs.iter().any(|(p, _)| *p == v);
+    first_on_paths(body, at, kills, kills)
 }
 
 /// The statements that read variable `v` first on the paths from the
@@ -346,16 +318,24 @@ pub fn first_kills(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId
 /// without either (`v` then live at the exit). For `-Rdao`'s reasons an
 /// object is kept.
 pub fn first_uses(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId, usize)>, bool) {
-    let mut uses = Vec::new();
+    first_on_paths(body, at, |st| st.uses.contains(&v), |st| st.uses.contains(&v) || st.defs.contains(&v))
+}
+
+/// On every path from the statement after `at`, the first statement where
+/// `stop` holds, collected when `hit` holds too; and whether some path
+/// reaches a block without successors first.
+fn first_on_paths(body: &Body, at: (BlockId, usize), hit: impl Fn(&Stmt) -> bool, stop: impl Fn(&Stmt) -> bool) -> (Vec<(BlockId, usize)>, bool) {
+    let mut found = Vec::new();
     let mut exit = false;
     let mut seen = vec![false; body.blocks.len()];
+    // (block, first statement to look at)
     let mut work = vec![(at.0, at.1 + 1)];
     while let Some((b, from)) = work.pop() {
         let blk = &body.blocks[b];
-        match blk.stmts.iter().enumerate().skip(from).find(|(_, st)| st.uses.contains(&v) || st.defs.contains(&v)) {
+        match blk.stmts.iter().enumerate().skip(from).find(|(_, st)| stop(st)) {
             Some((i, st)) => {
-                if st.uses.contains(&v) && !uses.contains(&(b, i)) {
-                    uses.push((b, i));
+                if hit(st) && !found.contains(&(b, i)) {
+                    found.push((b, i));
                 }
             }
             None if blk.succs.is_empty() => exit = true,
@@ -368,7 +348,7 @@ pub fn first_uses(body: &Body, at: (BlockId, usize), v: VarId) -> (Vec<(BlockId,
             }
         }
     }
-    (uses, exit)
+    (found, exit)
 }
 
 /// What a call of a function does to the variables `of_interest` (its
