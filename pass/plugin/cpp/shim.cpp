@@ -1122,15 +1122,21 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // constant: add += c), `max(k, X)` (smax or umax: at least X; for umax
   // only while X is not negative, so U >= `low` then), `zext U`, `sext U`,
   // `U`. All a must-write needs is such a lower bound.
-  auto symBTC = [&](Loop *L, DaoSym &o) -> bool {
+  // A loop's backedge-taken count peeled from the outside in: constants
+  // added (`add`), `smax(k, X)` / `umax(k, X)` (the largest `add + k` in
+  // `floor`, INT64_MIN when none; the add outside each umax in `umaxAt`;
+  // INT64_MAX when a k is wider than
+  // 20 bits: no usable upper bound), down to what is left in B.
+  auto peelBTC = [&](Loop *L, const SCEV *&B, unsigned &width, int64_t &add, int64_t &floor, std::vector<int64_t> &umaxAt) -> bool {
     if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
-    const SCEV *B = SE.getBackedgeTakenCount(L);
+    B = SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(B))
       return false;
-    unsigned width = B->getType()->getIntegerBitWidth();
-    int64_t add = 0;
-    std::vector<int64_t> umaxAt; // `add` outside each umax
+    width = B->getType()->getIntegerBitWidth();
+    add = 0;
+    floor = INT64_MIN;
+    bool wideK = false;
     for (int depth = 0; depth < 8; ++depth) {
       if (auto *A = dyn_cast<SCEVAddExpr>(B)) {
         auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
@@ -1142,8 +1148,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       if (isa<SCEVSMaxExpr>(B) || isa<SCEVUMaxExpr>(B)) {
         auto *M = cast<SCEVNAryExpr>(B);
-        if (M->getNumOperands() != 2 || !isa<SCEVConstant>(M->getOperand(0)))
+        auto *K = M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
+        if (!K)
           return false;
+        if (K->getAPInt().getSignificantBits() > 20)
+          wideK = true;
+        else
+          floor = std::max(floor, add + K->getAPInt().getSExtValue());
         if (isa<SCEVUMaxExpr>(B))
           umaxAt.push_back(add);
         B = M->getOperand(1);
@@ -1151,6 +1162,17 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       break;
     }
+    if (wideK)
+      floor = INT64_MAX;
+    return true;
+  };
+  auto symBTC = [&](Loop *L, DaoSym &o) -> bool {
+    const SCEV *B;
+    unsigned width;
+    int64_t add, floor;
+    std::vector<int64_t> umaxAt; // `add` outside each umax
+    if (!peelBTC(L, B, width, add, floor, umaxAt))
+      return false;
     if (add < -(1 << 20) || add > (1 << 20))
       return false;
     auto Bd = boundLoad(B);
@@ -1171,37 +1193,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // umax only while X is not negative, so U >= `low` then). `floor`: the
   // largest `add + k` (INT64_MIN when none).
   auto symMayBTC = [&](Loop *L, DaoSym &o, int64_t &floor) -> bool {
-    if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
-      return false;
-    const SCEV *B = SE.getBackedgeTakenCount(L);
-    if (isa<SCEVCouldNotCompute>(B))
-      return false;
-    unsigned width = B->getType()->getIntegerBitWidth();
-    int64_t add = 0;
-    floor = INT64_MIN;
+    const SCEV *B;
+    unsigned width;
+    int64_t add;
     std::vector<int64_t> umaxAt;
-    for (int depth = 0; depth < 8; ++depth) {
-      if (auto *A = dyn_cast<SCEVAddExpr>(B)) {
-        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
-        if (A->getNumOperands() != 2 || !K || K->getAPInt().getSignificantBits() > 20)
-          return false;
-        add += K->getAPInt().getSExtValue();
-        B = A->getOperand(1);
-        continue;
-      }
-      if (isa<SCEVSMaxExpr>(B) || isa<SCEVUMaxExpr>(B)) {
-        auto *M = cast<SCEVNAryExpr>(B);
-        auto *K = M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
-        if (!K || K->getAPInt().getSignificantBits() > 20)
-          return false;
-        floor = std::max(floor, add + K->getAPInt().getSExtValue());
-        if (isa<SCEVUMaxExpr>(B))
-          umaxAt.push_back(add);
-        B = M->getOperand(1);
-        continue;
-      }
-      break;
-    }
+    if (!peelBTC(L, B, width, add, floor, umaxAt) || floor == INT64_MAX)
+      return false;
     // `zext (c + U)` / `sext (c + U)` (the bound minus one, extended):
     // c + U itself while it does not wrap, for zext while U >= -c
     int64_t inner = 0, innerLow = 0;
