@@ -125,6 +125,47 @@ fn merge_ranges(mut r: Vec<(u64, u64)>, size: u64) -> Vec<(u64, u64)> {
     out
 }
 
+/// The wanted globals merged by address, in the order of their keys: one
+/// entry per address, named by the key whose global is the largest there
+/// (the first such key on a tie), wanting the union of the ranges (None:
+/// whole, if any wants it whole, or if the merged ranges come from
+/// globals of different sizes: then the largest is kept whole).
+fn by_address(wanted: Wanted) -> Vec<((u64, u32), &'static DaoModuleDesc, Option<Vec<(u64, u64)>>)> {
+    let mut out: Vec<((u64, u32), &'static DaoModuleDesc, Option<Vec<(u64, u64)>>)> = Vec::new();
+    let mut at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (key, (m, ranges)) in wanted {
+        let Some(d) = m.globals().get(key.1 as usize) else {
+            fatal(format_args!("module {}: global index {} out of range (pass bug)", desc::name(m.source_name), key.1))
+        };
+        match at.get(&(d.addr as usize)) {
+            None => {
+                at.insert(d.addr as usize, out.len());
+                out.push((key, m, ranges));
+            }
+            Some(&k) => {
+                let (okey, om, oranges) = &mut out[k];
+                let osize = om.globals().get(okey.1 as usize).map_or(0, |od| od.size);
+                if d.size != osize {
+                    // a common block declared with different lengths in
+                    // different files: the longest one, whole
+                    if d.size > osize {
+                        *okey = key;
+                        *om = m;
+                    }
+                    *oranges = None;
+                    continue;
+                }
+                match (oranges.as_mut(), ranges) {
+                    (Some(h), Some(r)) => h.extend(r),
+                    (Some(_), None) => *oranges = None,
+                    (None, _) => {}
+                }
+            }
+        }
+    }
+    out
+}
+
 /// What the chains of all threads contribute: frames, roots of the heap
 /// scan, globals their sites name.
 struct Walk {
@@ -439,10 +480,13 @@ pub fn collect_team(
         }
     }
     let mut globals = Vec::new();
-    // bytes saved per global, by its address (a Fortran common block is a
-    // global of every module that names it, saved under one of them)
+    // One record set per address: a Fortran common block (and any global
+    // with common linkage) is a global of every module that names it, at
+    // one address; the checkpoint holds it once, under the module index
+    // with the largest size, with the union of what every module's sites
+    // want of it (whole if any wants it whole).
     let mut saved_at: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-    for ((hash, i), (m, ranges)) in wanted {
+    for ((hash, i), m, ranges) in by_address(wanted) {
         let Some(d) = m.globals().get(i as usize) else {
             fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
         };

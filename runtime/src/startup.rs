@@ -337,19 +337,28 @@ fn resume(s: &mut Session, dir: &CheckpointDir) -> Option<Restored> {
 /// back over it like the other saved globals. Returns the bytes poisoned
 /// that stay poisoned.
 fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
-    let mut held: std::collections::HashMap<(u64, u32), u64> = std::collections::HashMap::new();
+    // bytes held per global, by its address (a common block is a global of
+    // every module that names it, saved under one of them)
+    let mut held: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
     for g in saved {
-        *held.entry((g.module_hash, g.index)).or_default() += g.bytes.len() as u64;
+        let base = crate::modules::by_hash(g.module_hash).and_then(|m| m.globals().get(g.index as usize)).map_or(g.addr, |d| d.addr as u64);
+        *held.entry(base).or_default() += g.bytes.len() as u64;
     }
+    let mut seen = std::collections::HashSet::new();
     let mut n = 0;
     for m in crate::modules::all() {
-        for (i, d) in m.globals().iter().enumerate() {
-            let have = held.get(&(m.module_hash, i as u32)).copied().unwrap_or(0);
-            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 || have >= d.size {
+        for d in m.globals() {
+            if d.offset == crate::abi::DAO_GLOBAL_DECLARED || d.size == 0 {
+                continue;
+            }
+            let have = held.get(&(d.addr as u64)).copied().unwrap_or(0);
+            if have >= d.size {
                 continue;
             }
             desc::fill_memory(d.addr as usize, d.size as usize, 0xff);
-            n += d.size - have;
+            if seen.insert(d.addr as u64) {
+                n += d.size - have;
+            }
         }
     }
     n

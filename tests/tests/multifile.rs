@@ -128,6 +128,43 @@ cases! {
     f_together: "state_f", Together;
 }
 
+/// A common block named in two files is one global at one address of both
+/// modules: a checkpoint holds it once (each module's descriptor lists it;
+/// before, every module's copy was collected and written, 14 times over
+/// for NPB 3.3 SP), and the restart still reproduces the clean run.
+#[test]
+fn common_block_saved_once() {
+    let root = tools().repo.join("test-programs/multifile/state_f");
+    let srcs: Vec<PathBuf> = ["state_mod.f90", "main.f90"].iter().map(|f| root.join(f)).collect();
+    let dir = fresh_dir("multifile-common-once");
+    let inst = build(Lang::Fortran, &srcs, Opt::O0, false, How::Separate, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    let ck = dir.join("ck");
+    let mut c = Command::new(&inst);
+    c.arg("12").env("DAO_DIR", &ck).env("DAO_EVERY", "3").env_remove("DAO_SAVE");
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut n_files = 0;
+    for e in std::fs::read_dir(&ck).unwrap() {
+        let p = e.unwrap().path();
+        if !p.file_name().unwrap().to_string_lossy().ends_with(".dst") {
+            continue;
+        }
+        n_files += 1;
+        let out = Command::new(&tools().dao).arg("inspect").arg("--json").arg(&p).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let globals = v["globals"].as_array().expect("globals");
+        let stcom: Vec<_> = globals.iter().filter(|g| g["name"] == "stcom_").collect();
+        assert_eq!(stcom.len(), 1, "{}: /stcom/ held {} times: {globals:?}", p.display(), stcom.len());
+        let mut addrs: Vec<&str> = globals.iter().map(|g| g["addr"].as_str().unwrap()).collect();
+        let n = addrs.len();
+        addrs.sort_unstable();
+        addrs.dedup();
+        assert_eq!(addrs.len(), n, "{}: a global address held twice: {globals:?}", p.display());
+    }
+    assert!(n_files > 0, "no checkpoint written in {}", ck.display());
+}
+
 /// Every program directory has a row.
 #[test]
 fn table_covers_every_program() {
