@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 9;
+pub const DAO_ABI_VERSION: u32 = 10;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -206,6 +206,9 @@ pub const SITE_DESC: Layout = Layout {
         f("n_dead", I32),
         f("dead", Ptr),
         f("dead_why", Ptr),
+        f("n_kept", I32),
+        f("kept", Ptr),
+        f("kept_why", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -450,7 +453,7 @@ mod tests {
                 FRAME.size(),
                 COND_DESC.size()
             ],
-            [40, 128, 72, 128, 40, 40]
+            [40, 152, 72, 128, 40, 40]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

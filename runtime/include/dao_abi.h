@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 9
+#define DAO_ABI_VERSION 10
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -94,6 +94,11 @@ typedef struct dao_site_desc {
     const uint32_t *dead;      /* ... as indices into module->globals, */
     const char *const *dead_why; /* ... and what rewrites each first ("the loop at
                                     a.c:12"), for dao inspect */
+    uint32_t n_kept;      /* candidates (ABI 10): globals of at least 64 KiB live after
+                             the site ... */
+    const uint32_t *kept;      /* ... as indices into module->globals, */
+    const char *const *kept_why; /* ... and why each is kept ("read first by the
+                                    loop at a.c:40"), for dao inspect */
 } dao_site_desc;
 
 /* A runtime-checked condition of a conditional kill (a loop whose extent is

@@ -49,6 +49,12 @@ pub struct DaoSiteDesc {
     pub n_dead: u32,
     pub dead: *const u32,
     pub dead_why: *const *const c_char,
+    /// Candidates (ABI 10): globals (module indices) of at least 64 KiB
+    /// live after the site, and why each is kept (parallel arrays; for
+    /// `dao inspect`).
+    pub n_kept: u32,
+    pub kept: *const u32,
+    pub kept_why: *const *const c_char,
 }
 
 /// A runtime-checked condition (`dao_cond_desc`): global `object` is dead
@@ -147,7 +153,10 @@ mod tests {
             cdead,
             n_dead,
             dead,
-            dead_why
+            dead_why,
+            n_kept,
+            kept,
+            kept_why
         );
         check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max);
         check_layout!(

@@ -246,7 +246,7 @@ impl Walk {
                 self.unknown_reads.add(module.map_or(0, |m| m.module_hash));
             }
             if let Some(m) = module {
-                if site.n_dead > 0 {
+                if site.n_dead > 0 || site.n_kept > 0 {
                     self.sites.push((m, site));
                 }
                 // globals dead here only when their runtime-checked
@@ -453,7 +453,16 @@ pub fn collect_team(
     let Walk { mut bytes, mut roots, mut wanted, unknown_reads, sites } = w;
 
     let modules = crate::modules::all();
+    // why the runtime itself keeps a global (by address), for `dao inspect`
+    let mut runtime_why: std::collections::HashMap<usize, &'static str> = std::collections::HashMap::new();
     for m in &modules {
+        let reason = if save_all {
+            "DAO_SAVE=all"
+        } else if m.n_funcs == 0 {
+            "its address escapes from a module without instrumented functions, whose code may run again and read it"
+        } else {
+            "its address escapes and a saved frame calls code the pass cannot see after the checkpoint, which may read it"
+        };
         let extra: Vec<u32> = if save_all {
             (0..m.n_globals).filter(|&i| m.globals()[i as usize].offset != crate::abi::DAO_GLOBAL_DECLARED).collect()
         } else if m.n_funcs == 0 || unknown_reads.reaches(m.module_hash) {
@@ -477,6 +486,7 @@ pub fn collect_team(
             } else {
                 want(&mut wanted, (m.module_hash, g), m, None);
             }
+            runtime_why.entry(d.addr as usize).or_insert(reason);
         }
     }
     let mut globals = Vec::new();
@@ -496,6 +506,7 @@ pub fn collect_team(
             Some(r) => merge_ranges(r, d.size),
         };
         *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
+        let why = if d.size >= KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
         for (lo, hi) in ranges {
             let addr = d.addr as usize + lo as usize;
             let b = memory(addr, (hi - lo) as usize);
@@ -508,6 +519,7 @@ pub fn collect_team(
                 loc: desc::opt_name(d.loc),
                 addr: addr as u64,
                 bytes: Cow::Borrowed(b),
+                why: why.clone(),
             });
         }
     }
@@ -544,6 +556,20 @@ pub fn collect_team(
         heap_blocks_total: blocks.len() as u64,
         heap_blocks_saved: n_saved,
     }
+}
+
+/// Globals at least this large are saved with the reason (the pass's
+/// `KEPT_REMARK`).
+const KEPT_WHY: u64 = 64 * 1024;
+
+/// Why the global at `addr` is kept, from the innermost walked candidate
+/// whose descriptor says (any module's index at that address: a common
+/// block is a global of each module that names it).
+fn kept_why(sites: &Sites, addr: usize) -> Option<Cow<'static, str>> {
+    sites.iter().find_map(|(m, s)| {
+        let i = m.globals().iter().position(|d| d.addr as usize == addr && d.offset != crate::abi::DAO_GLOBAL_DECLARED)?;
+        s.kept_why(i as u32)
+    })
 }
 
 /// The defined globals of the instrumented modules that the checkpoint does

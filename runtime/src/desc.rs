@@ -130,6 +130,13 @@ impl DaoSiteDesc {
         let whys = table(self.dead_why, self.n_dead);
         opt_name(*whys.get(k)?)
     }
+    /// Why global `g` (a module index) is kept at this candidate, as the
+    /// pass described it (ABI 10; globals of at least 64 KiB).
+    pub fn kept_why(&self, g: u32) -> Option<std::borrow::Cow<'static, str>> {
+        let k = table(self.kept, self.n_kept).iter().position(|&x| x == g)?;
+        let whys = table(self.kept_why, self.n_kept);
+        opt_name(*whys.get(k)?)
+    }
     /// The live byte ranges of the globals live only in part here:
     /// (index into the module's globals, first byte, end byte).
     pub fn parts(&self) -> impl Iterator<Item = (u32, u64, u64)> {

@@ -381,3 +381,48 @@ fn cc_rdao_says_why_objects_are_kept() {
     assert!(kept.iter().any(|l| l.contains("keeps work (125000 B) unless its conditions hold")), "want work kept only under its conditions; got:\n{e}");
     assert!(!kept.iter().any(|l| l.contains("keeps grid_points")), "objects under 64 KiB get no reason; got:\n{e}");
 }
+
+/// `dao inspect` says why each big saved global is saved, in the words of
+/// `-Rdao` (issue #33): text "kept: read first by ..." under the global,
+/// JSON a `why` field on every global (null under 64 KiB). padded_extents'
+/// `u` is read first by the step's parallel region; `grid_points` (12 B)
+/// has no reason.
+#[test]
+fn inspect_says_why_globals_are_kept() {
+    let d = fresh_dir("cli-inspect-why");
+    let src = tools().repo.join("test-programs/omp/c/padded_extents.c");
+    let exe = d.join("prog");
+    let mut c = dao(&["cc", "-O0", "-fopenmp", "-Rdao"]);
+    c.arg(&src).arg("-o").arg(&exe);
+    let o = out(c);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let remark = e
+        .lines()
+        .find(|l| l.contains("candidate 1 in 'main': keeps u (125000 B): "))
+        .unwrap_or_else(|| panic!("no remark for u:\n{e}"));
+    let said = remark.split("keeps u (125000 B): ").nth(1).unwrap().to_string();
+    let ck = d.join("ck");
+    let run = Command::new(&exe).arg("6").env("DAO_DIR", &ck).env("DAO_EVERY", "2").env("OMP_NUM_THREADS", "2").env_remove("DAO_SAVE").output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let file = std::fs::read_dir(&ck).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".dst")).expect("a checkpoint");
+    let j = out({
+        let mut c = dao(&["inspect", "--json"]);
+        c.arg(&file);
+        c
+    });
+    assert!(j.status.success(), "{}", stderr(&j));
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    let globals = v["globals"].as_array().unwrap();
+    let u = globals.iter().find(|g| g["name"] == "u").unwrap_or_else(|| panic!("u not saved: {globals:?}"));
+    assert_eq!(u["why"].as_str(), Some(said.as_str()), "inspect and -Rdao disagree on u");
+    let gp = globals.iter().find(|g| g["name"] == "grid_points").unwrap_or_else(|| panic!("grid_points not saved: {globals:?}"));
+    assert!(gp.get("why").is_some_and(|w| w.is_null()), "a small global has a null why: {gp}");
+    let t = out({
+        let mut c = dao(&["inspect"]);
+        c.arg(&file);
+        c
+    });
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(text.contains(&format!("kept: {said}")), "text report lacks the reason:\n{text}");
+}

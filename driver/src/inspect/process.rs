@@ -53,6 +53,17 @@ pub struct Var {
     pub addr: Option<String>,
 }
 
+/// A saved global (or one saved range of it) and why it is saved: the
+/// pass's words from the innermost saved candidate that says ("read first
+/// by the loop at bt.c:40"), or the runtime's (escaped address, unknown
+/// code, DAO_SAVE=all); for globals of at least 64 KiB, null for others.
+#[derive(Debug, Serialize)]
+pub struct GlobalVar {
+    #[serde(flatten)]
+    pub var: Var,
+    pub why: Option<String>,
+}
+
 /// A defined global the checkpoint does not hold whole: dead there (no
 /// thread may read those bytes before rewriting them), so not saved, or
 /// saved only in `saved` of its `size` bytes.
@@ -122,7 +133,7 @@ pub struct FileReport {
     pub team_size: u32,
     /// The other threads of the team (or idle threads with threadprivate data).
     pub workers: Vec<WorkerReport>,
-    pub globals: Vec<Var>,
+    pub globals: Vec<GlobalVar>,
     /// The defined globals of the instrumented modules not saved whole
     /// (format 5; empty for format 4 files and under DAO_SAVE=all).
     pub dead_globals: Vec<DeadReport>,
@@ -284,13 +295,13 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
             }
         })
         .collect();
-    let globals: Vec<Var> = c.globals.iter().map(|g| var(&g.name, &g.loc, g.bytes.len(), Some(g.addr))).collect();
+    let globals: Vec<GlobalVar> = c.globals.iter().map(|g| GlobalVar { var: var(&g.name, &g.loc, g.bytes.len(), Some(g.addr)), why: g.why.as_ref().map(|w| w.to_string()) }).collect();
     let dead_globals: Vec<DeadReport> = c
         .dead
         .iter()
         .map(|d| DeadReport { name: d.name.to_string(), size: d.size, saved: d.saved, dead: d.size - d.saved.min(d.size), why: d.why.as_ref().map(|w| w.to_string()) })
         .collect();
-    totals.globals += globals.iter().map(|v| v.size).sum::<u64>();
+    totals.globals += globals.iter().map(|v| v.var.size).sum::<u64>();
     let saved: Vec<_> = c.heap.blocks.iter().filter_map(|b| b.bytes.as_ref()).collect();
     let heap = HeapReport {
         blocks_total: c.heap.blocks.len() as u64,
@@ -577,8 +588,11 @@ pub fn render_file(r: &FileReport) -> String {
         }
     }
     let _ = writeln!(s, "globals ({}, {}):", r.globals.len(), size(r.totals.globals));
-    for v in &r.globals {
-        var_line(&mut s, "global", v);
+    for g in &r.globals {
+        var_line(&mut s, "global", &g.var);
+        if let Some(w) = &g.why {
+            let _ = writeln!(s, "             kept: {w}");
+        }
     }
     if !r.dead_globals.is_empty() {
         let _ = writeln!(s, "dead globals, not saved ({}, {}):", r.dead_globals.len(), size(r.dead_bytes));
@@ -694,7 +708,7 @@ mod tests {
                 slots: vec![Slot { index: 0, name: "i".into(), loc: Some("a.c:3".into()), bytes: Cow::Owned(vec![0; 8]) }],
                 stack_objects: vec![StackObject { index: 0, name: "buf".into(), loc: None, addr: 0x2000, bytes: Cow::Owned(vec![0; 64]) }],
             }],
-            globals: vec![Global { module_hash: 1, index: 0, name: "g".into(), loc: None, addr: 0x3000, bytes: Cow::Owned(vec![0; 4]) }],
+            globals: vec![Global { module_hash: 1, index: 0, name: "g".into(), loc: None, addr: 0x3000, bytes: Cow::Owned(vec![0; 4]), why: Some("read first by the loop at a.c:9".into()) }],
             dead: vec![
                 dao_format::DeadGlobal { module_hash: 1, index: 1, name: "work".into(), size: 4096, saved: 0, why: Some("the loop at a.c:9".into()) },
                 dao_format::DeadGlobal { module_hash: 1, index: 2, name: "grid".into(), size: 1000, saved: 96, why: None },

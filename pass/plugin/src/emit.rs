@@ -193,6 +193,18 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                     let vals: Vec<Value> = whys.iter().map(|(_, w)| strs.get(w)).collect();
                     m.add_const_global(m.array(m.ptr(), vals.len() as u64), &format!("{base}.dead_why"), m.const_array(m.ptr(), &vals))
                 };
+                // candidates: why the big live globals are kept (ABI 10)
+                let kept_whys: Vec<(u32, String)> = s.kept.iter().map(|(g, w)| {
+                    let cond = if s.cdead.contains(g) { " (its runtime-checked conditions did not hold)" } else { "" };
+                    (*g as u32, format!("{}{cond}", crate::sites::kept_text(w)))
+                }).collect();
+                let kept: Vec<u32> = kept_whys.iter().map(|(g, _)| *g).collect();
+                let kept_why = if kept_whys.is_empty() {
+                    m.const_null()
+                } else {
+                    let vals: Vec<Value> = kept_whys.iter().map(|(_, w)| strs.get(w)).collect();
+                    m.add_const_global(m.array(m.ptr(), vals.len() as u64), &format!("{base}.kept_why"), m.const_array(m.ptr(), &vals))
+                };
                 let parts = if parts.is_empty() {
                     m.const_null()
                 } else {
@@ -227,6 +239,9 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("n_dead", m.const_i32(dead.len() as u32)),
                         ("dead", idx_arr(&format!("{base}.dead"), &dead)),
                         ("dead_why", dead_why),
+                        ("n_kept", m.const_i32(kept.len() as u32)),
+                        ("kept", idx_arr(&format!("{base}.kept"), &kept)),
+                        ("kept_why", kept_why),
                     ],
                 )
             })

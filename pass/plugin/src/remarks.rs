@@ -141,11 +141,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
             for (g, why) in &s.kept {
                 let cond = if s.cdead.contains(g) { " unless its conditions hold" } else { "" };
                 eprintln!(
-                    "remark: dao: {}: {what}: keeps {} ({} B){cond}: read first by {}",
+                    "remark: dao: {}: {what}: keeps {} ({} B){cond}: {}",
                     s.loc.clone().unwrap_or_else(|| source.clone()),
                     plan.facts.globals[*g].name(),
                     plan.facts.global_size[*g],
-                    if why.is_empty() { "nothing the pass can name".to_string() } else { why.join(" or ") }
+                    crate::sites::kept_text(why)
                 );
             }
         }

@@ -316,7 +316,9 @@ impl Planner<'_> {
             } else {
                 (Vec::new(), (0, 0))
             };
-        let kept = if matches!(kind, SiteKind::Marker | SiteKind::Forced) && crate::config::remarks() {
+        // why the big live globals are kept: `-Rdao` and the descriptor
+        // (`dao inspect`), so computed with or without remarks
+        let kept = if matches!(kind, SiteKind::Marker | SiteKind::Forced) {
             self.why_kept(f, t, &globals, (bi, si))
         } else {
             Vec::new()
@@ -413,6 +415,13 @@ impl Planner<'_> {
         }
         out
     }
+}
+
+/// Why a global is kept, in the words `-Rdao` and `dao inspect` both use:
+/// "read first by the loop at bt.c:40 or ..." (`why` from
+/// [`Planner::why_kept`]).
+pub fn kept_text(why: &[String]) -> String {
+    format!("read first by {}", if why.is_empty() { "nothing the pass can name".to_string() } else { why.join(" or ") })
 }
 
 /// Globals at least this large get a reason they are kept in `-Rdao`.

@@ -117,6 +117,10 @@ pub struct Global<'a> {
     pub loc: Option<Cow<'a, str>>,
     pub addr: u64,
     pub bytes: Cow<'a, [u8]>,
+    /// Why it is saved (format 6; the pass's or the runtime's words: "read
+    /// first by the loop at bt.c:40"), for the globals of at least 64 KiB
+    /// whose saving a walked site or the runtime explains.
+    pub why: Option<Cow<'a, str>>,
 }
 
 /// A defined global of an instrumented module that the checkpoint does not
@@ -333,6 +337,7 @@ impl Checkpoint<'_> {
                     loc: g.loc.map(own),
                     addr: g.addr,
                     bytes: own(g.bytes),
+                    why: g.why.map(own),
                 })
                 .collect(),
             dead: self.dead.into_iter().map(DeadGlobal::into_owned).collect(),

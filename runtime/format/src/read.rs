@@ -201,6 +201,7 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
             loc: p.opt_str()?,
             addr: p.u64()?,
             bytes: p.bytes()?,
+            why: None,
         });
     }
     // format 5: the defined globals not saved whole (none in format 4)
@@ -213,6 +214,18 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
                 return Err(corrupt("GLOBALS", "a dead global saved whole"));
             }
             dead.push(d);
+        }
+    }
+    // format 6: why the big globals are saved (none before)
+    if le_u32(b, 8) >= 6 {
+        let n = p.u32()?;
+        for _ in 0..n {
+            let k = p.u32()? as usize;
+            let w = p.str()?;
+            let Some(g) = gs.get_mut(k) else {
+                return Err(corrupt("GLOBALS", "a reason for a global record that does not exist"));
+            };
+            g.why = Some(w);
         }
     }
     p.end()?;

@@ -196,6 +196,13 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[De
         s.u64(d.saved)?;
         s.opt_str(d.why.as_deref())?;
     }
+    // format 6: why the big globals are saved
+    let whys: Vec<(usize, &str)> = globals.iter().enumerate().filter_map(|(k, g)| g.why.as_deref().map(|w| (k, w))).collect();
+    s.count(whys.len())?;
+    for (k, w) in whys {
+        s.u32(k as u32)?;
+        s.str(w)?;
+    }
     Ok(())
 }
 

@@ -58,6 +58,7 @@ fn regions_are_unique_and_a_shared_key_keeps_the_longest() {
             loc: None,
             addr: mem.as_ptr() as u64,
             bytes: std::borrow::Cow::Borrowed(&mem[..n]),
+            why: None,
         });
     }
     let p2 = Parts::of(&c2);

@@ -48,6 +48,7 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
             loc: Some("a.c:1".into()),
             addr: 0x601000,
             bytes: Cow::Owned(vec![7; 6]),
+            why: Some("read first by the loop at a.c:40".into()),
         }],
         dead: vec![
             DeadGlobal { module_hash: 0xabc, index: 4, name: "work".into(), size: 4096, saved: 0, why: Some("the loop at a.c:20".into()) },
