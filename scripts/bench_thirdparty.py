@@ -95,13 +95,24 @@ def make_def(tree, lang, no_pass):
     (tree / "config" / "make.def").write_text(d)
 
 
+WHOLE = False
+
+
 def build(tree, target, cls, lang, no_pass):
     make_def(tree, lang, no_pass)
     shutil.rmtree(tree / "bin", ignore_errors=True)
     (tree / "bin").mkdir()
     subprocess.run(["make", "-C", str(tree / target), "clean"], capture_output=True)
+    # the shared objects too: built by another mode (bitcode or not, an
+    # older pass) they would be linked as they are
+    for o in (tree / "common").glob("*.o"):
+        o.unlink()
+    env = dict(os.environ)
+    env.pop("DAO_WHOLE_PROGRAM", None)
+    if WHOLE and not no_pass:
+        env["DAO_WHOLE_PROGRAM"] = "1"
     t0 = time.perf_counter()
-    r = subprocess.run(["make", target, f"CLASS={cls}"], cwd=tree, capture_output=True, text=True)
+    r = subprocess.run(["make", target, f"CLASS={cls}"], cwd=tree, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t0
     exes = list((tree / "bin").glob(f"{target.lower()}.{cls}*"))
     if r.returncode != 0 or not exes:
@@ -184,8 +195,11 @@ def main():
     ap.add_argument("--no-clean-build", action="store_true", help="skip the --dao-no-pass build (compile time)")
     ap.add_argument("--json")
     ap.add_argument("--work")
+    ap.add_argument("--whole-program", action="store_true", help="build with DAO_WHOLE_PROGRAM=1 (the pass at the link, on all files)")
     ap.add_argument("--dao", help="the dao driver to build with (default: this checkout's target/release/dao)")
     a = ap.parse_args()
+    global WHOLE
+    WHOLE = a.whole_program
     global DAO
     if a.dao:
         DAO = Path(a.dao).resolve()

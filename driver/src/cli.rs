@@ -45,7 +45,8 @@ All arguments are passed to the compiler, with these additions:\n  \
 -no-pie libdao_rt.a -l...      when linking: the runtime and its system libraries\n\n\
 dao's own options (may appear anywhere, are not passed on):\n  \
 -Rdao           print a remark for every checkpoint candidate: what is live, how many bytes\n  \
---dao-no-pass   build the clean program: no pass, no runtime, DAO_DISABLE defined\n\n\
+--dao-no-pass   build the clean program: no pass, no runtime, DAO_DISABLE defined\n  \
+--dao-whole-program  on every compile and link (or DAO_WHOLE_PROGRAM=1): bitcode objects,\n                     the pass on the whole program at the link (liveness across files)\n\n\
 The compiler's exit status is passed through. `--version` and similar queries go to the compiler.";
 
 #[derive(Debug, Subcommand)]

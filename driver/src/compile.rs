@@ -47,6 +47,8 @@ impl Lang {
 pub struct DaoOptions {
     pub remarks: bool,
     pub no_pass: bool,
+    /// `--dao-whole-program` (`whole.rs`).
+    pub whole_program: bool,
 }
 
 /// What kind of invocation the user's arguments describe.
@@ -71,6 +73,7 @@ pub fn extract_dao_options(args: &[OsString]) -> (DaoOptions, Vec<OsString>) {
         match a.to_str() {
             Some("-Rdao") => opts.remarks = true,
             Some("--dao-no-pass") => opts.no_pass = true,
+            Some("--dao-whole-program") => opts.whole_program = true,
             _ => rest.push(a.clone()),
         }
     }
@@ -347,7 +350,7 @@ mod tests {
 
     #[test]
     fn no_pass_plan() {
-        let opts = DaoOptions { remarks: false, no_pass: true };
+        let opts = DaoOptions { remarks: false, no_pass: true, whole_program: false };
         let inp = PlanInputs { plugin: None, runtime: None, ..inputs() };
         let p = plan(Lang::C, &opts, &v("-O2 a.c -o a"), Mode::Link, &inp);
         let s = display_command(&p.program, &p.args);
@@ -357,7 +360,7 @@ mod tests {
 
     #[test]
     fn remarks_env() {
-        let opts = DaoOptions { remarks: true, no_pass: false };
+        let opts = DaoOptions { remarks: true, no_pass: false, whole_program: false };
         let p = plan(Lang::Fortran, &opts, &v("-c a.f90"), Mode::CompileOnly, &inputs());
         assert_eq!(p.program, "flang-new-19");
         assert_eq!(p.env, vec![("DAO_REMARKS".to_string(), "1".to_string())]);

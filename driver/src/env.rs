@@ -8,6 +8,8 @@
 //! | `DAO_HOME` | where the plugin, runtime and headers are (else found from the `dao` executable) |
 //! | `DAO_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME` | the compile cache's directory, first set wins |
 //! | `DAO_VERBOSE` | `dao cc`/`fc`/`mpicc`/...: print the resources and the compiler command |
+//! | `DAO_WHOLE_PROGRAM` | `dao cc`/`fc`/...: whole-program mode (`1`; as `--dao-whole-program`) |
+//! | `DAO_KEEP_WHOLE_PROGRAM_FILES` | whole-program links: keep the merged bitcode and object (`1`) |
 //! | `DAO_DIR` | `dao run`: the checkpoint directory when `--dir` is not given |
 //! | `DAO_PARTNER_DIR`, `DAO_FLUSH_DIR` | `dao inspect`: an MPI job's partner and flushed levels when the options are not given |
 //! | `DAO_*` (all) | `dao bench`: removed from the measured runs' environment |
@@ -17,6 +19,18 @@ use std::path::PathBuf;
 /// A variable's value, None when unset or empty.
 fn set(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// DAO_WHOLE_PROGRAM=1: whole-program mode for every compile and link
+/// (`whole.rs`), as `--dao-whole-program` on each command.
+pub fn whole_program() -> bool {
+    set("DAO_WHOLE_PROGRAM").is_some_and(|v| v != "0")
+}
+
+/// DAO_KEEP_WHOLE_PROGRAM_FILES=1: leave a whole-program link's merged
+/// bitcode and object in the temporary directory (for debugging).
+pub fn keep_whole_program_files() -> bool {
+    set("DAO_KEEP_WHOLE_PROGRAM_FILES").is_some_and(|v| v != "0")
 }
 
 /// DAO_HOME, if set and not empty.

@@ -34,6 +34,9 @@ pub enum DriverError {
     #[error("`-shared` is not supported by `dao {tool}`: instrumented code must live in a non-PIE executable (address-preserving restart); link the objects into the program, or use --dao-no-pass")]
     SharedUnsupported { tool: &'static str },
 
+    #[error("whole-program mode: {step} failed (`{command}` exited with {status}); its output is above")]
+    WholeProgram { step: &'static str, command: String, status: String },
+
     #[error("{0}")]
     Bench(#[from] crate::bench::BenchError),
 

@@ -24,6 +24,7 @@ mod place;
 mod resources;
 mod run;
 mod sys;
+mod whole;
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -168,6 +169,18 @@ fn wrap_compiler(lang: Lang, raw_args: &[OsString], mpi: Option<&'static str>) -
         PlanInputs { plugin, runtime, include_dirs, link_objects, mpi }
     };
     let plan = compile::plan(lang, &opts, &user_args, mode, &inputs);
+    // whole-program mode: bitcode objects, the pass at the link
+    let whole = whole::applies(mode, opts.whole_program || crate::env::whole_program(), opts.no_pass);
+    let (plan, scratch) = match (whole, mode, &inputs.plugin) {
+        (true, Mode::CompileOnly, _) => (whole::compile_plan(plan), None),
+        (true, Mode::Link, Some(plugin)) => {
+            let mut native = inputs.link_objects.clone();
+            native.extend(inputs.runtime.iter().cloned());
+            let (p, s) = whole::link_plan(lang, plan, plugin, &native, opts.remarks)?;
+            (p, Some(s))
+        }
+        _ => (plan, None),
+    };
     if verbose() {
         eprintln!("dao: {}", compile::display_command(&plan.program, &plan.args));
     }
@@ -180,6 +193,12 @@ fn wrap_compiler(lang: Lang, raw_args: &[OsString], mpi: Option<&'static str>) -
         // flang-new-19 drops diagnostics raised through the LLVMContext:
         // the pass prints its errors itself and fails the compilation
         cmd.env("DAO_EXIT_ON_ERROR", "1");
+    }
+    if scratch.is_some() {
+        // the scratch directory goes after the link: wait for it
+        let st = cmd.status().map_err(|source| DriverError::Spawn { program: plan.program.clone(), source })?;
+        drop(scratch);
+        return Ok(st.code().unwrap_or(1));
     }
     let source = cmd.exec();
     Err(DriverError::Spawn { program: plan.program, source })

@@ -4,8 +4,9 @@
 //! `save` variables, a common block, a timer's time base, atexit handlers)
 //! lives in others. Each is built three ways at -O0 and -O2, as makefiles
 //! and users do: file by file (`dao cc -c` each, then `dao cc *.o`), in one
-//! command, and (C) with the state files in a static library
-//! (`ar rcs libstate.a`, linked with `-L. -lstate`), and goes through every
+//! command, (C) with the state files in a static library
+//! (`ar rcs libstate.a`, linked with `-L. -lstate`), and file by file in
+//! whole-program mode (`--dao-whole-program`), and goes through every
 //! crash scenario of `dao_tests::scenario` with `DAO_DEAD=poison`.
 //!
 //! Invariant: every global and static of every module that code after the
@@ -28,6 +29,10 @@ enum How {
     Together,
     /// The files but the first in a static library.
     Archive,
+    /// As `Separate`, in whole-program mode (`--dao-whole-program` on
+    /// every command: bitcode objects, the pass on the whole program at
+    /// the link).
+    Whole,
 }
 
 /// (program directory, language, sources in compile order: the marker's
@@ -35,6 +40,8 @@ enum How {
 const PROGRAMS: &[(&str, Lang, &[&str])] = &[
     ("state_c", Lang::C, &["main.c", "state.c", "timer.c"]),
     ("state_f", Lang::Fortran, &["state_mod.f90", "main.f90"]),
+    ("whole_c", Lang::C, &["main.c", "work.c"]),
+    ("whole_f", Lang::Fortran, &["work.f90", "main.F90"]),
 ];
 
 fn run(cmd: &mut Command) -> Result<(), String> {
@@ -57,6 +64,9 @@ fn build(lang: Lang, srcs: &[PathBuf], opt: Opt, clean: bool, how: How, dir: &Pa
         c.arg(lang.subcommand()).current_dir(&vdir);
         if clean {
             c.arg("--dao-no-pass");
+        }
+        if how == How::Whole {
+            c.arg("--dao-whole-program");
         }
         c
     };
@@ -103,7 +113,7 @@ fn check(prog: &str, how: How, opt: Opt) {
         crash_after: &[1, 4, 7],
         crash_in: &[2, 6],
         drop_lines: &[],
-        reference_lines: vec!["timer ok".into()].into_iter().filter(|_| *lang == Lang::C).collect(),
+        reference_lines: vec!["timer ok".into()].into_iter().filter(|_| prog == "state_c").collect(),
         exact_count: true,
     });
 }
@@ -126,6 +136,81 @@ cases! {
     c_archive: "state_c", Archive;
     f_separate: "state_f", Separate;
     f_together: "state_f", Together;
+    c_whole: "state_c", Whole;
+    f_whole: "state_f", Whole;
+    wc_separate: "whole_c", Separate;
+    wc_whole: "whole_c", Whole;
+    wf_separate: "whole_f", Separate;
+    wf_whole: "whole_f", Whole;
+}
+
+/// Whole-program mode (issue #33) sees across files: `whole_c`'s and
+/// `whole_f`'s `scratch` (and `whole_f`'s common-block part `tmp`), which
+/// the other file rewrites whole before reading it, are left out of the
+/// checkpoint at -O2 in whole-program mode and saved when the files are
+/// compiled one by one; with `-DSCRATCH_READ` (a read before the rewrite)
+/// saved in both. Each build is also killed after its second checkpoint
+/// and restarted with `DAO_DEAD=poison`: the output equals its
+/// uninterrupted run's.
+#[test]
+fn whole_program_sees_across_files() {
+    for (prog, lang, scratch, common) in [("whole_c", Lang::C, "scratch", None), ("whole_f", Lang::Fortran, "_QMwork_modEscratch", Some(("wk_", 524288u64, 262144u64)))] {
+        let (_, _, files) = PROGRAMS.iter().find(|p| p.0 == prog).unwrap();
+        let root = tools().repo.join("test-programs/multifile").join(prog);
+        for (whole, read_first) in [(false, false), (true, false), (true, true)] {
+            let dir = fresh_dir(&format!("multifile-{prog}-sizes-{whole}-{read_first}"));
+            let mut objs = Vec::new();
+            for f in files.iter() {
+                let o = dir.join(format!("{f}.o"));
+                let mut c = Command::new(&tools().dao);
+                c.arg(lang.subcommand()).arg("-O2").current_dir(&dir);
+                if whole {
+                    c.arg("--dao-whole-program");
+                }
+                if read_first && f.starts_with("main") {
+                    c.arg("-DSCRATCH_READ");
+                }
+                run(c.arg("-c").arg(root.join(f)).arg("-o").arg(&o)).unwrap();
+                objs.push(o);
+            }
+            let exe = dir.join("prog");
+            let mut c = Command::new(&tools().dao);
+            c.arg(lang.subcommand()).arg("-O2").current_dir(&dir);
+            if whole {
+                c.arg("--dao-whole-program");
+            }
+            run(c.args(&objs).arg("-o").arg(&exe)).unwrap();
+            let label = format!("{prog} whole={whole} read_first={read_first}");
+            let go = |ck: &str, env: &[(&str, &str)]| {
+                let mut c = Command::new(&exe);
+                c.arg("8").env("DAO_DIR", dir.join(ck)).env("DAO_EVERY", "3").env_remove("DAO_SAVE").env_remove("DAO_WHOLE_PROGRAM");
+                for (k, v) in env {
+                    c.env(k, v);
+                }
+                c.output().unwrap()
+            };
+            let clean = go("ck-clean", &[]);
+            assert!(clean.status.success(), "{label}: {}", String::from_utf8_lossy(&clean.stderr));
+            let killed = go("ck", &[("DAO_CRASH_AFTER", "2")]);
+            assert!(!killed.status.success(), "{label}: the run was not killed after its second checkpoint");
+            let again = go("ck", &[("DAO_DEAD", "poison")]);
+            assert!(again.status.success(), "{label}: restart failed: {}", String::from_utf8_lossy(&again.stderr));
+            assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&clean.stdout), "{label}: the restarted run's output differs");
+            // what the second checkpoint holds
+            let file = dir.join("ck").join("store.000002.dst");
+            let out = Command::new(&tools().dao).arg("inspect").arg("--json").arg(&file).output().unwrap();
+            assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let globals = v["globals"].as_array().unwrap();
+            let bytes_of = |n: &str| globals.iter().filter(|g| g["name"] == n).map(|g| g["size"].as_u64().unwrap()).sum::<u64>();
+            let dead = whole && !read_first;
+            assert_eq!(bytes_of(scratch) == 0, dead, "{label}: {scratch} {} expected; globals {globals:?}", if dead { "dead" } else { "saved" });
+            if let Some((name, size, part)) = common {
+                let want = if dead { size - part } else { size };
+                assert_eq!(bytes_of(name), want, "{label}: {name}'s saved bytes; globals {globals:?}");
+            }
+        }
+    }
 }
 
 /// A common block named in two files is one global at one address of both

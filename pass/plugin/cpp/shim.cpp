@@ -218,6 +218,7 @@ struct DaoLoopRec {
 };
 struct DaoRead {
   GlobalVariable *global;
+  Instruction *inst = nullptr; // the load or transfer (original function), if known
   bool whole; // any byte
   int64_t start; // else a box, as DaoSection's
   uint64_t size;
@@ -1866,6 +1867,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         continue;
       DaoRead R{};
       R.global = GV;
+      if (auto BI = Back.find(&I); BI != Back.end())
+        R.inst = dyn_cast<Instruction>(BI->second);
       R.whole = true;
       R.size = Size;
       const SCEV *Off = nullptr;
@@ -2017,6 +2020,8 @@ void dao_cxx_loop_guard_req(void *h, unsigned i, unsigned j, DaoGuardReqOut *o) 
 }
 LLVMBasicBlockRef dao_cxx_loop_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].blocks[j]); }
 unsigned dao_cxx_read_count(void *h) { return static_cast<DaoLoopFacts *>(h)->reads.size(); }
+// Read i's instruction in the original function (null: not known).
+LLVMValueRef dao_cxx_read_inst(void *h, unsigned i) { return wrap(static_cast<DaoLoopFacts *>(h)->reads[i].inst); }
 // Read i: its global (in `base`) and its box (loop: 1 when the whole global may be read).
 void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) {
   auto &R = static_cast<DaoLoopFacts *>(h)->reads[i];

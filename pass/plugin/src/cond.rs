@@ -241,7 +241,9 @@ fn direct_writes(inst: Value, globals_at: &impl Fn(Value) -> Vec<usize>) -> Vec<
 /// handed to code that might call it back), and only from this module
 /// (internal linkage; `main` runs once, before any checkpoint).
 fn only_called(f: Value) -> bool {
-    (f.is_local_linkage() || f.name() == known::names::MAIN)
+    // flang's main program `_QQmain` is called once, by the Fortran
+    // runtime's `main`, as `main` is by the C runtime
+    (f.is_local_linkage() || f.name() == known::names::MAIN || f.name() == "_QQmain")
         && f.users().into_iter().all(|u| {
         u.is_instruction()
             && u.is_call()

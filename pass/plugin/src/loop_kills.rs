@@ -222,7 +222,7 @@ pub fn add_loop_kills(
         };
         // reads of the loop that see only what the same iteration wrote
         // before them (a time step's copy-then-update of one plane)
-        let excused: HashSet<(usize, usize, usize)> = lf
+        let mut excused: HashSet<(usize, usize, usize)> = lf
             .rel_reads
             .iter()
             .filter(|r| r.loop_ix == li)
@@ -236,6 +236,28 @@ pub fn add_loop_kills(
                 read_covered_in_iteration(&r.writes, &r.read).then_some((b, i, var))
             })
             .collect();
+        // reads in the loop of a global it rewrites only in part, whose
+        // bytes all lie outside the rewritten ones (another member of a
+        // Fortran common block: NPB's `fields` holds `u`, read, and `rhs`,
+        // rewritten): they never see those bytes, so the rewritten part is
+        // still dead before the loop (issue #33)
+        for (v, w) in &part {
+            let g = v - vars.global_var(0);
+            for (k, (gv, bx)) in lf.reads.iter().enumerate() {
+                if ff.mf.global_ix.get(gv) != Some(&g) {
+                    continue;
+                }
+                let Some(b) = bx.as_ref().filter(|b| b.sym.iter().all(Option::is_none)) else { continue };
+                let Some(&(bb, i)) = lf.read_insts.get(k).copied().flatten().and_then(|inst| pos.get(&inst)) else { continue };
+                if !blocks.contains(&bb) {
+                    continue;
+                }
+                let may = dao_analysis::sections::may_cover(&[Section { start: b.start, size: b.size, dims: b.dims.clone() }]);
+                if w.minus(&may).bytes() == w.bytes() {
+                    excused.insert((bb, i, *v));
+                }
+            }
+        }
         let unread = loop_kills_excusing(body, &blocks, &cands, vars.unknown_var(), &excused);
         // a guard above the loop that goes towards it under the same kind
         // of condition (`if (0 < n)` around a worksharing loop): the

@@ -68,10 +68,14 @@ pub fn only_loaded_and_stored(p: Value) -> bool {
 /// [`only_loaded_and_stored`], or also passed as an argument to a known
 /// external function that reads and may write only through its pointer
 /// arguments, without keeping them (`fscanf(fp, "%d", &grid_points[0])`:
-/// `known::Effect::ReadsArgs`) when `through_known_calls`. Every write of
-/// the object is then a store, a memory intrinsic or such a call that
-/// names it (the runtime-checked conditions' eligibility, `cond.rs`,
-/// which counts those calls as writes).
+/// `known::Effect::ReadsArgs`) when `through_known_calls`, or passed to a
+/// parameter of a function defined here that only reads through it
+/// ([`read_only_param`]: Fortran passes every scalar by reference, C codes
+/// an extent array `int d[3]`). Every write of the object is then a store,
+/// a memory intrinsic or such a known call that names it (the
+/// runtime-checked conditions' eligibility, `cond.rs`, which counts those
+/// calls as writes); the defined functions it is passed to write nothing
+/// through it.
 pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
     let mut work = vec![p];
     let mut seen = HashSet::new();
@@ -99,8 +103,49 @@ pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
                     None if through_known_calls
                         && u.called_value() != v
                         && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs) => {}
+                    None if through_known_calls && passed_read_only(u, v, &mut HashSet::new()) => {}
                     _ => return false,
                 },
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Call `call` passes `v` only to parameters of its (direct, defined, not
+/// variadic) callee that it only reads through ([`read_only_param`]).
+fn passed_read_only(call: Value, v: Value, seen: &mut HashSet<Value>) -> bool {
+    let Some(f) = call.called_function() else { return false };
+    if call.called_value() == v || f.is_declaration() || known::call_role(call).is_some() {
+        return false;
+    }
+    let params = f.params();
+    let args = call.args();
+    args.len() == params.len() && args.iter().zip(&params).all(|(a, p)| *a != v || read_only_param(*p, seen))
+}
+
+/// Every use of parameter `p` (through GEPs and casts) is a load, or a
+/// pass to another defined function's parameter that is read only too
+/// (recursion: a parameter being checked counts as read only).
+fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(p) {
+        return true;
+    }
+    let mut work = vec![p];
+    let mut done = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !done.insert(v) {
+            continue;
+        }
+        for u in v.users() {
+            if !u.is_instruction() {
+                return false;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                Opcode::LLVMCall if known::call_intrinsic(u).is_none() && passed_read_only(u, v, seen) => {}
                 _ => return false,
             }
         }

@@ -91,6 +91,9 @@ pub struct LoopFacts {
     /// Reads of globals: (global, the box of bytes it may read, or None:
     /// any byte).
     pub reads: Vec<(Value, Option<ReadBox>)>,
+    /// The instruction of each of `reads` in the original function, when
+    /// the shim knows it.
+    pub read_insts: Vec<Option<Value>>,
 }
 
 /// The bytes a read may touch: `size` bytes at `start` plus any
@@ -175,6 +178,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
         }
         let mut reads = Vec::new();
+        let mut read_insts = Vec::new();
         for i in 0..ffi::dao_cxx_read_count(h) {
             let mut o: ffi::DaoSectionOut = std::mem::zeroed();
             ffi::dao_cxx_read_get(h, i, &mut o);
@@ -188,6 +192,8 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                 })
                 .collect();
             reads.push((Value(o.base), (o.loop_ix == 0).then_some(ReadBox { start: o.start, size: o.size, dims, sym })));
+            let inst = ffi::dao_cxx_read_inst(h, i);
+            read_insts.push((!inst.is_null()).then_some(Value(inst)));
         }
         let rel = |which: i32, i: u32| {
             let mut o: ffi::DaoRelOut = std::mem::zeroed();
@@ -204,6 +210,6 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes });
         }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, rel_reads, reads }
+        LoopFacts { team, loops, sections, rel_reads, reads, read_insts }
     }
 }
