@@ -162,7 +162,13 @@ impl Planner<'_> {
             if task {
                 continue; // diagnosed in construct_diags
             }
-            let msg = if fork {
+            if structor_use(u, f) {
+                continue; // runs before main or after it: never on a chain a checkpoint records
+            }
+            let vtable = table_of(u).filter(|g| g.name().starts_with("_ZTV"));
+            let msg = if let Some(vt) = vtable {
+                format!("function '{}' contains or reaches a checkpoint marker and is a virtual function (in the vtable '{}'); markers reachable through virtual dispatch are not supported: make the call on the marker's path a direct (non-virtual) call, or move the marker to the caller", crate::diag::demangle(name), crate::diag::demangle(&vt.name()))
+            } else if fork {
                 format!("outlined function '{name}' is passed to __kmpc_fork_call in an unexpected operand position; not recognised as a parallel region")
             } else {
                 format!("function '{name}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
@@ -179,13 +185,11 @@ impl Planner<'_> {
         let on_path = &self.paths.on_path;
         let f = facts.funcs[fi];
         let error = |loc: Option<String>, msg: String| Diag { severity: Severity::Error, loc, func: name.to_string(), msg };
-        if i.opcode() == Opcode::LLVMInvoke {
-            let k = call_kind(facts, i);
-            if matches!(k, CallKind::Defined(g) if on_path[g]) || k == CallKind::Unknown {
-                self.diags.push(error(i.debug_loc(), "an invoke (C++ exception edge) on the path to a checkpoint marker is not supported".into()));
-            }
+        if i.opcode() == Opcode::LLVMCallBr {
+            self.diags.push(error(i.debug_loc(), "a callbr (asm goto) in a function on the path to a checkpoint marker is not supported".into()));
             return None;
         }
+        // calls and invokes (C++: calls with an exception edge) alike
         if !i.is_call() {
             return None;
         }
@@ -208,6 +212,12 @@ impl Planner<'_> {
             }
             _ => return None,
         };
+        if i.is_invoke() && kind != SiteKind::Call {
+            // markers are nothrow in dao.h, libomp's entries nounwind: an
+            // invoke of one means a declaration dao does not expect
+            self.diags.push(error(i.debug_loc(), format!("an invoke (a call with a C++ exception edge) of '{}' on the path to a checkpoint marker: the checkpoint marker and OpenMP's fork and barrier calls must be plain calls (declare them nothrow / noexcept)", i.called_function().map(|c| c.name()).unwrap_or_default())));
+            return None;
+        }
         if i.is_musttail() {
             self.diags.push(error(i.debug_loc(), "a musttail call on the path to a checkpoint marker is not supported".into()));
             return None;
@@ -503,6 +513,37 @@ pub fn marker_loc(facts: &ModuleFacts, on_path: &[bool], f: usize) -> Option<Str
                     _ => {}
                 }
             }
+        }
+    }
+    None
+}
+
+/// Whether user `u` of function `f` only registers it to run before or
+/// after `main`: an entry of `llvm.global_ctors` / `llvm.global_dtors`
+/// (C++ static initializers and destructors, `__attribute__((constructor))`)
+/// or the handler operand of `atexit` / `__cxa_atexit` (a static object's
+/// destructor). Such a function runs outside every call chain a checkpoint
+/// records; the exit handlers `atexit` registers are put back by the
+/// runtime at a restart (runtime/src/process.rs).
+fn structor_use(u: Value, f: Value) -> bool {
+    if u.is_call() {
+        let reg = u.called_function().map(|c| c.name());
+        return matches!(reg.as_deref(), Some("atexit" | "__cxa_atexit" | "__cxa_thread_atexit" | "__cxa_thread_atexit_impl")) && u.num_args() > 0 && u.operand(0) == f;
+    }
+    table_of(u).is_some_and(|g| matches!(g.name().as_str(), "llvm.global_ctors" | "llvm.global_dtors"))
+}
+
+/// The global variable whose initializer holds constant `u` (through at
+/// most three levels of constant aggregates), if any.
+fn table_of(u: Value) -> Option<Value> {
+    let mut level = vec![u];
+    for _ in 0..4 {
+        if let Some(g) = level.iter().find(|v| v.is_global_var()) {
+            return Some(*g);
+        }
+        level = level.iter().filter(|v| v.is_constant() && !v.is_instruction()).flat_map(|v| v.users()).collect();
+        if level.is_empty() {
+            return None;
         }
     }
     None
