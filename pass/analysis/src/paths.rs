@@ -43,6 +43,14 @@ pub struct MarkerPaths {
     /// May run inside a parallel region that reaches a marker
     /// ([`crate::team::in_marker_region`]).
     pub parallel: Vec<bool>,
+    /// Reaches a marker of this module through its own functions (not
+    /// merely unknown code, which may or may not hold one). A function
+    /// whose address is taken is rejected only then: one that reaches
+    /// unknown code alone -- a C++ virtual function or callback calling a
+    /// library -- is left to the runtime's chain check (a checkpoint below
+    /// an indirect call finds a frame its caller's site did not call and
+    /// is refused; docs/design.md section 20).
+    pub reaches_marker: Vec<bool>,
 }
 
 /// The functions on a marker path. A barrier in a region that reaches a
@@ -61,7 +69,8 @@ pub fn marker_paths(facts: &CallFacts, main: Option<FuncId>) -> MarkerPaths {
     if let Some(m) = main {
         on_path[m] = true;
     }
-    MarkerPaths { on_path, parallel }
+    let reaches_marker = facts.graph.may_reach(&facts.has_marker);
+    MarkerPaths { on_path, parallel, reaches_marker }
 }
 
 #[cfg(test)]

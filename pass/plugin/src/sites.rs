@@ -145,6 +145,7 @@ impl Planner<'_> {
     /// A function on a marker path whose address is taken: reachable
     /// through an indirect call or an OpenMP fork.
     pub fn address_taken_diags(&mut self, f: Value, name: &str) {
+        let surely = self.facts.func_ix.get(&f).is_some_and(|&fi| self.paths.reaches_marker[fi]);
         for u in f.users() {
             let direct = u.is_call() && u.called_value() == f;
             if direct {
@@ -164,6 +165,9 @@ impl Planner<'_> {
             }
             if structor_use(u, f) {
                 continue; // runs before main or after it: never on a chain a checkpoint records
+            }
+            if !surely && !fork {
+                continue; // reaches unknown code only: the runtime's chain check (paths.rs)
             }
             let vtable = table_of(u).filter(|g| g.name().starts_with("_ZTV"));
             let msg = if let Some(vt) = vtable {
