@@ -10,10 +10,10 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "dao",
     version,
-    about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs",
-    long_about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs.\n\n\
+    about = "dao: compiler-assisted checkpoint/restart for C, C++ and Fortran programs",
+    long_about = "dao: compiler-assisted checkpoint/restart for C, C++ and Fortran programs.\n\n\
 Mark places where a checkpoint may be taken with dao_potential_checkpoint() \
-(C: #include \"dao.h\"; Fortran: use dao), build with `dao cc` / `dao fc`, and run \
+(C, C++: #include \"dao.h\"; Fortran: use dao), build with `dao cc` / `dao c++` / `dao fc`, and run \
 with DAO_DIR set. If the program is killed, running it again with the same DAO_DIR \
 resumes from the last checkpoint.",
     after_help = "Example:\n  \

@@ -175,9 +175,21 @@ impl Planner<'_> {
             } else if fork {
                 format!("outlined function '{name}' is passed to __kmpc_fork_call in an unexpected operand position; not recognised as a parallel region")
             } else {
-                format!("function '{name}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
+                let dm = crate::diag::demangle(name);
+                if dm.starts_with("std::_Function_handler<") {
+                    format!("a checkpoint marker is reached through a call of a std::function (its target '{dm}' is called indirectly); markers reachable through std::function, function pointers or callbacks are not supported: call the function or lambda directly, or move the marker to the caller")
+                } else {
+                    format!("function '{dm}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
+                }
             };
             let loc = if u.is_instruction() { u.debug_loc() } else { None }.or_else(|| first_loc(f));
+            // a use inside a library header (std::function's constructor)
+            // names no line of the user's: name the marker instead
+            let in_header = |l: &String| l.contains("/include/c++/") || l.starts_with("/usr/");
+            let loc = match loc {
+                Some(l) if in_header(&l) => self.facts.func_ix.get(&f).and_then(|&fi| marker_loc(self.facts, &self.paths.on_path, fi)).filter(|m| !in_header(m)).or(Some(l)),
+                l => l,
+            };
             self.diags.push(Diag { severity: Severity::Error, loc, func: name.to_string(), msg });
         }
     }
