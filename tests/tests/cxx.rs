@@ -135,3 +135,30 @@ fn table_covers_every_program() {
     }
     assert!(missing.is_empty(), "programs without a row in tests/tests/cxx.rs: {missing:?}");
 }
+
+/// A candidate inside a `catch` handler is not taken (libstdc++'s record
+/// of the exception being handled would not survive a restart): of 100
+/// candidates, the 50 reached in a handler are refused with one warning,
+/// the 50 in ordinary code are taken.
+#[test]
+fn candidate_in_catch_handler_is_not_taken() {
+    let d = fresh_dir("cxx-catch-refusal");
+    let src = d.join("catch.cc");
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n#include <stdexcept>\n#include \"dao.h\"\nstatic long n;\n\
+         __attribute__((noinline)) static void handle(int i) { dao_potential_checkpoint(); n += i; }\n\
+         int main() { for (int i = 0; i < 100; i++) { try { if (i % 2) throw std::runtime_error(\"x\"); dao_potential_checkpoint(); }\n\
+         catch (const std::exception &) { handle(i); } } std::printf(\"%ld\\n\", n); return 0; }\n",
+    )
+    .unwrap();
+    let exe = build_cxx(&[src], &[], Opt::O2, Variant::Instrumented, &d).unwrap_or_else(|e| panic!("{e}"));
+    let stats = d.join("stats.jsonl");
+    let o = std::process::Command::new(&exe).env("DAO_DIR", d.join("ck")).env("DAO_EVERY", "1").env("DAO_STATS", &stats).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "2500\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("a C++ exception is being handled").count(), 1, "one warning: {err}");
+    let taken = std::fs::read_to_string(&stats).unwrap().lines().filter(|l| l.contains("\"event\":\"checkpoint\"")).count();
+    assert_eq!(taken, 50, "the candidates outside handlers are taken");
+}
