@@ -201,11 +201,8 @@ impl Planner<'_> {
         let on_path = &self.paths.on_path;
         let f = facts.funcs[fi];
         let error = |loc: Option<String>, msg: String| Diag { severity: Severity::Error, loc, func: name.to_string(), msg };
-        if i.opcode() == Opcode::LLVMCallBr {
-            self.diags.push(error(i.debug_loc(), "a callbr (asm goto) in a function on the path to a checkpoint marker is not supported".into()));
-            return None;
-        }
-        // calls and invokes (C++: calls with an exception edge) alike
+        // calls and invokes (C++: calls with an exception edge) alike; an
+        // asm goto (callbr) calls no function: not a site
         if !i.is_call() {
             return None;
         }
