@@ -104,4 +104,18 @@ mod tests {
         assert_eq!(p.parallel, vec![false; 3]);
         assert!(!participates(&f, false));
     }
+
+    #[test]
+    fn reaching_a_marker_of_the_module_is_not_reaching_unknown_code() {
+        // 0 main -> 1 -> 2 (marker); 3 (a virtual function) -> 4 (calls a library)
+        let mut f = CallFacts::new(5);
+        f.graph.add_call(0, 1);
+        f.graph.add_call(1, 2);
+        f.graph.add_call(3, 4);
+        f.has_marker[2] = true;
+        f.calls_unknown[4] = true;
+        let p = marker_paths(&f, Some(0));
+        assert_eq!(p.on_path, vec![true, true, true, true, true]);
+        assert_eq!(p.reaches_marker, vec![true, true, true, false, false]);
+    }
 }
