@@ -3,7 +3,8 @@
 // Exercises: a `Domain` class holding `std::vector<double>` fields (heap
 // blocks from operator new, reached through the object's vector data
 // pointers), allocated with `new` and released with `delete`; member
-// functions on the marker's call chain (`this` in the frame); lambdas as
+// functions on the marker's call chain (`Simulation::run`, whose `this`
+// holds a reference to the Domain and a vector grown while it runs); lambdas as
 // the bodies of `omp parallel for` loops (outlined regions that call the
 // lambda's operator()); a reference parameter; the time-step loop with a
 // marker at its top, between parallel regions; results printed with
@@ -87,20 +88,40 @@ static void report(const Domain &d) {
               << " energy " << d.energy() << " positive " << d.signs() << "\n";
 }
 
-static void run(Domain &dom, int steps) {
-    while (dom.cycle() < steps) {
-        dao_potential_checkpoint();
-        dom.step(1e-3);
-        if (dom.cycle() % 10 == 0)
-            report(dom);
+// the time-step loop as a member function: `this` (and the Domain
+// reference it holds) on the marker's call chain
+class Simulation {
+  public:
+    Simulation(Domain &d, int steps) : dom_(d), steps_(steps) {}
+    void run() {
+        while (dom_.cycle() < steps_) {
+            dao_potential_checkpoint();
+            dom_.step(1e-3);
+            if (dom_.cycle() % 10 == 0) {
+                report(dom_);
+                history_.push_back(dom_.energy());
+            }
+        }
     }
-}
+    double history_sum() const {
+        double s = 0.0;
+        for (double e : history_)
+            s += e;
+        return s;
+    }
+
+  private:
+    Domain &dom_;
+    int steps_;
+    std::vector<double> history_;
+};
 
 int main(int argc, char **argv) {
     int steps = argc > 1 ? std::atoi(argv[1]) : 400;
     Domain *dom = new Domain(20000);
-    run(*dom, steps);
-    std::cout << "final energy " << std::setprecision(17) << dom->energy() << std::endl;
+    Simulation sim(*dom, steps);
+    sim.run();
+    std::cout << "final energy " << std::setprecision(17) << dom->energy() << " history " << sim.history_sum() << std::endl;
     delete dom;
     return 0;
 }
