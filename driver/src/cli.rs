@@ -10,10 +10,10 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "dao",
     version,
-    about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs",
-    long_about = "dao: compiler-assisted checkpoint/restart for C and Fortran programs.\n\n\
+    about = "dao: compiler-assisted checkpoint/restart for C, C++ and Fortran programs",
+    long_about = "dao: compiler-assisted checkpoint/restart for C, C++ and Fortran programs.\n\n\
 Mark places where a checkpoint may be taken with dao_potential_checkpoint() \
-(C: #include \"dao.h\"; Fortran: use dao), build with `dao cc` / `dao fc`, and run \
+(C, C++: #include \"dao.h\"; Fortran: use dao), build with `dao cc` / `dao c++` / `dao fc`, and run \
 with DAO_DIR set. If the program is killed, running it again with the same DAO_DIR \
 resumes from the last checkpoint.",
     after_help = "Example:\n  \
@@ -60,6 +60,34 @@ CC=\"dao cc\" make, or `dao cc -O2 prog.c -o prog`.",
     )]
     Cc {
         /// Arguments for clang-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Compile and link C++ with clang++-19 and the dao pass (use as CXX="dao c++").
+    #[command(
+        name = "c++",
+        long_about = "Compile and link C++ with clang++-19 and the dao pass (libstdc++). Use it like \
+a compiler: CXX=\"dao c++\" make, CXX=\"dao c++\" cmake, or `dao c++ -O2 -fopenmp prog.cc -o prog`. \
+Functions with try/catch, destructors (invoke instructions) may be on the path to a marker; \
+operator new and delete allocate in the dao heap.",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Cxx {
+        /// Arguments for clang++-19 (plus -Rdao / --dao-no-pass).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
+    /// Compile and link MPI C++ programs: clang++-19, the dao pass and Open MPI's flags (use as CXX="dao mpicxx").
+    #[command(
+        long_about = "Compile and link an MPI C++ program like Open MPI's mpicxx, with clang++-19 \
+and the dao pass: Open MPI's compile and link flags (asked from `mpicxx --showme:compile` and \
+`--showme:link`) are added to what `dao c++` adds. Use it as CXX=\"dao mpicxx\" make.",
+        after_help = WRAPPER_HELP,
+        disable_version_flag = true
+    )]
+    Mpicxx {
+        /// Arguments for clang++-19 (plus -Rdao / --dao-no-pass).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
     },

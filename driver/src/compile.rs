@@ -1,5 +1,5 @@
-//! `dao cc` / `dao fc`: turn the user's compiler command line into the real
-//! clang-19 / flang-new-19 command line.
+//! `dao cc` / `dao c++` / `dao fc`: turn the user's compiler command line
+//! into the real clang-19 / clang++-19 / flang-new-19 command line.
 //!
 //! The planning step ([`plan`]) is a pure function of the arguments and the
 //! resource paths so it can be unit-tested; [`crate::main`] executes the plan.
@@ -24,6 +24,8 @@ use crate::resources::RUNTIME_NATIVE_LIBS;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
     C,
+    /// C++ (`dao c++`, `dao mpicxx`): clang++-19, which links libstdc++.
+    Cxx,
     Fortran,
 }
 
@@ -31,12 +33,14 @@ impl Lang {
     pub fn compiler(self) -> &'static str {
         match self {
             Lang::C => "clang-19",
+            Lang::Cxx => "clang++-19",
             Lang::Fortran => "flang-new-19",
         }
     }
     pub fn tool(self) -> &'static str {
         match self {
             Lang::C => "cc",
+            Lang::Cxx => "c++",
             Lang::Fortran => "fc",
         }
     }
@@ -231,7 +235,7 @@ pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, i
     if !has_debug_level(user_args) {
         args.push("-gline-tables-only".into());
     }
-    if lang == Lang::C && !opts.no_pass {
+    if lang != Lang::Fortran && !opts.no_pass {
         // keep source names on IR values (clang drops them in release
         // builds): remarks and `dao inspect` then name variables
         args.push("-fno-discard-value-names".into());
@@ -338,6 +342,16 @@ mod tests {
         assert!(s.contains(" -lm /x/libdao_rt.a"), "libm before the runtime: {s}");
         assert!(s.contains("-lpthread") && s.contains("-ldl"), "{s}");
         assert!(p.env.is_empty());
+    }
+
+    #[test]
+    fn cxx_plan() {
+        let p = plan(Lang::Cxx, &DaoOptions::default(), &v("-O2 -fopenmp a.cc -o a"), Mode::Link, &inputs());
+        assert_eq!(p.program, "clang++-19");
+        let s = display_command(&p.program, &p.args);
+        assert!(s.starts_with("clang++-19 -fpass-plugin=/x/libdao.so -I/x/include -gline-tables-only -fno-discard-value-names -O2"), "{s}");
+        assert!(s.contains("-no-pie -Wl,--wrap=malloc") && s.contains(" -lm /x/libdao_rt.a"), "{s}");
+        assert!(!s.contains("--wrap=_Znwm"), "operator new is defined by the runtime, not wrapped: {s}");
     }
 
     #[test]

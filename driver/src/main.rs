@@ -59,6 +59,8 @@ fn main() -> ExitCode {
         Cmd::Fc { args } => wrap_compiler(Lang::Fortran, &args, None),
         Cmd::Mpicc { args } => wrap_compiler(Lang::C, &args, Some("mpicc")),
         Cmd::Mpifort { args } => wrap_compiler(Lang::Fortran, &args, Some("mpifort")),
+        Cmd::Cxx { args } => wrap_compiler(Lang::Cxx, &args, None),
+        Cmd::Mpicxx { args } => wrap_compiler(Lang::Cxx, &args, Some("mpicxx")),
         Cmd::Run { retries, dir, program, args } => {
             run::run(&run::RunRequest { retries, dir, program, args })
         }

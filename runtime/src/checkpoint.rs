@@ -112,6 +112,17 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
         }
         return;
     }
+    // the exception state of the thread taking the checkpoint (not yet
+    // that of the workers of a team: a worker standing at a candidate
+    // inside a catch handler is not detected; docs/design.md section 20)
+    if let Some(why) = crate::cxx::exception_in_flight() {
+        diag::warn_once("cxx-exception", format_args!("checkpoint not taken: {why}; checkpoints are taken again at later candidates"));
+        crate::policy::rearm();
+        if crate::mpi::coordinated() {
+            mpi_give_up(s, "a C++ exception is in flight");
+        }
+        return;
+    }
     let t0 = Instant::now();
     stdio::flush_all();
     // the files the program holds open (files/), or why they cannot be

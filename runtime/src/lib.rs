@@ -50,7 +50,7 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
+//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack
 //! 4. collection: collect
@@ -66,6 +66,7 @@ pub mod chain;
 pub mod checkpoint;
 pub mod collect;
 pub mod config;
+pub mod cxx;
 pub mod desc;
 pub mod diag;
 pub mod entry;

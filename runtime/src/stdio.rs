@@ -8,7 +8,11 @@
 //!
 //! The flang runtime is reached through weak references (resolved to 0 when
 //! the program does not link it); Rust cannot declare weak symbols on stable,
-//! so a few lines of assembly emit a table holding their addresses.
+//! so a few lines of assembly emit a table holding their addresses. C++'s
+//! `std::cout`, `std::cerr` and `std::clog` the same way (libstdc++, linked
+//! by `dao c++`): with the default `sync_with_stdio(true)` they write through
+//! C stdio, after `std::ios::sync_with_stdio(false)` into buffers of their
+//! own, which `std::ostream::flush()` empties before a checkpoint.
 
 core::arch::global_asm!(
     ".weak _FortranAioBeginFlush",
@@ -21,11 +25,29 @@ core::arch::global_asm!(
     ".8byte _FortranAioBeginFlush",
     ".8byte _FortranAioEndIoStatement",
     ".popsection",
+    ".weak _ZSt4cout",
+    ".weak _ZSt4cerr",
+    ".weak _ZSt4clog",
+    ".weak _ZNSo5flushEv",
+    ".pushsection .data.dao_rt_cxx_hooks,\"aw\"",
+    ".balign 8",
+    ".globl dao_rt_cxx_hooks",
+    ".hidden dao_rt_cxx_hooks",
+    "dao_rt_cxx_hooks:",
+    ".8byte _ZNSo5flushEv",
+    ".8byte _ZSt4cout",
+    ".8byte _ZSt4cerr",
+    ".8byte _ZSt4clog",
+    ".popsection",
 );
 
 extern "C" {
     static dao_rt_fortran_hooks: [usize; 2];
+    static dao_rt_cxx_hooks: [usize; 4];
 }
+
+/// `std::ostream::flush()`.
+type OstreamFlush = unsafe extern "C-unwind" fn(os: *mut libc::c_void) -> *mut libc::c_void;
 
 type BeginFlush = unsafe extern "C" fn(unit: i32, file: *const libc::c_char, line: i32) -> *mut libc::c_void;
 type EndIo = unsafe extern "C" fn(cookie: *mut libc::c_void) -> i32;
@@ -36,7 +58,8 @@ pub fn fortran_linked() -> bool {
     unsafe { std::ptr::addr_of!(dao_rt_fortran_hooks).read_volatile()[0] != 0 }
 }
 
-/// Flushes C stdio and, when linked, the Fortran runtime's unit 6.
+/// Flushes C stdio and, when linked, the Fortran runtime's unit 6 and
+/// C++'s standard streams.
 pub fn flush_all() {
     // SAFETY: reading the table emitted above; a nonzero entry is the address
     // of the flang runtime function with the declared signature.
@@ -48,6 +71,18 @@ pub fn flush_all() {
             let cookie = begin(6, c"dao runtime".as_ptr(), 0);
             if !cookie.is_null() {
                 end(cookie);
+            }
+        }
+        // C++ streams (their own buffers after sync_with_stdio(false))
+        // before C stdio, which they may write through
+        let [flush, streams @ ..] = std::ptr::addr_of!(dao_rt_cxx_hooks).read_volatile();
+        if flush != 0 {
+            let flush: OstreamFlush = std::mem::transmute(flush);
+            // a stream not constructed yet (zero bytes, no vtable pointer:
+            // libstdc++ before GCC 13 constructs the standard streams only
+            // in programs that include <iostream>) is left alone
+            for os in streams.into_iter().filter(|&a| a != 0 && (a as *const usize).read_volatile() != 0) {
+                flush(os as *mut libc::c_void);
             }
         }
         libc::fflush(std::ptr::null_mut());

@@ -408,3 +408,143 @@ pub extern "C" fn __wrap_open_memstream(b: *mut *mut c_char, n: *mut usize) -> F
 pub extern "C" fn __wrap___getdelim(l: *mut *mut c_char, n: *mut usize, d: c_int, f: File) -> isize {
     crate::files::in_dao_heap(|| real_getdelim(l, n, d, f))
 }
+
+// ---- C++: operator new and delete on the dao heap -------------------------
+//
+// Defined under their own (Itanium) names, not wrapped: a C++ program links
+// `libdao_rt.a` before libstdc++, so the executable's definitions replace
+// the library's for every caller -- instrumented code, uninstrumented
+// objects, and libstdc++.so itself (std::string's buffers, locale facets),
+// which calls them through the dynamic symbol table. `new`, `std::vector`,
+// `std::unique_ptr` blocks are then dao heap blocks, restored at their
+// addresses (docs/design.md section 20). A C program never references
+// these names, so they stay out of its link. The runtime's own Rust code
+// never calls them (it allocates through libc_alloc.rs).
+
+/// operator new's failure: `std::bad_alloc`, thrown by libstdc++'s
+/// `std::__throw_bad_alloc()` (found with dlsym, so the runtime needs no
+/// C++ library); an abort where there is none.
+fn throw_bad_alloc(size: u64) -> ! {
+    // SAFETY: dlsym with a NUL-terminated name; the symbol, when present, is
+    // `void std::__throw_bad_alloc()`, which never returns (it throws).
+    unsafe {
+        let f = libc::dlsym(libc::RTLD_DEFAULT, c"_ZSt17__throw_bad_allocv".as_ptr());
+        if !f.is_null() {
+            let throw: extern "C-unwind" fn() -> ! = std::mem::transmute(f);
+            throw();
+        }
+    }
+    crate::diag::fatal(format_args!("operator new({size}): out of memory in the dao heap"))
+}
+
+fn cxx_new(size: u64) -> *mut c_void {
+    let p = crate::entry::dao_malloc(size.max(1));
+    if p.is_null() {
+        throw_bad_alloc(size);
+    }
+    p
+}
+
+fn cxx_new_aligned(size: u64, align: u64) -> *mut c_void {
+    let p = crate::entry::dao_aligned_alloc(align.max(16), size.max(1).div_ceil(align.max(16)) * align.max(16));
+    if p.is_null() {
+        throw_bad_alloc(size);
+    }
+    p
+}
+
+/// `operator new(size_t)`
+#[no_mangle]
+pub extern "C-unwind" fn _Znwm(size: u64) -> *mut c_void {
+    cxx_new(size)
+}
+/// `operator new[](size_t)`
+#[no_mangle]
+pub extern "C-unwind" fn _Znam(size: u64) -> *mut c_void {
+    cxx_new(size)
+}
+/// `operator new(size_t, std::nothrow_t const&)`: null on failure.
+#[no_mangle]
+pub extern "C" fn _ZnwmRKSt9nothrow_t(size: u64, _nothrow: *const c_void) -> *mut c_void {
+    crate::entry::dao_malloc(size.max(1))
+}
+/// `operator new[](size_t, std::nothrow_t const&)`
+#[no_mangle]
+pub extern "C" fn _ZnamRKSt9nothrow_t(size: u64, _nothrow: *const c_void) -> *mut c_void {
+    crate::entry::dao_malloc(size.max(1))
+}
+/// `operator new(size_t, std::align_val_t)`
+#[no_mangle]
+pub extern "C-unwind" fn _ZnwmSt11align_val_t(size: u64, align: u64) -> *mut c_void {
+    cxx_new_aligned(size, align)
+}
+/// `operator new[](size_t, std::align_val_t)`
+#[no_mangle]
+pub extern "C-unwind" fn _ZnamSt11align_val_t(size: u64, align: u64) -> *mut c_void {
+    cxx_new_aligned(size, align)
+}
+/// `operator delete(void*)`; blocks from before the dao heap (none in a
+/// program linked by `dao c++`) go back to the C library (dao_free).
+///
+/// # Safety
+/// As operator delete: `p` is null or a block from operator new.
+#[no_mangle]
+pub unsafe extern "C" fn _ZdlPv(p: *mut c_void) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete[](void*)`
+///
+/// # Safety
+/// As operator delete[].
+#[no_mangle]
+pub unsafe extern "C" fn _ZdaPv(p: *mut c_void) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete(void*, size_t)`
+///
+/// # Safety
+/// As operator delete.
+#[no_mangle]
+pub unsafe extern "C" fn _ZdlPvm(p: *mut c_void, _size: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete[](void*, size_t)`
+///
+/// # Safety
+/// As operator delete[].
+#[no_mangle]
+pub unsafe extern "C" fn _ZdaPvm(p: *mut c_void, _size: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete(void*, std::align_val_t)`
+///
+/// # Safety
+/// As operator delete.
+#[no_mangle]
+pub unsafe extern "C" fn _ZdlPvSt11align_val_t(p: *mut c_void, _align: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete[](void*, std::align_val_t)`
+///
+/// # Safety
+/// As operator delete[].
+#[no_mangle]
+pub unsafe extern "C" fn _ZdaPvSt11align_val_t(p: *mut c_void, _align: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete(void*, size_t, std::align_val_t)`
+///
+/// # Safety
+/// As operator delete.
+#[no_mangle]
+pub unsafe extern "C" fn _ZdlPvmSt11align_val_t(p: *mut c_void, _size: u64, _align: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}
+/// `operator delete[](void*, size_t, std::align_val_t)`
+///
+/// # Safety
+/// As operator delete[].
+#[no_mangle]
+pub unsafe extern "C" fn _ZdaPvmSt11align_val_t(p: *mut c_void, _size: u64, _align: u64) {
+    unsafe { crate::entry::dao_free(p) }
+}

@@ -1,6 +1,6 @@
-//! Compiling a test program with `dao cc` / `dao fc`, clean or instrumented:
-//! one source file ([`build`]) or several with extra compiler flags
-//! ([`build_sources`]), and a per-process cache so that a binary several
+//! Compiling a test program with `dao cc` / `dao fc` / `dao c++`, clean or
+//! instrumented: one source file ([`build`]) or several with extra compiler
+//! flags ([`build_sources`]; C++ with [`build_cxx`]), and a per-process cache so that a binary several
 //! tests share is built once ([`build_once`]).
 
 use std::collections::HashMap;
@@ -83,6 +83,15 @@ pub fn build(lang: Lang, src: &Path, opt: Opt, variant: Variant, dir: &Path) -> 
 /// The working directory is the variant's own directory (Fortran writes its
 /// `.mod` files there, so variants never share module files).
 pub fn build_sources(lang: Lang, sources: &[PathBuf], flags: &[String], opt: Opt, variant: Variant, dir: &Path) -> Result<PathBuf, String> {
+    build_with(lang.subcommand(), lang == Lang::C, sources, flags, opt, variant, dir)
+}
+
+/// As [`build_sources`], for C++ with `dao c++` (linked with `-lm`).
+pub fn build_cxx(sources: &[PathBuf], flags: &[String], opt: Opt, variant: Variant, dir: &Path) -> Result<PathBuf, String> {
+    build_with("c++", true, sources, flags, opt, variant, dir)
+}
+
+fn build_with(subcommand: &str, libm: bool, sources: &[PathBuf], flags: &[String], opt: Opt, variant: Variant, dir: &Path) -> Result<PathBuf, String> {
     let vdir = dir.join(match variant {
         Variant::Clean => "clean",
         Variant::Instrumented => "inst",
@@ -91,12 +100,12 @@ pub fn build_sources(lang: Lang, sources: &[PathBuf], flags: &[String], opt: Opt
     let exe = vdir.join("prog");
     let _ = std::fs::remove_file(&exe);
     let mut cmd = Command::new(&tools().dao);
-    cmd.arg(lang.subcommand()).arg(opt.flag());
+    cmd.arg(subcommand).arg(opt.flag());
     if variant == Variant::Clean {
         cmd.arg("--dao-no-pass");
     }
     cmd.args(flags).args(sources).arg("-o").arg(&exe);
-    if lang == Lang::C {
+    if libm {
         cmd.arg("-lm");
     }
     cmd.current_dir(&vdir);

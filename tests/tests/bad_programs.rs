@@ -1,9 +1,11 @@
 //! Programs the pass must REJECT at compile time, at -O0 and -O2: `dao cc -c`
-//! (`dao fc -c` for .f90) must fail, and its diagnostic must name the file
+//! (`dao fc -c` for .f90, `dao c++ -c` for .cc) must fail, and its diagnostic must name the file
 //! and one of the lines marked `/* dao-expect-error */` (`! dao-expect-error`
-//! in Fortran), and mention dao. Every .c/.f90 file of `test-programs/bad`
-//! (misplaced markers, sequential) and `test-programs/omp/bad` (markers
-//! where not every thread reaches them, OpenMP offload) is checked (adding
+//! in Fortran), and mention dao. Every .c/.f90/.cc file of `test-programs/bad`
+//! (misplaced markers, sequential), `test-programs/omp/bad` (markers
+//! where not every thread reaches them, OpenMP offload) and
+//! `test-programs/cxx/bad` (markers behind virtual dispatch or a
+//! std::function) is checked (adding
 //! one adds a test case); the omp ones with -fopenmp, and each with the
 //! flags its `dao-flags: ...` line names (an offload target).
 
@@ -14,7 +16,7 @@ use dao_tests::build::dao_env;
 use dao_tests::paths::{fresh_dir, tools};
 
 /// The directories scanned, relative to the repository.
-const BAD_DIRS: [&str; 2] = ["test-programs/bad", "test-programs/omp/bad"];
+const BAD_DIRS: [&str; 3] = ["test-programs/bad", "test-programs/omp/bad", "test-programs/cxx/bad"];
 
 fn bad_sources() -> Vec<PathBuf> {
     let mut v = Vec::new();
@@ -24,7 +26,7 @@ fn bad_sources() -> Vec<PathBuf> {
             std::fs::read_dir(&dir)
                 .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
                 .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "f90")),
+                .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "f90" || x == "cc")),
         );
     }
     v.sort();
@@ -57,9 +59,13 @@ fn check_rejected(opt: &str) {
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
         let lines = expected_lines(src);
         assert!(!lines.is_empty(), "{name}: no line is marked /* dao-expect-error */");
-        let fortran = src.extension().is_some_and(|x| x == "f90");
+        let tool = match src.extension().and_then(|x| x.to_str()) {
+            Some("f90") => "fc",
+            Some("cc") => "c++",
+            _ => "cc",
+        };
         let mut cmd = Command::new(&tools().dao);
-        cmd.args([if fortran { "fc" } else { "cc" }, opt, "-c"]);
+        cmd.args([tool, opt, "-c"]);
         if src.to_string_lossy().contains("/omp/") {
             cmd.arg("-fopenmp");
         }

@@ -425,4 +425,67 @@ fn inspect_says_why_globals_are_kept() {
     });
     let text = String::from_utf8_lossy(&t.stdout);
     assert!(text.contains(&format!("kept: {said}")), "text report lacks the reason:\n{text}");
+
+/// `dao c++` through a plain makefile (`CXX = dao c++`): two files, the
+/// marker in one, the other compiled without markers allocating with
+/// `new` (its blocks in the dao heap: the runtime's operator new), a
+/// static std::string built before main, iostream output. Killed after its
+/// second checkpoint and restarted, the output appended equals an
+/// uninterrupted run's.
+#[test]
+fn cxx_through_a_makefile_restarts() {
+    let d = fresh_dir("cli-cxx-make");
+    write(
+        &d,
+        "grid.cc",
+        "#include <vector>\nstd::vector<long> *make_grid(int n) { auto *g = new std::vector<long>(n); for (int i = 0; i < n; i++) (*g)[i] = i; return g; }\n",
+    );
+    write(
+        &d,
+        "main.cc",
+        "#include <iostream>\n#include <string>\n#include <vector>\n#include \"dao.h\"\n\
+         std::vector<long> *make_grid(int n);\nstatic std::string g_name = std::string(\"grid-\") + std::to_string(42);\n\
+         struct Sim { std::vector<long> *g; long t = 0; void step() { for (auto &x : *g) x = (x * 31 + t) % 1000003; t++; } };\n\
+         int main() { Sim s{make_grid(5000)}; for (int i = 0; i < 300; i++) { dao_potential_checkpoint(); s.step();\n\
+         if (i % 50 == 0) std::cout << g_name << \" \" << i << \" \" << (*s.g)[17] << std::endl; }\n\
+         std::cout << \"final \" << (*s.g)[4999] << std::endl; delete s.g; return 0; }\n",
+    );
+    write(&d, "Makefile", &format!("CXX = {} c++\nCXXFLAGS = -O2\nprog: main.o grid.o\n\t$(CXX) $(CXXFLAGS) main.o grid.o -o prog\n", tools().dao.display()));
+    let mut m = Command::new("make");
+    m.current_dir(&d);
+    dao_env(&mut m);
+    let o = out(m);
+    assert!(o.status.success(), "make: {}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    let run = |ck: &str, env: &[(&str, &str)]| {
+        let mut c = Command::new(d.join("prog"));
+        c.current_dir(&d).env("DAO_DIR", d.join(ck));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        out(c)
+    };
+    // uninterrupted (DAO_INTERVAL's default 60 s: no checkpoint)
+    let clean = run("ck0", &[]);
+    assert!(clean.status.success(), "{}", stderr(&clean));
+    let first = run("ck", &[("DAO_EVERY", "70"), ("DAO_CRASH_AFTER", "2")]);
+    assert_eq!(first.status.code(), None, "killed by SIGKILL after checkpoint 2: {}", stderr(&first));
+    let second = run("ck", &[]);
+    assert!(second.status.success() && stderr(&second).contains("dao: resuming"), "{}", stderr(&second));
+    let mut both = first.stdout.clone();
+    both.extend_from_slice(&second.stdout);
+    assert_eq!(String::from_utf8_lossy(&both), String::from_utf8_lossy(&clean.stdout));
+    assert!(String::from_utf8_lossy(&clean.stdout).contains("grid-42 250 "), "{}", String::from_utf8_lossy(&clean.stdout));
+}
+
+/// `dao mpicxx` compiles with clang++-19 and Open MPI's C++ flags.
+#[test]
+fn mpicxx_adds_open_mpi_flags() {
+    let d = fresh_dir("cli-mpicxx");
+    let src = write(&d, "m.cc", "#include <mpi.h>\n#include <vector>\nint main(int c, char **v) { MPI_Init(&c, &v); std::vector<int> x(3); MPI_Finalize(); return x[0]; }\n");
+    let mut c = dao(&["mpicxx", "-O2", "-c"]);
+    c.arg(&src).arg("-o").arg(d.join("m.o")).env("DAO_VERBOSE", "1");
+    let o = out(c);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("clang++-19 ") && e.contains("openmpi/include"), "{e}");
 }

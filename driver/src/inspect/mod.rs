@@ -5,6 +5,7 @@
 //! from `process.rs`'s reports.
 use std::path::Path;
 
+pub mod demangle;
 pub mod job;
 pub mod process;
 
@@ -33,7 +34,8 @@ pub fn inspect(path: &Path, binary: Option<&Path>, json: bool, partner_dir: Opti
         return Ok(0);
     }
     if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("store.") && n.to_string_lossy().ends_with(".dst")) {
-        let r = store_file_report(path, binary)?;
+        let mut r = store_file_report(path, binary)?;
+        demangle::demangle_report(&mut r);
         print!("{}", if json { to_json(&r) } else { render_file(&r) });
         return Ok(match &r.binary_check {
             Some(b) if !b.matches => 1,
@@ -44,6 +46,7 @@ pub fn inspect(path: &Path, binary: Option<&Path>, json: bool, partner_dir: Opti
     let c = dao_format::decode(&bytes).map_err(|e| InspectError::Invalid(e.with_file(&path.display().to_string())))?;
     let mut r = file_report(path, &c, n, binary)?;
     r.format_version = dao_format::wire::le_u32(&bytes, 8);
+    demangle::demangle_report(&mut r);
     print!("{}", if json { to_json(&r) } else { render_file(&r) });
     Ok(match &r.binary_check {
         Some(b) if !b.matches => 1,

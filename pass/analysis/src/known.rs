@@ -510,6 +510,25 @@ pub static TABLE: &[Row] = &[
     // them after a marker is live there
     libc("strdup", PTR_PTR, Some(alloc_reading(Some(rt::STRDUP))), LibcWrite),
     libc("strndup", &[c("ptr (ptr, i64)")], Some(alloc_reading(Some(rt::STRNDUP))), LibcWrite),
+    // C++'s operator new and delete (Itanium names). Not routed: the
+    // runtime defines them on the dao heap (runtime/src/cxx.rs), so every
+    // caller -- instrumented code, uninstrumented objects, libstdc++.so --
+    // gets dao heap blocks. They read no program memory and never reach a
+    // marker; like the dao heap's entries they change team-wide state.
+    libc("_Znwm", &[c("ptr (i64)")], Some(alloc(None)), DaoWrite),
+    libc("_Znam", &[c("ptr (i64)")], Some(alloc(None)), DaoWrite),
+    libc("_ZnwmRKSt9nothrow_t", &[c("ptr (i64, ptr)")], Some(alloc(None)), DaoWrite),
+    libc("_ZnamRKSt9nothrow_t", &[c("ptr (i64, ptr)")], Some(alloc(None)), DaoWrite),
+    libc("_ZnwmSt11align_val_t", &[c("ptr (i64, i64)")], Some(alloc(None)), DaoWrite),
+    libc("_ZnamSt11align_val_t", &[c("ptr (i64, i64)")], Some(alloc(None)), DaoWrite),
+    libc("_ZdlPv", &[c("void (ptr)")], Some(NoMem), DaoWrite),
+    libc("_ZdaPv", &[c("void (ptr)")], Some(NoMem), DaoWrite),
+    libc("_ZdlPvm", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
+    libc("_ZdaPvm", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
+    libc("_ZdlPvSt11align_val_t", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
+    libc("_ZdaPvSt11align_val_t", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
+    libc("_ZdlPvmSt11align_val_t", &[c("void (ptr, i64, i64)")], Some(NoMem), DaoWrite),
+    libc("_ZdaPvmSt11align_val_t", &[c("void (ptr, i64, i64)")], Some(NoMem), DaoWrite),
     // ---- OpenMP (libomp) --------------------------------------------------
     // fork_call_if(ident, argc, microtask, cond, args): flang's
     // `parallel if(...)`; libomp serialises the region when cond is 0

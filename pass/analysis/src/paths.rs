@@ -43,6 +43,14 @@ pub struct MarkerPaths {
     /// May run inside a parallel region that reaches a marker
     /// ([`crate::team::in_marker_region`]).
     pub parallel: Vec<bool>,
+    /// Reaches a marker of this module through its own functions (not
+    /// merely unknown code, which may or may not hold one). A function
+    /// whose address is taken is rejected only then: one that reaches
+    /// unknown code alone -- a C++ virtual function or callback calling a
+    /// library -- is left to the runtime's chain check (a checkpoint below
+    /// an indirect call finds a frame its caller's site did not call and
+    /// is refused; docs/design.md section 20).
+    pub reaches_marker: Vec<bool>,
 }
 
 /// The functions on a marker path. A barrier in a region that reaches a
@@ -61,7 +69,8 @@ pub fn marker_paths(facts: &CallFacts, main: Option<FuncId>) -> MarkerPaths {
     if let Some(m) = main {
         on_path[m] = true;
     }
-    MarkerPaths { on_path, parallel }
+    let reaches_marker = facts.graph.may_reach(&facts.has_marker);
+    MarkerPaths { on_path, parallel, reaches_marker }
 }
 
 #[cfg(test)]
@@ -94,5 +103,19 @@ mod tests {
         assert_eq!(p.on_path, vec![true, true, true]);
         assert_eq!(p.parallel, vec![false; 3]);
         assert!(!participates(&f, false));
+    }
+
+    #[test]
+    fn reaching_a_marker_of_the_module_is_not_reaching_unknown_code() {
+        // 0 main -> 1 -> 2 (marker); 3 (a virtual function) -> 4 (calls a library)
+        let mut f = CallFacts::new(5);
+        f.graph.add_call(0, 1);
+        f.graph.add_call(1, 2);
+        f.graph.add_call(3, 4);
+        f.has_marker[2] = true;
+        f.calls_unknown[4] = true;
+        let p = marker_paths(&f, Some(0));
+        assert_eq!(p.on_path, vec![true, true, true, true, true]);
+        assert_eq!(p.reaches_marker, vec![true, true, true, false, false]);
     }
 }

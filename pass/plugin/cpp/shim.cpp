@@ -4,6 +4,7 @@
 // loop facts of ScalarEvolution for the array-section kills). Every
 // LLVM-version conditional belongs here and nowhere else.
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Analysis/InstructionSimplify.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -26,6 +27,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -111,6 +113,37 @@ void dao_cxx_diagnose(LLVMModuleRef m, int severity, const char *msg) {
 LLVMBasicBlockRef dao_cxx_split_before(LLVMValueRef inst, const char *name) {
   Instruction *I = unwrap<Instruction>(inst);
   return wrap(I->getParent()->splitBasicBlock(I, name));
+}
+
+// The demangled form of a C++ name (`Domain::CalcForceForNodes()`), or the
+// name itself; copied into out (cap bytes, NUL-terminated when it fits).
+// Returns its length.
+size_t dao_cxx_demangle(const char *name, char *out, size_t cap) {
+  std::string d = demangle(std::string_view(name));
+  if (cap > 0) {
+    size_t n = d.size() < cap - 1 ? d.size() : cap - 1;
+    memcpy(out, d.data(), n);
+    out[n] = 0;
+  }
+  return d.size();
+}
+
+// An invoke's normal edge gets a block of its own (phis of the old normal
+// destination updated); returns it. Code that must run after the invoke
+// and before its result's uses (a store of the result) goes there.
+LLVMBasicBlockRef dao_cxx_split_invoke_normal(LLVMValueRef invoke, const char *name) {
+  auto *II = unwrap<InvokeInst>(invoke);
+  BasicBlock *From = II->getParent(), *To = II->getNormalDest();
+  BasicBlock *NB = BasicBlock::Create(To->getContext(), name, To->getParent(), To);
+  BranchInst::Create(To, NB);
+  II->setNormalDest(NB);
+  for (PHINode &P : To->phis()) {
+    int ix = P.getBasicBlockIndex(From);
+    // an invoke whose two edges go to one block: only the normal one moves
+    if (ix >= 0)
+      P.setIncomingBlock(ix, NB);
+  }
+  return wrap(NB);
 }
 
 // Does this call carry the given parameter attribute (e.g. nocapture) on argument i?

@@ -24,9 +24,14 @@ impl Diag {
     pub fn render(&self, source: &str) -> String {
         match &self.loc {
             Some(l) => format!("{l}: dao: {}", self.msg),
-            None => format!("{source}: in function '{}': dao: {}", self.func, self.msg),
+            None => format!("{source}: in function '{}': dao: {}", demangle(&self.func), self.msg),
         }
     }
+}
+
+/// A function's name as the user wrote it (C++ names demangled).
+pub fn demangle(name: &str) -> String {
+    crate::ir::demangle(name)
 }
 
 /// The first debug location in function `f`.

@@ -638,9 +638,24 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     for (ix, v) in layout.vals.iter().enumerate() {
         demote(m, &b, *v, demoted[ix]);
     }
-    // 6. pop the frame on every return: top = frame.parent
+    // 6. C++ exceptions: a landing pad of this function runs with this
+    //    frame innermost (the frames the exception unwound, instrumented
+    //    ones included, are gone, and did not pop themselves): top = &frame.
+    for blk in f.blocks() {
+        if let Some(at) = blk.landing_pad().and_then(|lp| lp.next_instruction()) {
+            b.before(at);
+            b.store_aligned(frame, rt.top, 8);
+        }
+    }
+    // 7. pop the frame on every return, and where an exception leaves the
+    //    function (`resume`): top = frame.parent
     for blk in f.blocks() {
         if let Some(term) = blk.terminator() {
+            if term.opcode() == Opcode::LLVMResume {
+                b.before(term);
+                let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame.ty, frame, t.frame.field("parent"), ""), "dao.parent", 8);
+                b.store_aligned(parent, rt.top, 8);
+            }
             if term.opcode() == Opcode::LLVMRet {
                 b.before(term);
                 if fp.microtask {
@@ -662,7 +677,15 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
 fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
     let users = v.users();
     let def_block = v.parent_block();
-    let at = if v.is_phi() { def_block.first_non_phi().unwrap() } else { v.next_instruction().unwrap() };
+    let at = if v.is_phi() {
+        def_block.first_insertion_point().unwrap()
+    } else if v.is_invoke() {
+        // the result exists on the normal edge only: the store goes on a
+        // block of its own there (phis of the old destination now name it)
+        Block::split_invoke_normal(v, "dao.invoke.ok").first_instruction().unwrap()
+    } else {
+        v.next_instruction().unwrap()
+    };
     b.before(at);
     let def_store = b.store(v, slot);
     let ty = v.ty();

@@ -10,6 +10,8 @@ extern "C" {
     pub fn dao_cxx_clone_function(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
     pub fn dao_cxx_diagnose(m: LLVMModuleRef, severity: c_int, msg: *const c_char);
     pub fn dao_cxx_split_before(inst: LLVMValueRef, name: *const c_char) -> llvm_sys::prelude::LLVMBasicBlockRef;
+    pub fn dao_cxx_demangle(name: *const c_char, out: *mut c_char, cap: usize) -> usize;
+    pub fn dao_cxx_split_invoke_normal(invoke: LLVMValueRef, name: *const c_char) -> llvm_sys::prelude::LLVMBasicBlockRef;
     pub fn dao_cxx_param_nocapture(call: LLVMValueRef, i: c_uint) -> c_int;
     pub fn dao_cxx_strip_offset(p: LLVMValueRef, off: *mut i64) -> LLVMValueRef;
     pub fn dao_cxx_verify(m: LLVMModuleRef) -> c_int;

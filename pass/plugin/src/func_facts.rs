@@ -424,7 +424,7 @@ impl<'a> FuncFacts<'a> {
             Opcode::LLVMLoad => self
                 .forwarded_bases(v.operand(0))
                 .unwrap_or_else(Bases::unknown),
-            Opcode::LLVMCall => {
+            Opcode::LLVMCall | Opcode::LLVMInvoke => {
                 let callee = v.called_function();
                 if let Some(Intr::ThreadlocalAddress { global }) = callee.and_then(known::intrinsic) {
                     // clang's access to a thread-local global (threadprivate)

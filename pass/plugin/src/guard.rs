@@ -258,8 +258,12 @@ fn guard_function(m: Module, f: Value, may_checkin: &HashSet<Value>, restart_onl
         .iter()
         .filter_map(|p| match *p {
             Place::Before { block, event } => Some((at[block][event], false)),
-            // a check-in call is never a terminator (calls here are not invokes)
-            Place::After { block, event } => at[block][event].next_instruction().map(|i| (i, false)),
+            // after an invoke (C++): the start of its normal destination
+            // (a guard there on another path too only waits more often)
+            Place::After { block, event } => match at[block][event] {
+                i if i.is_invoke() => i.invoke_normal_dest().first_insertion_point().map(|i| (i, false)),
+                i => i.next_instruction().map(|i| (i, false)),
+            },
             Place::EndOf(b) => blocks[b].terminator().map(|t| (t, true)),
         })
         .collect();

@@ -183,7 +183,7 @@ pub fn escapes_rec(p: Value, seen: &mut HashSet<Value>) -> bool {
                     }
                 }
                 Opcode::LLVMICmp => {}
-                Opcode::LLVMCall => {
+                Opcode::LLVMCall | Opcode::LLVMInvoke => {
                     if u.called_value() == p {
                         continue;
                     }

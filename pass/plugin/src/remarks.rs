@@ -2,6 +2,7 @@
 //! with what is live there and how many bytes, so a user can see what a
 //! checkpoint at each candidate will hold; and the declarations that the
 //! external-function table did not recognise because of their type.
+use crate::diag::demangle as dm;
 use crate::ir::{Module, Value};
 use crate::plan::{ModulePlan, SiteKind};
 
@@ -29,11 +30,11 @@ pub fn print(m: Module, plan: &ModulePlan) {
         for (k, s) in fp.sites.iter().enumerate() {
             nsites += 1;
             let what = match s.kind {
-                SiteKind::Call => format!("call site {} in '{}' (calls '{}')", k + 1, fp.name, s.callee.as_deref().unwrap_or("?")),
-                SiteKind::Marker => format!("candidate {} in '{}'", k + 1, fp.name),
-                SiteKind::Forced => format!("forced checkpoint {} in '{}'", k + 1, fp.name),
-                SiteKind::Fork => format!("parallel region {} in '{}' (outlined '{}')", k + 1, fp.name, s.callee.as_deref().unwrap_or("?")),
-                SiteKind::Sync => format!("barrier {} in '{}'", k + 1, fp.name),
+                SiteKind::Call => format!("call site {} in '{}' (calls '{}')", k + 1, dm(&fp.name), dm(s.callee.as_deref().unwrap_or("?"))),
+                SiteKind::Marker => format!("candidate {} in '{}'", k + 1, dm(&fp.name)),
+                SiteKind::Forced => format!("forced checkpoint {} in '{}'", k + 1, dm(&fp.name)),
+                SiteKind::Fork => format!("parallel region {} in '{}' (outlined '{}')", k + 1, dm(&fp.name), dm(s.callee.as_deref().unwrap_or("?"))),
+                SiteKind::Sync => format!("barrier {} in '{}'", k + 1, dm(&fp.name)),
                 SiteKind::Exit => continue,
             };
             let roles = fp.parallel && matches!(s.kind, SiteKind::Marker | SiteKind::Forced | SiteKind::Sync);
@@ -61,7 +62,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
             let gnames: Vec<String> = gl
                 .iter()
                 .map(|g| {
-                    let n = plan.facts.globals[*g].name();
+                    let n = dm(&plan.facts.globals[*g].name());
                     let n = match part_of(*g) {
                         Some(b) => format!("{n} ({b} of {} B live)", plan.facts.global_size[*g]),
                         None => n,
@@ -96,14 +97,14 @@ pub fn print(m: Module, plan: &ModulePlan) {
                         };
                         format!(
                             "{} ({b}{of} B, rewritten first by {})",
-                            plan.facts.globals[*g].name(),
+                            dm(&plan.facts.globals[*g].name()),
                             why.join(" or ")
                         )
                     })
                     .collect();
                 format!(
                     "; dead in '{}' after this point: {} globals ({dbytes} B) [{}], and {} globals ({} B) it neither reads nor rewrites again",
-                    fp.name,
+                    dm(&fp.name),
                     s.dead.len(),
                     list.join(", "),
                     s.unread.0,
@@ -121,7 +122,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                     .iter()
                     .map(|g| {
                         let cs = plan.sections.conds.iter().find(|(o, _)| o == g).map(|(_, c)| c.as_slice()).unwrap_or(&[]);
-                        format!("{} ({} B) if {}", plan.facts.globals[*g].name(), plan.facts.global_size[*g], cond_text(plan, cs))
+                        format!("{} ({} B) if {}", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g], cond_text(plan, cs))
                     })
                     .collect();
                 format!("; saved unless the runtime-checked conditions hold at the checkpoint: {} globals [{}]", s.cdead.len(), list.join(", "))
@@ -143,7 +144,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 eprintln!(
                     "remark: dao: {}: {what}: keeps {} ({} B){cond}: {}",
                     s.loc.clone().unwrap_or_else(|| source.clone()),
-                    plan.facts.globals[*g].name(),
+                    dm(&plan.facts.globals[*g].name()),
                     plan.facts.global_size[*g],
                     crate::sites::kept_text(why)
                 );
@@ -167,7 +168,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
     // array-section kills (issue #15)
     let obj_name = |fp: Option<&crate::plan::FuncPlan>, o: crate::provenance::Obj| -> (String, u64) {
         match o {
-            crate::provenance::Obj::Global(g) => (plan.facts.globals[g].name(), plan.facts.global_size[g]),
+            crate::provenance::Obj::Global(g) => (dm(&plan.facts.globals[g].name()), plan.facts.global_size[g]),
             crate::provenance::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
         }
     };
@@ -177,7 +178,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 format!(
                     "{b} of {} B of {}",
                     plan.facts.global_size[*g],
-                    plan.facts.globals[*g].name()
+                    dm(&plan.facts.globals[*g].name())
                 )
             })
             .collect::<Vec<_>>()
@@ -202,13 +203,13 @@ pub fn print(m: Module, plan: &ModulePlan) {
         let loc = loc.clone().unwrap_or_else(|| source.clone());
         eprintln!(
             "remark: dao: {loc}: loop in '{func}' writes all of {} ({} B) before reading it if {} (checked at run time): then dead before the loop",
-            plan.facts.globals[*g].name(),
+            dm(&plan.facts.globals[*g].name()),
             plan.facts.global_size[*g],
             cond_text(plan, cs)
         );
     }
     for (func, gs) in &plan.sections.calls {
-        let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", plan.facts.globals[*g].name(), plan.facts.global_size[*g])).collect();
+        let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g])).collect();
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
     }
     for (func, ps) in &plan.sections.calls_partial {

@@ -145,6 +145,7 @@ impl Planner<'_> {
     /// A function on a marker path whose address is taken: reachable
     /// through an indirect call or an OpenMP fork.
     pub fn address_taken_diags(&mut self, f: Value, name: &str) {
+        let surely = self.facts.func_ix.get(&f).is_some_and(|&fi| self.paths.reaches_marker[fi]);
         for u in f.users() {
             let direct = u.is_call() && u.called_value() == f;
             if direct {
@@ -162,12 +163,33 @@ impl Planner<'_> {
             if task {
                 continue; // diagnosed in construct_diags
             }
-            let msg = if fork {
+            if structor_use(u, f) {
+                continue; // runs before main or after it: never on a chain a checkpoint records
+            }
+            if !surely && !fork {
+                continue; // reaches unknown code only: the runtime's chain check (paths.rs)
+            }
+            let vtable = table_of(u).filter(|g| g.name().starts_with("_ZTV"));
+            let msg = if let Some(vt) = vtable {
+                format!("function '{}' contains or reaches a checkpoint marker and is a virtual function (in the vtable '{}'); markers reachable through virtual dispatch are not supported: make the call on the marker's path a direct (non-virtual) call, or move the marker to the caller", crate::diag::demangle(name), crate::diag::demangle(&vt.name()))
+            } else if fork {
                 format!("outlined function '{name}' is passed to __kmpc_fork_call in an unexpected operand position; not recognised as a parallel region")
             } else {
-                format!("function '{name}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
+                let dm = crate::diag::demangle(name);
+                if dm.starts_with("std::_Function_handler<") {
+                    format!("a checkpoint marker is reached through a call of a std::function (its target '{dm}' is called indirectly); markers reachable through std::function, function pointers or callbacks are not supported: call the function or lambda directly, or move the marker to the caller")
+                } else {
+                    format!("function '{dm}' contains or reaches a checkpoint marker and its address is taken here; markers reachable through indirect calls (function pointers, callbacks) are not supported: call it directly, or move the marker to the caller")
+                }
             };
             let loc = if u.is_instruction() { u.debug_loc() } else { None }.or_else(|| first_loc(f));
+            // a use inside a library header (std::function's constructor)
+            // names no line of the user's: name the marker instead
+            let in_header = |l: &String| l.contains("/include/c++/") || l.starts_with("/usr/");
+            let loc = match loc {
+                Some(l) if in_header(&l) => self.facts.func_ix.get(&f).and_then(|&fi| marker_loc(self.facts, &self.paths.on_path, fi)).filter(|m| !in_header(m)).or(Some(l)),
+                l => l,
+            };
             self.diags.push(Diag { severity: Severity::Error, loc, func: name.to_string(), msg });
         }
     }
@@ -179,13 +201,8 @@ impl Planner<'_> {
         let on_path = &self.paths.on_path;
         let f = facts.funcs[fi];
         let error = |loc: Option<String>, msg: String| Diag { severity: Severity::Error, loc, func: name.to_string(), msg };
-        if i.opcode() == Opcode::LLVMInvoke {
-            let k = call_kind(facts, i);
-            if matches!(k, CallKind::Defined(g) if on_path[g]) || k == CallKind::Unknown {
-                self.diags.push(error(i.debug_loc(), "an invoke (C++ exception edge) on the path to a checkpoint marker is not supported".into()));
-            }
-            return None;
-        }
+        // calls and invokes (C++: calls with an exception edge) alike; an
+        // asm goto (callbr) calls no function: not a site
         if !i.is_call() {
             return None;
         }
@@ -208,6 +225,12 @@ impl Planner<'_> {
             }
             _ => return None,
         };
+        if i.is_invoke() && kind != SiteKind::Call {
+            // markers are nothrow in dao.h, libomp's entries nounwind: an
+            // invoke of one means a declaration dao does not expect
+            self.diags.push(error(i.debug_loc(), format!("an invoke (a call with a C++ exception edge) of '{}' on the path to a checkpoint marker: the checkpoint marker and OpenMP's fork and barrier calls must be plain calls (declare them nothrow / noexcept)", i.called_function().map(|c| c.name()).unwrap_or_default())));
+            return None;
+        }
         if i.is_musttail() {
             self.diags.push(error(i.debug_loc(), "a musttail call on the path to a checkpoint marker is not supported".into()));
             return None;
@@ -512,6 +535,37 @@ pub fn marker_loc(facts: &ModuleFacts, on_path: &[bool], f: usize) -> Option<Str
                     _ => {}
                 }
             }
+        }
+    }
+    None
+}
+
+/// Whether user `u` of function `f` only registers it to run before or
+/// after `main`: an entry of `llvm.global_ctors` / `llvm.global_dtors`
+/// (C++ static initializers and destructors, `__attribute__((constructor))`)
+/// or the handler operand of `atexit` / `__cxa_atexit` (a static object's
+/// destructor). Such a function runs outside every call chain a checkpoint
+/// records; the exit handlers `atexit` registers are put back by the
+/// runtime at a restart (runtime/src/process.rs).
+fn structor_use(u: Value, f: Value) -> bool {
+    if u.is_call() {
+        let reg = u.called_function().map(|c| c.name());
+        return matches!(reg.as_deref(), Some("atexit" | "__cxa_atexit" | "__cxa_thread_atexit" | "__cxa_thread_atexit_impl")) && u.num_args() > 0 && u.operand(0) == f;
+    }
+    table_of(u).is_some_and(|g| matches!(g.name().as_str(), "llvm.global_ctors" | "llvm.global_dtors"))
+}
+
+/// The global variable whose initializer holds constant `u` (through at
+/// most three levels of constant aggregates), if any.
+fn table_of(u: Value) -> Option<Value> {
+    let mut level = vec![u];
+    for _ in 0..4 {
+        if let Some(g) = level.iter().find(|v| v.is_global_var()) {
+            return Some(*g);
+        }
+        level = level.iter().filter(|v| v.is_constant() && !v.is_instruction()).flat_map(|v| v.users()).collect();
+        if level.is_empty() {
+            return None;
         }
     }
     None

@@ -287,7 +287,9 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 }
                 Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => mem_uses(ff, &vars, inst.operand(0), &mut st.uses),
                 Opcode::LLVMVAArg => unknown_uses(ff, &vars, &mut st.uses),
-                Opcode::LLVMCall => {
+                // an invoke (C++) is a call: what it reads and kills
+                // happens before either of its edges
+                Opcode::LLVMCall | Opcode::LLVMInvoke => {
                     call_uses(ff, &vars, inst, sums, &mut st.uses);
                     call_kills(
                         ff,

@@ -1,6 +1,7 @@
 //! IR tests of the pass, lit-style: every file under tests/ir carries its
 //! own `RUN:` lines and FileCheck `CHECK:` lines. Substitutions:
-//! `%s` the file, `%clang` (clang-19 -S -emit-llvm -o -), `%flang`
+//! `%s` the file, `%clang` (clang-19 -S -emit-llvm -o -), `%clangxx` (the
+//! same with clang++-19, for C++ files), `%flang`
 //! (flang-new-19 -S -emit-llvm -o -), `%opt` (opt-19 with libdao.so and
 //! -passes=dao; the verifier runs after the pass), `%FileCheck`, `%not`.
 //! Each RUN line runs under `bash -o pipefail` and must exit 0.
@@ -60,6 +61,7 @@ fn run_file(path: &Path) -> Result<usize, String> {
     for line in src.lines() {
         let Some(cmd) = line.split_once("RUN:").map(|(_, c)| c.trim()) else { continue };
         let mut cmd = cmd
+            .replace("%clangxx", &format!("clang++-19 -S -emit-llvm -fno-discard-value-names -I{} -o -", include.display()))
             .replace("%clang", &format!("clang-19 -S -emit-llvm -fno-discard-value-names -I{} -o -", include.display()))
             .replace("%flang", "flang-new-19 -S -emit-llvm -o -")
             .replace("%opt", &format!("opt-19 -load-pass-plugin={} -passes=dao -S", plugin.display()))

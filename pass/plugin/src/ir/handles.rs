@@ -347,8 +347,17 @@ impl Value {
     pub fn opcode(self) -> Opcode {
         unsafe { LLVMGetInstructionOpcode(self.0) }
     }
+    /// A call or an invoke (C++: a call with an exception edge; a
+    /// terminator, whose result is defined on its normal edge only).
     pub fn is_call(self) -> bool {
-        self.is_instruction() && self.opcode() == LLVMOpcode::LLVMCall
+        self.is_instruction() && matches!(self.opcode(), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+    }
+    pub fn is_invoke(self) -> bool {
+        self.is_instruction() && self.opcode() == LLVMOpcode::LLVMInvoke
+    }
+    /// The block an invoke continues in when the callee returns.
+    pub fn invoke_normal_dest(self) -> Block {
+        Block(unsafe { LLVMGetNormalDest(self.0) })
     }
     pub fn is_phi(self) -> bool {
         self.is_instruction() && self.opcode() == LLVMOpcode::LLVMPHI
@@ -420,11 +429,14 @@ impl Value {
     pub fn call_fn_type(self) -> Type {
         Type(unsafe { LLVMGetCalledFunctionType(self.0) })
     }
+    /// (An invoke is never a tail call: nothing to do.)
     pub fn set_tail_call(self, tail: bool) {
-        unsafe { LLVMSetTailCall(self.0, tail as i32) }
+        if !self.is_invoke() {
+            unsafe { LLVMSetTailCall(self.0, tail as i32) }
+        }
     }
     pub fn is_musttail(self) -> bool {
-        unsafe { LLVMGetTailCallKind(self.0) == llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail }
+        !self.is_invoke() && unsafe { LLVMGetTailCallKind(self.0) == llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail }
     }
     pub fn arg_nocapture(self, i: u32) -> bool {
         unsafe { ffi::dao_cxx_param_nocapture(self.0, i) != 0 }
@@ -565,11 +577,51 @@ impl Block {
     pub fn first_non_phi(self) -> Option<Value> {
         self.instructions().into_iter().find(|i| !i.is_phi())
     }
+    /// The landingpad that opens this block (an invoke's unwind
+    /// destination), if it is one.
+    pub fn landing_pad(self) -> Option<Value> {
+        self.first_non_phi().filter(|i| i.opcode() == LLVMOpcode::LLVMLandingPad)
+    }
+    /// Where code may be inserted first: after the phis and the
+    /// landingpad, if any.
+    pub fn first_insertion_point(self) -> Option<Value> {
+        match self.landing_pad() {
+            Some(lp) => lp.next_instruction(),
+            None => self.first_non_phi(),
+        }
+    }
     /// Split before `inst` (which must be in this block); the new block
     /// starts at `inst`, the old one ends with a branch to it.
     pub fn split_before(inst: Value, name: &str) -> Block {
         let c = cstr(name);
         Block(unsafe { ffi::dao_cxx_split_before(inst.0, c.as_ptr()) })
+    }
+    /// A new block on the normal edge of `invoke` (the old destination's
+    /// phis now name it): the first place after the invoke where its
+    /// result is defined.
+    pub fn split_invoke_normal(invoke: Value, name: &str) -> Block {
+        assert!(invoke.is_invoke(), "split_invoke_normal of a non-invoke");
+        let c = cstr(name);
+        Block(unsafe { ffi::dao_cxx_split_invoke_normal(invoke.0, c.as_ptr()) })
+    }
+}
+
+/// The demangled form of a C++ (Itanium) name, e.g.
+/// `Domain::CalcForceForNodes()` for `_ZN6Domain17CalcForceForNodesEv`; any
+/// other name unchanged (LLVM's demangler, through the shim).
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    let c = cstr(name);
+    let mut buf = vec![0u8; 256];
+    loop {
+        // SAFETY: `c` is NUL-terminated, `buf` has `buf.len()` writable bytes.
+        let n = unsafe { ffi::dao_cxx_demangle(c.as_ptr(), buf.as_mut_ptr() as *mut _, buf.len()) };
+        if n < buf.len() {
+            return String::from_utf8_lossy(&buf[..n]).into_owned();
+        }
+        buf.resize(n + 1, 0);
     }
 }
 

@@ -21,5 +21,5 @@ mod handles;
 mod loops;
 
 pub use builder::{set_unlikely_first, Builder};
-pub use handles::{clone_function, promote_allocas, with_module, Block, Module, Opcode, Type, Value};
+pub use handles::{clone_function, demangle, promote_allocas, with_module, Block, Module, Opcode, Type, Value};
 pub use loops::{loop_facts, LoopFacts, ReadBox, SectionRec, SymCount};
