@@ -45,7 +45,10 @@ pub fn is_bitcode(p: &Path) -> bool {
 /// Source files a compiler driver compiles (by extension).
 fn is_source(s: &str) -> bool {
     let ext = Path::new(s).extension().and_then(OsStr::to_str).unwrap_or("");
-    matches!(ext, "c" | "i" | "f" | "F" | "f77" | "F77" | "for" | "FOR" | "f90" | "F90" | "f95" | "F95" | "f03" | "F03" | "f08" | "F08")
+    matches!(
+        ext,
+        "c" | "i" | "cc" | "cpp" | "cxx" | "c++" | "C" | "ii" | "f" | "F" | "f77" | "F77" | "for" | "FOR" | "f90" | "F90" | "f95" | "F95" | "f03" | "F03" | "f08" | "F08"
+    )
 }
 
 /// Options whose value is the next argument (as `compile::mode` knows them).
@@ -232,7 +235,7 @@ mod tests {
 
     #[test]
     fn sources_by_extension() {
-        assert!(is_source("a.c") && is_source("dir/b.f90") && is_source("x.F"));
-        assert!(!is_source("a.o") && !is_source("libx.a") && !is_source("a.cc"));
+        assert!(is_source("a.c") && is_source("dir/b.f90") && is_source("x.F") && is_source("lulesh.cc") && is_source("ft.cpp"));
+        assert!(!is_source("a.o") && !is_source("libx.a") && !is_source("a.h"));
     }
 }

@@ -44,7 +44,7 @@ pub fn demangle_report(r: &mut FileReport) {
         names.push(f.function.clone());
         names.extend(f.slots.iter().chain(&f.stack_objects).map(|v| v.name.clone()));
     }
-    names.extend(r.globals.iter().map(|g| g.name.clone()));
+    names.extend(r.globals.iter().map(|g| g.var.name.clone()));
     names.extend(r.dead_globals.iter().map(|g| g.name.clone()));
     for w in &r.workers {
         names.extend(w.threadprivate.iter().chain(&w.threadprivate_copies).map(|v| v.name.clone()));
@@ -69,7 +69,7 @@ pub fn demangle_report(r: &mut FileReport) {
         fix(&mut f.function);
         f.slots.iter_mut().chain(f.stack_objects.iter_mut()).for_each(|v| fix(&mut v.name));
     }
-    r.globals.iter_mut().for_each(|g| fix(&mut g.name));
+    r.globals.iter_mut().for_each(|g| fix(&mut g.var.name));
     r.dead_globals.iter_mut().for_each(|g| fix(&mut g.name));
 }
 
