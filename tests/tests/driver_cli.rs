@@ -425,6 +425,7 @@ fn inspect_says_why_globals_are_kept() {
     });
     let text = String::from_utf8_lossy(&t.stdout);
     assert!(text.contains(&format!("kept: {said}")), "text report lacks the reason:\n{text}");
+}
 
 /// `dao c++` through a plain makefile (`CXX = dao c++`): two files, the
 /// marker in one, the other compiled without markers allocating with
