@@ -8,6 +8,7 @@ set -euo pipefail
 declare -A need=(
   [clang-19]=/usr/bin/clang-19
   [llvm-19-dev]=/usr/lib/llvm-19/bin/llvm-config
+  [llvm-19]=/usr/bin/llvm-link-19   # whole-program mode: llvm-link-19, opt-19, llvm-nm-19; llvm-cxxfilt-19
   [libomp-19-dev]=/usr/lib/llvm-19/lib/libomp.so
   [libclang-rt-19-dev]=/usr/lib/llvm-19/lib/clang/19/lib/linux
   [flang-19]=/usr/bin/flang-new-19
