@@ -86,7 +86,7 @@ pub fn extract_dao_options(args: &[OsString]) -> (DaoOptions, Vec<OsString>) {
 
 /// Options that take their value as the next argument (so the value is not
 /// mistaken for an option of its own, e.g. `-o -c` is legal if odd).
-fn takes_separate_value(a: &str) -> bool {
+pub fn takes_separate_value(a: &str) -> bool {
     matches!(
         a,
         "-o" | "-I" | "-D" | "-U" | "-include" | "-isystem" | "-iquote" | "-idirafter" | "-x"

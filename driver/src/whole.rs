@@ -33,7 +33,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::compile::{display_command, Lang, Mode, Plan};
+use crate::compile::{display_command, takes_separate_value, Lang, Mode, Plan};
 use crate::error::DriverError;
 
 /// Whether `p` holds LLVM bitcode (raw, or in the bitcode wrapper).
@@ -51,14 +51,13 @@ fn is_source(s: &str) -> bool {
     )
 }
 
-/// Options whose value is the next argument (as `compile::mode` knows them).
-fn takes_value(a: &str) -> bool {
-    matches!(
-        a,
-        "-o" | "-I" | "-D" | "-U" | "-include" | "-isystem" | "-iquote" | "-idirafter" | "-x" | "-MF" | "-MT" | "-MQ" | "-Xlinker" | "-Xclang"
-            | "-Xpreprocessor" | "-Xassembler" | "-L" | "-l" | "-J" | "-module-dir" | "-target" | "--target" | "-arch" | "-mllvm" | "-Xflang"
-            | "-z" | "-T" | "-u" | "-e" | "-isysroot" | "--sysroot" | "-imacros"
-    )
+/// Options of a link line that a compile of its sources must not get:
+/// `-o` (its own), libraries and their directories, linker flags.
+fn is_link_option(s: &str) -> bool {
+    matches!(s, "-o" | "-L" | "-l" | "-Xlinker" | "-z" | "-T" | "-u" | "-e" | "-no-pie" | "-static" | "-pie")
+        || s.starts_with("-l")
+        || s.starts_with("-L")
+        || s.starts_with("-Wl,")
 }
 
 /// The compile step: bitcode, no pass. `-S`, `-E` and the like stay as
@@ -96,6 +95,34 @@ fn run(step: &'static str, c: &mut Command) -> Result<(), DriverError> {
     }
 }
 
+/// A link line's inputs (their positions; not option values) and the
+/// options a compile of its sources gets: everything but the inputs,
+/// `-o`, linker options and the pass plugin.
+fn split_link_line(args: &[OsString]) -> (Vec<usize>, Vec<OsString>) {
+    let mut inputs: Vec<usize> = Vec::new();
+    let mut copts: Vec<OsString> = Vec::new();
+    let mut k = 0;
+    while k < args.len() {
+        let a = &args[k];
+        let s = a.to_string_lossy();
+        if takes_separate_value(&s) {
+            // the option and its value, together
+            if !is_link_option(&s) {
+                copts.extend(args[k..(k + 2).min(args.len())].iter().cloned());
+            }
+            k += 2;
+            continue;
+        }
+        if !s.starts_with('-') {
+            inputs.push(k);
+        } else if !is_link_option(&s) && !s.starts_with("-fpass-plugin=") {
+            copts.push(a.clone());
+        }
+        k += 1;
+    }
+    (inputs, copts)
+}
+
 /// The link step: compile the sources on the line to bitcode, merge the
 /// bitcode objects, internalize, compile with the pass; returns the link
 /// plan with that object in place of the bitcode ones, and the scratch
@@ -105,44 +132,7 @@ pub fn link_plan(lang: Lang, plan: Plan, plugin: &Path, extra_native: &[PathBuf]
     let dir = std::env::temp_dir().join(format!("dao-whole-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| DriverError::io(&dir, e))?;
     let scratch = Scratch(dir.clone());
-    // positions of the inputs (not option values)
-    let mut inputs: Vec<usize> = Vec::new();
-    let mut skip = false;
-    for (k, a) in plan.args.iter().enumerate() {
-        if skip {
-            skip = false;
-            continue;
-        }
-        let s = a.to_string_lossy();
-        if takes_value(&s) {
-            skip = true;
-            continue;
-        }
-        if !s.starts_with('-') {
-            inputs.push(k);
-        }
-    }
-    // the compile options of the line: everything but inputs, -o and linker options
-    let mut copts: Vec<OsString> = Vec::new();
-    let mut skip = false;
-    for (k, a) in plan.args.iter().enumerate() {
-        if skip {
-            skip = false;
-            continue;
-        }
-        let s = a.to_string_lossy();
-        if inputs.contains(&k) {
-            continue;
-        }
-        if matches!(&*s, "-o" | "-L" | "-l" | "-Xlinker" | "-z" | "-T" | "-u" | "-e") {
-            skip = true;
-            continue;
-        }
-        if s.starts_with("-l") || s.starts_with("-L") || s.starts_with("-Wl,") || s.starts_with("-fpass-plugin=") || s == "-no-pie" || s == "-static" || s == "-pie" {
-            continue;
-        }
-        copts.push(a.clone());
-    }
+    let (inputs, copts) = split_link_line(&plan.args);
     let mut args = plan.args.clone();
     let mut bitcode: Vec<PathBuf> = Vec::new();
     let mut native: Vec<PathBuf> = extra_native.to_vec();
@@ -231,6 +221,16 @@ mod tests {
         // -S: unchanged
         let q = compile_plan(plan("-fpass-plugin=/x/libdao.so -S a.c"));
         assert!(q.args.iter().any(|a| a.to_string_lossy().starts_with("-fpass-plugin")));
+    }
+
+    #[test]
+    fn link_line_split() {
+        let args: Vec<OsString> = "-fpass-plugin=/x/libdao.so -I /inc -O3 -fopenmp a.f90 b.o -o prog -L /lib -lm -Wl,--wrap=malloc -no-pie -J mods".split(' ').map(OsString::from).collect();
+        let (inputs, copts) = split_link_line(&args);
+        let at = |k: usize| args[k].to_string_lossy().into_owned();
+        assert_eq!(inputs.iter().map(|&k| at(k)).collect::<Vec<_>>(), ["a.f90", "b.o"]);
+        let c: Vec<String> = copts.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(c, ["-I", "/inc", "-O3", "-fopenmp", "-J", "mods"]);
     }
 
     #[test]
