@@ -37,6 +37,9 @@ pub enum DriverError {
     #[error("whole-program mode: {step} failed (`{command}` exited with {status}); its output is above")]
     WholeProgram { step: &'static str, command: String, status: String },
 
+    #[error("whole-program mode: the archive {archive} holds LLVM bitcode ({member}: built with --dao-whole-program or DAO_WHOLE_PROGRAM=1), which this link does not open; link those objects themselves instead of the archive, or build the archive's objects without whole-program mode")]
+    WholeProgramArchive { archive: PathBuf, member: String },
+
     #[error("{0}")]
     Bench(#[from] crate::bench::BenchError),
 

@@ -26,8 +26,10 @@
 //! (its every write is in the module: `pass/plugin/src/cond.rs`); it is
 //! sound as long as no code outside the link's objects names it (a shared
 //! library that looks a symbol up by name: not supported, documented).
-//! Archives holding bitcode are not opened: the link fails there as it
-//! would with `-flto` and no plugin-capable linker, with the archive named.
+//! Archives holding bitcode are not opened: one given by path stops the
+//! link with an error naming it and its bitcode member
+//! (`DriverError::WholeProgramArchive`); one found through `-l` fails in
+//! the linker, as with `-flto` and no plugin-capable linker.
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -40,6 +42,27 @@ use crate::error::DriverError;
 pub fn is_bitcode(p: &Path) -> bool {
     let mut b = [0u8; 4];
     std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut b)).is_ok() && (b == [0x42, 0x43, 0xc0, 0xde] || b == [0xde, 0xc0, 0x17, 0x0b])
+}
+
+/// The first member of archive `p` that holds LLVM bitcode, if any (the
+/// `ar` format: "!<arch>\n", then per member a 60-byte header whose bytes
+/// 48..58 give the size in decimal, the data, padded to an even length).
+pub fn bitcode_member(p: &Path) -> Option<String> {
+    let b = std::fs::read(p).ok()?;
+    if !b.starts_with(b"!<arch>\n") {
+        return None;
+    }
+    let mut at = 8;
+    while at + 60 <= b.len() {
+        let h = &b[at..at + 60];
+        let size: usize = std::str::from_utf8(&h[48..58]).ok()?.trim().parse().ok()?;
+        let data = &b[at + 60..(at + 60 + size).min(b.len())];
+        if data.starts_with(&[0x42, 0x43, 0xc0, 0xde]) || data.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+            return Some(String::from_utf8_lossy(&h[..16]).trim().trim_end_matches('/').to_string());
+        }
+        at += 60 + size + (size & 1);
+    }
+    None
 }
 
 /// Source files a compiler driver compiles (by extension).
@@ -151,6 +174,9 @@ pub fn link_plan(lang: Lang, plan: Plan, plugin: &Path, extra_native: &[PathBuf]
             bitcode.push(p);
             drop_at.push(k);
         } else if p.is_file() {
+            if let Some(m) = bitcode_member(&p) {
+                return Err(DriverError::WholeProgramArchive { archive: p, member: m });
+            }
             native.push(p);
         }
     }
@@ -231,6 +257,30 @@ mod tests {
         assert_eq!(inputs.iter().map(|&k| at(k)).collect::<Vec<_>>(), ["a.f90", "b.o"]);
         let c: Vec<String> = copts.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         assert_eq!(c, ["-I", "/inc", "-O3", "-fopenmp", "-J", "mods"]);
+    }
+
+    #[test]
+    fn archives_with_bitcode_are_found() {
+        let d = std::env::temp_dir().join(format!("dao-whole-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let member = |name: &str, data: &[u8]| {
+            let mut h = format!("{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", format!("{name}/"), 0, 0, 0, 644, data.len()).into_bytes();
+            h.extend_from_slice(data);
+            if data.len() % 2 == 1 {
+                h.push(b'\n');
+            }
+            h
+        };
+        let mut a = b"!<arch>\n".to_vec();
+        a.extend(member("native.o", b"\x7fELF...")); // odd length: padded
+        a.extend(member("bits.o", b"BC\xc0\xde rest"));
+        std::fs::write(d.join("lib.a"), &a).unwrap();
+        assert_eq!(bitcode_member(&d.join("lib.a")).as_deref(), Some("bits.o"));
+        let mut n = b"!<arch>\n".to_vec();
+        n.extend(member("native.o", b"\x7fELF..."));
+        std::fs::write(d.join("native.a"), &n).unwrap();
+        assert_eq!(bitcode_member(&d.join("native.a")), None);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

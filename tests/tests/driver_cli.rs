@@ -490,3 +490,26 @@ fn mpicxx_adds_open_mpi_flags() {
     let e = stderr(&o);
     assert!(e.contains("clang++-19 ") && e.contains("openmpi/include"), "{e}");
 }
+
+/// Whole-program mode (issue #33) does not open archives of bitcode
+/// objects: a link given one by path stops with an error naming the
+/// archive and the member, and what to do.
+#[test]
+fn whole_program_archive_of_bitcode_is_a_clear_error() {
+    let d = fresh_dir("cli-whole-archive");
+    let src = tools().repo.join("test-programs/multifile/whole_c");
+    for f in ["main.c", "work.c"] {
+        let mut c = dao(&["cc", "-O2", "--dao-whole-program", "-c"]);
+        c.arg(src.join(f)).arg("-o").arg(d.join(f.replace(".c", ".o")));
+        let o = out(c);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let ar = Command::new("ar").arg("rcs").arg(d.join("libwork.a")).arg(d.join("work.o")).output().unwrap();
+    assert!(ar.status.success());
+    let mut c = dao(&["cc", "-O2", "--dao-whole-program"]);
+    c.arg(d.join("main.o")).arg(d.join("libwork.a")).arg("-o").arg(d.join("prog"));
+    let o = out(c);
+    let e = stderr(&o);
+    assert!(!o.status.success(), "the link should stop");
+    assert!(e.contains("libwork.a holds LLVM bitcode (work.o") && e.contains("link those objects themselves"), "{e}");
+}
