@@ -474,5 +474,16 @@ fn padded_c_o2_o3() {
         for &(seq, b) in &defs_run("padded_extents", &["-DLATE_WRITE"], opt, &[PAD_STEPS, file.as_str()], "late-write") {
             assert!(b >= 4 * PAD_ARRAY, "[{label} LATE_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
         }
+        // the extents passed to a (not inlined) function that only reads
+        // them: still eligible, `work` dead (issue #33: read-only
+        // parameters; at -O0 the parameter is spilled to a stack slot and
+        // not followed)
+        for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_READ"], opt, &[PAD_STEPS, file.as_str()], "param-read") {
+            assert!(b >= 3 * PAD_ARRAY && b <= 3 * PAD_ARRAY + PAD_SMALL, "[{label} PARAM_READ] checkpoint {seq} saved {b} bytes: want u and flux ({}), not work", 3 * PAD_ARRAY);
+        }
+        // the extent moved through such a parameter after the marker: kept
+        for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_WRITE"], opt, &[PAD_STEPS, file.as_str()], "param-write") {
+            assert!(b >= 4 * PAD_ARRAY, "[{label} PARAM_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
+        }
     }
 }

@@ -23,7 +23,17 @@
  * -DLATE_WRITE   the step loop sets `grid_points[2]` to 25 halfway through,
  *                between the two regions of a step (a write after the
  *                marker: `update` then reads `flux` at k = 24, its padding
- *                from start-up; `flux` must be kept).
+ *                from start-up; `flux` must be kept);
+ * -DPARAM_READ   every step passes `grid_points` to a function that only
+ *                reads through its parameter (`int d[3]`, as NPB FT's
+ *                `evolve`; external, not inlined, so no argument promotion
+ *                turns it into values): the extents stay eligible, `work`
+ *                dead at -O2/-O3 (at -O0 the parameter goes through a
+ *                stack slot, which the rule does not follow: kept);
+ * -DPARAM_WRITE  as LATE_WRITE, but the extent is moved through such a
+ *                parameter (`set_extent(grid_points, 2, NP)`): a function
+ *                that writes through it makes the extents ineligible, so
+ *                `flux` must be kept.
  * A restart with the dead bytes poisoned (DAO_DEAD=poison) prints the
  * uninterrupted run's checksums only if what was left out was dead.
  *
@@ -101,6 +111,17 @@ static void update(void) {
             }
 }
 
+#ifdef PARAM_READ
+__attribute__((noinline)) int extents_volume(int d[3]) {
+    return d[0] * d[1] * d[2];
+}
+#endif
+#ifdef PARAM_WRITE
+__attribute__((noinline)) void set_extent(int d[3], int k, int v) {
+    d[k] = v;
+}
+#endif
+
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 20;
     read_extents(argc > 2 ? argv[2] : NULL);
@@ -115,8 +136,16 @@ int main(int argc, char **argv) {
         if (step == steps / 2 + 1)
             grid_points[2] = NP;
 #endif
+#ifdef PARAM_WRITE
+        if (step == steps / 2 + 1)
+            set_extent(grid_points, 2, NP);
+#endif
 #pragma omp parallel
         update();
+#ifdef PARAM_READ
+        if (step == 1)
+            printf("volume %d\n", extents_volume(grid_points));
+#endif
         double s = 0.0;
         for (int i = 0; i < NP; i++)
             for (int j = 0; j < NP; j++)
