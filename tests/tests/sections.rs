@@ -487,3 +487,29 @@ fn padded_c_o2_o3() {
         }
     }
 }
+
+/// NPB BT's `lhsx` shape (issue #33): a scratch array rebuilt line by line
+/// in each iteration of a worksharing loop and read back in the same
+/// iteration (`line_local.c`). Its reads see only that iteration's writes,
+/// so it is dead at the marker although no loop rewrites all of it; with
+/// `-DNEIGHBOUR_READ` one read reaches the previous line (another
+/// iteration's, or start-up values): kept. Each run is killed after
+/// checkpoint 2 and restarted with the dead bytes poisoned. At -O0 the
+/// loops are in the orphaned function, at -O2/-O3 inlined into the region;
+/// with the default extents and a smaller extents file (the fscanf path).
+#[test]
+fn line_local_scratch_is_dead() {
+    const JAC: u64 = 25 * 25 * 25 * 5 * 8;
+    let file = extents_file();
+    for opt in [Opt::O0, Opt::O2, Opt::O3] {
+        for (args, tag) in [(&["30"][..], "defaults"), (&["30", file.as_str()][..], "file")] {
+            let label = format!("line_local {} {tag}", opt.name());
+            for &(seq, b) in &defs_run("line_local", &[], opt, args, tag) {
+                assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not jac");
+            }
+            for &(seq, b) in &defs_run("line_local", &["-DNEIGHBOUR_READ"], opt, args, tag) {
+                assert!(b >= PAD_ARRAY + JAC, "[{label} NEIGHBOUR_READ] checkpoint {seq} saved {b} bytes: want u and jac ({})", PAD_ARRAY + JAC);
+            }
+        }
+    }
+}

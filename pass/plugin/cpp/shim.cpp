@@ -285,6 +285,18 @@ struct DaoRel {
   // a read: the writes of the same loop, object and step whose completion
   // dominates it (outside their child loop)
   std::vector<unsigned> writes;
+  // a read: each of `writes`' start in the read's frame (issue #33: the
+  // starts of both may be symbolic, `j * 4800 + k * 200` of the loops
+  // around `loop`, as long as they differ by a constant)
+  std::vector<int64_t> wstarts;
+  // a write: its start when not a constant (null: `start`); the frame of
+  // a read's `start` and `wstarts` is the first write's
+  const SCEV *startS = nullptr;
+  // dims whose count is symbolic, as DaoRead's (a write: at least
+  // sym[d].add + the value; a read: at most max(floor[d], ...))
+  unsigned symMask = 0;
+  DaoSym sym[8];
+  int64_t floor[8] = {};
 };
 struct DaoLoopFacts {
   std::vector<DaoLoopRec> loops;
@@ -789,6 +801,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
                          unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
   Function *F = unwrap<Function>(f);
   auto *Out = new DaoLoopFacts();
+  if (getenv("DAO_DEBUG_LOOPS"))
+    errs() << "dao-debug: shim facts of " << F->getName() << "\n";
   if (F->isDeclaration())
     return Out;
   ValueToValueMapTy VMap;
@@ -868,6 +882,56 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       LD->replaceAllUsesWith(G);
   }
   foldVectorChecks(*C, [&](Value *V) { Back.erase(V); });
+  // Shapes -O3 leaves that ScalarEvolution does not see through (issue
+  // #33, NPB BT's lhsy): `freeze` of a load of a global (a global's bytes
+  // are never undef or poison: the load's value itself), and a phi whose
+  // incoming values are the same operation on the same operands (GVN's
+  // `pre-phi` of `j + 1` computed on two paths into a loop latch: one
+  // instruction in the phi's block, so the induction variable is an add
+  // recurrence again). In the clone only.
+  {
+    std::vector<FreezeInst *> Frz;
+    for (auto &BB : *C)
+      for (auto &I : BB)
+        if (auto *FI = dyn_cast<FreezeInst>(&I))
+          if (auto *LD = dyn_cast<LoadInst>(FI->getOperand(0)); LD && LD->isSimple() && isa<GlobalVariable>(getUnderlyingObject(LD->getPointerOperand(), 0)))
+            Frz.push_back(FI);
+    for (auto *FI : Frz) {
+      FI->replaceAllUsesWith(FI->getOperand(0));
+      Back.erase(FI);
+      FI->eraseFromParent();
+    }
+    DominatorTree DTp(*C);
+    std::vector<PHINode *> Same;
+    for (auto &BB : *C)
+      for (auto &PN : BB.phis()) {
+        auto *B0 = PN.getNumIncomingValues() >= 2 ? dyn_cast<BinaryOperator>(PN.getIncomingValue(0)) : nullptr;
+        if (!B0)
+          continue;
+        bool same = true;
+        for (Value *In : PN.incoming_values()) {
+          auto *Bk = dyn_cast<BinaryOperator>(In);
+          same = same && Bk && Bk->getOpcode() == B0->getOpcode() && Bk->getOperand(0) == B0->getOperand(0) && Bk->getOperand(1) == B0->getOperand(1);
+        }
+        for (Value *Op : B0->operands())
+          if (auto *OI = dyn_cast<Instruction>(Op))
+            same = same && OI != &PN && DTp.dominates(OI, &PN);
+        if (same)
+          Same.push_back(&PN);
+      }
+    for (auto *PN : Same) {
+      auto *B0 = cast<BinaryOperator>(PN->getIncomingValue(0));
+      auto *N = BinaryOperator::Create(B0->getOpcode(), B0->getOperand(0), B0->getOperand(1), PN->getName() + ".dao");
+      // the flags every copy has
+      N->copyIRFlags(B0);
+      for (Value *In : PN->incoming_values())
+        N->andIRFlags(cast<BinaryOperator>(In));
+      N->insertBefore(&*PN->getParent()->getFirstInsertionPt());
+      PN->replaceAllUsesWith(N);
+      Back.erase(PN);
+      PN->eraseFromParent();
+    }
+  }
   // Loop bounds read from memory (issue #15, runtime-checked conditions):
   // integer loads at a constant offset of an eligible global (see `elig`
   // below) become the unknowns of symbolic counts, when the value loaded
@@ -877,6 +941,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // counts when no write of the global is reachable from it. (In the
   // clone only; the old loads stay, unused: the value map names them.)
   std::map<LoadInst *, DaoSym> symOf;
+  std::map<PHINode *, DaoSym> symPhi;
   if (nElig) {
     const DataLayout &DL = C->getParent()->getDataLayout();
     std::map<Value *, std::set<Value *>> Writers;
@@ -997,6 +1062,85 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       if (!It->second)
         symOf[LD] = DaoSym{G, Off.getSExtValue(), (unsigned)LD->getType()->getIntegerBitWidth() / 8, 0, 0, 0};
     }
+    // a phi of such loads of the same bytes of a global the function never
+    // writes, or of other such phis (a loop's header phi of its own
+    // reloads): the same value (-O3 merges a loop nest's reload of
+    // `grid_points[0]` with the load before it). An optimistic fixpoint:
+    // every integer phi whose incoming values are loads in `symOf` or
+    // phis is a candidate; candidates with an incoming value of another
+    // kind, or a load of other bytes than the rest of them, drop out,
+    // until none does.
+    {
+      auto sameSym = [](const DaoSym &a, const DaoSym &b) { return a.G == b.G && a.off == b.off && a.bytes == b.bytes; };
+      std::map<PHINode *, std::optional<DaoSym>> Cand;
+      for (auto &BB : *C)
+        for (auto &PN : BB.phis())
+          if (PN.getType()->isIntegerTy())
+            Cand[&PN] = std::nullopt;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (auto It = Cand.begin(); It != Cand.end();) {
+          PHINode *PN = It->first;
+          std::optional<DaoSym> key = It->second;
+          bool ok = true;
+          for (Value *In : PN->incoming_values()) {
+            if (auto J = symOf.find(dyn_cast<LoadInst>(In)); J != symOf.end()) {
+              if (key && !sameSym(*key, J->second))
+                ok = false;
+              key = J->second;
+            } else if (auto *Q = dyn_cast<PHINode>(In); Q && Cand.count(Q)) {
+              if (auto &K2 = Cand[Q]; K2) {
+                if (key && !sameSym(*key, *K2))
+                  ok = false;
+                key = K2;
+              }
+            } else {
+              ok = false;
+            }
+          }
+          if (!ok) {
+            It = Cand.erase(It);
+            changed = true;
+            continue;
+          }
+          if (key && !It->second) {
+            It->second = key;
+            changed = true;
+          }
+          ++It;
+        }
+      }
+      for (auto &[PN, key] : Cand) {
+        if (!key)
+          continue;
+        auto It = anyWrite.find(key->G);
+        if (It == anyWrite.end()) {
+          bool w = false;
+          for (auto &B2 : *C)
+            for (auto &I : B2)
+              w = w || writes(I, key->G);
+          It = anyWrite.emplace(key->G, w).first;
+        }
+        if (!It->second)
+          symPhi[PN] = *key;
+      }
+    }
+    // each such phi becomes one load at the function's entry (the value
+    // is the same there: nothing in the function writes the global), so a
+    // loop whose bound it is (a header phi of the loop's own reloads) has a
+    // count ScalarEvolution can compute
+    if (!symPhi.empty()) {
+      IRBuilder<> IB(&*C->getEntryBlock().getFirstInsertionPt());
+      for (auto &[PN, Sym] : symPhi) {
+        Value *P = Sym.off ? IB.CreateConstGEP1_64(IB.getInt8Ty(), Sym.G, Sym.off) : (Value *)Sym.G;
+        LoadInst *LD = IB.CreateLoad(PN->getType(), P, "dao.bound");
+        symOf[LD] = Sym;
+        PN->replaceAllUsesWith(LD);
+        Back.erase(PN);
+        PN->eraseFromParent();
+      }
+      symPhi.clear();
+    }
   }
   // fold what -O0 leaves for ScalarEvolution to trip over (`sdiv %x, 1`,
   // `sub %x, 0` in the bounds clang computes for a worksharing loop)
@@ -1046,7 +1190,9 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   }
   // An offset as {start, +, step} over L with constant start and step (step
   // 0 when invariant in L), or nothing.
-  auto relStart = [&](const SCEV *O, Loop *L) -> std::optional<std::pair<int64_t, int64_t>> {
+  // relStart with a start that need not be a constant: invariant in L (the
+  // loops around L's), as a SCEV
+  auto relStartS = [&](const SCEV *O, Loop *L) -> std::optional<std::pair<const SCEV *, int64_t>> {
     int64_t step = 0;
     if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && AR->getLoop() == L) {
       auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
@@ -1054,13 +1200,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         return std::nullopt;
       step = St->getAPInt().getSExtValue();
       O = AR->getStart();
-    } else if (!SE.isLoopInvariant(O, L)) {
-      return std::nullopt;
     }
-    auto *K = dyn_cast<SCEVConstant>(O);
-    if (!K || K->getAPInt().getSignificantBits() > 48)
+    if (!SE.isLoopInvariant(O, L))
       return std::nullopt;
-    return std::make_pair(K->getAPInt().getSExtValue(), step);
+    return std::make_pair(O, step);
   };
   // How often, at most, block X of loop L (X: a block of L, or the header
   // of a loop inside L) runs per entry of L when L takes at most `max`
@@ -1145,9 +1288,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     }
     auto *U = dyn_cast<SCEVUnknown>(S);
     auto It = U ? symOf.find(dyn_cast<LoadInst>(U->getValue())) : symOf.end();
-    if (It == symOf.end())
+    auto Ph = U && It == symOf.end() ? symPhi.find(dyn_cast<PHINode>(U->getValue())) : symPhi.end();
+    if (It == symOf.end() && Ph == symPhi.end())
       return std::nullopt;
-    DaoSym o = It->second;
+    DaoSym o = It != symOf.end() ? It->second : Ph->second;
     o.sgn = sgn;
     return o;
   };
@@ -1207,6 +1351,39 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     std::vector<int64_t> umaxAt; // `add` outside each umax
     if (!peelBTC(L, B, width, add, floor, umaxAt))
       return false;
+    // `zext (c + U)` (the bound minus one, extended: NPB BT's `k <
+    // grid_points[2]-1` at -O3): c + U while U >= -c (`low`: a condition
+    // of the kills that use the count)
+    int64_t innerLow = 0;
+    // `zext (smax(k, U))`, k >= 0: at least U whatever its sign (U < 0:
+    // k >= 0 > U), so U
+    // (also `zext (smax(k, c + U))`: at least c + U, U's own width)
+    if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(B))
+      if (auto *M = dyn_cast<SCEVSMaxExpr>(Ext->getOperand()); M && M->getNumOperands() == 2)
+        if (auto *K = dyn_cast<SCEVConstant>(M->getOperand(0)); K && !K->getAPInt().isNegative()) {
+          const SCEV *X = M->getOperand(1);
+          if (boundLoad(X)) {
+            B = X;
+          } else if (auto *A = dyn_cast<SCEVAddExpr>(X); A && A->getNumOperands() == 2) {
+            auto *C2 = dyn_cast<SCEVConstant>(A->getOperand(0));
+            // (c <= 0: a wrap only makes the value larger)
+            if (C2 && C2->getAPInt().getSignificantBits() <= 20 && boundLoad(A->getOperand(1)) && (A->hasNoSignedWrap() || !C2->getAPInt().isStrictlyPositive())) {
+              add += C2->getAPInt().getSExtValue();
+              B = A->getOperand(1);
+            }
+          }
+        }
+    if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(B))
+      if (auto *A = dyn_cast<SCEVAddExpr>(Ext->getOperand()); A && A->getNumOperands() == 2) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        auto Bd = boundLoad(A->getOperand(1));
+        if (K && K->getAPInt().getSignificantBits() <= 20 && Bd && 8 * Bd->bytes == A->getType()->getIntegerBitWidth()) {
+          int64_t c = K->getAPInt().getSExtValue();
+          add += c;
+          innerLow = std::max<int64_t>(0, -c);
+          B = SE.getZeroExtendExpr(A->getOperand(1), Ext->getType());
+        }
+      }
     if (add < -(1 << 20) || add > (1 << 20))
       return false;
     auto Bd = boundLoad(B);
@@ -1216,7 +1393,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       return false;
     o = *Bd;
     o.add = add;
-    o.low = 0;
+    o.low = innerLow;
     for (int64_t outer : umaxAt)
       o.low = std::max(o.low, -(add - outer));
     return true;
@@ -1487,7 +1664,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     D = SE.getMulExpr(SE.getConstant(Ty, s), SE.getZeroExtendExpr(BTC, Ty));
     return true;
   };
-  auto peelSpan = [&](const SCEV *&O, Loop *L, BasicBlock *X, DaoRead &R) -> bool {
+  auto peelSpan = [&](const SCEV *&O, Loop *L, BasicBlock *X, auto &R) -> bool {
     if (R.ndims == 8 || !L->getExitingBlock()) {
       if (getenv("DAO_DEBUG_LOOPS"))
         errs() << "dao-debug: no single exit or too deep: " << L->getHeader()->getName() << " " << R.ndims << "\n";
@@ -1621,7 +1798,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   };
   // peelMay for a loop whose maximum trip count is not a constant but
   // bounded by a bound load (a read's box only).
-  auto peelMaySym = [&](const SCEV *&O, Loop *L, BasicBlock *X, DaoRead &R) -> bool {
+  auto peelMaySym = [&](const SCEV *&O, Loop *L, BasicBlock *X, auto &R) -> bool {
     auto *AR = dyn_cast<SCEVAddRecExpr>(O);
     if (!AR || AR->getLoop() != L || !AR->isAffine() || R.ndims == 8)
       return false;
@@ -1725,8 +1902,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       for (Loop *L = L0; L; L = L->getParentLoop())
         Out->loops[LoopIx[L]].stores++;
       auto OO = objectOffset(Ptr, true);
-      if (!OO)
+      if (!OO) {
+        if (getenv("DAO_DEBUG_LOOPS"))
+          errs() << "dao-debug: store with no object offset: " << I << "\n";
         continue;
+      }
       Value *OrigBase = OO->first;
       const SCEV *Off = OO->second;
       DaoSection S{};
@@ -1736,10 +1916,16 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       Loop *Child = nullptr;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
         // what one iteration of L writes, relative to the iteration
-        if (auto K = relStart(Off, L); K && !S.symMask && S.reqs.empty()) {
-          DaoRel W{LoopIx[L], OrigBase, &I, K->first, Size, K->second, S.ndims, {}, {}, Child, {}};
+        if (auto K = S.reqs.empty() ? relStartS(Off, L) : std::nullopt) {
+          DaoRel W{LoopIx[L], OrigBase, &I, 0, Size, K->second, S.ndims, {}, {}, Child, {}, {}, nullptr, 0, {}, {}};
+          if (auto *KC = dyn_cast<SCEVConstant>(K->first); KC && KC->getAPInt().getSignificantBits() <= 48)
+            W.start = KC->getAPInt().getSExtValue();
+          else
+            W.startS = K->first;
           std::copy(S.stride, S.stride + 8, W.stride);
           std::copy(S.count, S.count + 8, W.count);
+          W.symMask = S.symMask;
+          std::copy(S.sym, S.sym + 8, W.sym);
           Out->relWrites.push_back(W);
         }
         uint64_t btc = 0;
@@ -1775,15 +1961,22 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
             Cur = Y;
             Y = Y->getSinglePredecessor();
           }
-          if (!Y || G.empty() || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4)
+          if (!Y || G.empty() || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4) {
+            if (getenv("DAO_DEBUG_LOOPS"))
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": not in every iteration of loop " << LoopIx[L] << "\n";
             break;
+          }
           S.reqs.insert(S.reqs.end(), G.begin(), G.end());
           X = Y;
         }
         bool isSym = false;
         if (!constBTC(L, btc)) {
-          if (!symBTC(L, sym))
+          if (!symBTC(L, sym)) {
+            if (getenv("DAO_DEBUG_LOOPS")) {
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for loop " << LoopIx[L] << ": " << *SE.getBackedgeTakenCount(L) << "\n";
+            }
             break;
+          }
           isSym = true;
         }
         uint64_t count = DT.dominates(X, L->getExitingBlock()) ? btc + 1 : btc;
@@ -1965,6 +2158,9 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // Reads relative to each loop around them, for the reads-after-writes of
   // one iteration: loads and memory-transfer sources of an object some
   // write of the same loop has a relative box for.
+  if (getenv("DAO_DEBUG_LOOPS"))
+    for (auto &W : Out->relWrites)
+      errs() << "dao-debug: rel write of " << W.base->getName() << " in loop " << W.loop << " step " << W.step << " dims " << W.ndims << " sym " << W.symMask << " start " << (W.startS ? *W.startS : *SE.getConstant(APInt(64, W.start, true))) << "\n";
   if (!Out->relWrites.empty()) {
     std::set<std::pair<unsigned, Value *>> written;
     for (auto &W : Out->relWrites)
@@ -1987,32 +2183,54 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         auto BackI = Back.find(&I);
         if (BackI == Back.end())
           continue;
-        DaoRel R{0, OrigBase, &I, 0, Size, 0, 0, {}, {}, nullptr, {}};
+        DaoRel R{0, OrigBase, &I, 0, Size, 0, 0, {}, {}, nullptr, {}, {}, nullptr, 0, {}, {}};
         BasicBlock *X = &BB;
         for (Loop *L = L0; L; L = L->getParentLoop()) {
           if (written.count({LoopIx[L], OrigBase}))
-            if (auto K = relStart(O, L)) {
+            if (auto K = relStartS(O, L)) {
               DaoRel Rl = R;
               Rl.loop = LoopIx[L];
-              Rl.start = K->first;
               Rl.step = K->second;
+              // the frame: the first write's start; the others' and the
+              // read's must differ from it by constants
+              const SCEV *Frame = nullptr;
               for (unsigned w = 0; w < Out->relWrites.size(); ++w) {
                 auto &W = Out->relWrites[w];
                 if (W.loop != Rl.loop || W.base != OrigBase || W.step != Rl.step)
                   continue;
                 bool after = W.child ? !W.child->contains(&BB) && DT.dominates(W.child->getExitingBlock(), &BB)
                                      : DT.dominates(W.inst, &I);
-                if (after)
-                  Rl.writes.push_back(w);
+                if (!after)
+                  continue;
+                const SCEV *WS = W.startS ? W.startS : SE.getConstant(K->first->getType(), W.start, true);
+                if (WS->getType() != K->first->getType())
+                  continue;
+                if (!Frame)
+                  Frame = WS;
+                auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(WS, Frame));
+                if (!D || D->getAPInt().getSignificantBits() > 48)
+                  continue;
+                Rl.writes.push_back(w);
+                Rl.wstarts.push_back(D->getAPInt().getSExtValue());
               }
-              if (!Rl.writes.empty()) {
+              auto *RD = Frame ? dyn_cast<SCEVConstant>(SE.getMinusSCEV(K->first, Frame)) : nullptr;
+              if (getenv("DAO_DEBUG_LOOPS"))
+                errs() << "dao-debug: rel read of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": " << *K->first << " frame " << (Frame ? *Frame : *K->first) << " writes " << Rl.writes.size() << " dims " << Rl.ndims << "\n";
+              if (!Rl.writes.empty() && RD && RD->getAPInt().getSignificantBits() <= 48) {
+                Rl.start = RD->getAPInt().getSExtValue();
                 Rl.inst = cast<Instruction>(BackI->second);
                 Out->relReads.push_back(Rl);
               }
             }
-          // peel L for the loop around it: may-counts
-          if (!peelMay(O, L, X, R))
+          // peel L for the loop around it: may-counts (symbolic ones from
+          // bound loads, as for the reads' boxes)
+          auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+          bool wide = !MaxK || MaxK->getAPInt().getActiveBits() > 20;
+          if (!(wide && (peelMaySym(O, L, X, R) || peelSpan(O, L, X, R))) && !peelMay(O, L, X, R) && !peelSpan(O, L, X, R)) {
+            if (getenv("DAO_DEBUG_LOOPS"))
+              errs() << "dao-debug: rel read of " << OrigBase->getName() << " stops at loop " << LoopIx[L] << ": " << *O << "\n";
             break;
+          }
           X = L->getHeader();
         }
       }
@@ -2119,6 +2337,15 @@ struct DaoRelOut {
   int64_t stride[8];
   uint64_t count[8];
   unsigned nwrites;
+  // symbolic dims, as DaoSectionOut's
+  unsigned symMask;
+  LLVMValueRef symGlobal[8];
+  int64_t symOff[8];
+  unsigned symBytes[8];
+  int symSigned[8];
+  int64_t symAdd[8];
+  int64_t symLow[8];
+  int64_t symFloor[8];
 };
 void dao_cxx_rel_get(void *h, int which, unsigned i, DaoRelOut *o) {
   auto *F = static_cast<DaoLoopFacts *>(h);
@@ -2135,8 +2362,21 @@ void dao_cxx_rel_get(void *h, int which, unsigned i, DaoRelOut *o) {
     o->count[d] = R.count[d];
   }
   o->nwrites = R.writes.size();
+  o->symMask = R.symMask;
+  for (unsigned d = 0; d < 8; ++d) {
+    bool sy = R.symMask >> d & 1;
+    o->symGlobal[d] = sy ? wrap(static_cast<Value *>(R.sym[d].G)) : nullptr;
+    o->symOff[d] = sy ? R.sym[d].off : 0;
+    o->symBytes[d] = sy ? R.sym[d].bytes : 0;
+    o->symSigned[d] = sy ? R.sym[d].sgn : 0;
+    o->symAdd[d] = sy ? R.sym[d].add : 0;
+    o->symLow[d] = sy ? R.sym[d].low : 0;
+    o->symFloor[d] = sy ? R.floor[d] : 0;
+  }
 }
 unsigned dao_cxx_relr_write(void *h, unsigned i, unsigned j) { return static_cast<DaoLoopFacts *>(h)->relReads[i].writes[j]; }
+// Read i's write j's start in the read's frame.
+int64_t dao_cxx_relr_wstart(void *h, unsigned i, unsigned j) { return static_cast<DaoLoopFacts *>(h)->relReads[i].wstarts[j]; }
 void dao_cxx_loop_facts_free(void *h) { delete static_cast<DaoLoopFacts *>(h); }
 }
 

@@ -34,6 +34,7 @@ extern "C" {
     pub fn dao_cxx_relr_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_rel_get(h: *mut c_void, which: c_int, i: c_uint, out: *mut DaoRelOut);
     pub fn dao_cxx_relr_write(h: *mut c_void, i: c_uint, j: c_uint) -> c_uint;
+    pub fn dao_cxx_relr_wstart(h: *mut c_void, i: c_uint, j: c_uint) -> i64;
 }
 
 /// One iteration-relative box (shim.cpp `DaoRelOut`).
@@ -49,6 +50,14 @@ pub struct DaoRelOut {
     pub stride: [i64; 8],
     pub count: [u64; 8],
     pub nwrites: c_uint,
+    pub sym_mask: c_uint,
+    pub sym_global: [LLVMValueRef; 8],
+    pub sym_off: [i64; 8],
+    pub sym_bytes: [c_uint; 8],
+    pub sym_signed: [c_int; 8],
+    pub sym_add: [i64; 8],
+    pub sym_low: [i64; 8],
+    pub sym_floor: [i64; 8],
 }
 
 /// One loop of a function (shim.cpp `DaoLoopOut`).

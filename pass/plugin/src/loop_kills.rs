@@ -5,7 +5,7 @@
 //! conditions (`cond.rs`) that hold only when counts read from globals are
 //! large enough.
 use crate::func_facts::FuncFacts;
-use crate::ir::Value;
+use crate::ir::{SymCount, Value};
 use crate::known::{self, Role};
 use crate::provenance::Obj;
 use crate::varmap::{StmtPos, VarMap};
@@ -76,7 +76,7 @@ pub fn add_loop_kills(
     body: &mut Body,
 ) -> (Vec<LoopKill>, usize, usize) {
     use dao_analysis::sections::{
-        add_kills, covered, loop_kills_excusing, read_covered_in_iteration, Section,
+        add_kills, covered, loop_kills_excusing, Section,
     };
     if !crate::config::sections() {
         return (Vec::new(), 0, 0);
@@ -88,6 +88,7 @@ pub fn add_loop_kills(
     let mut out = Vec::new();
     let mut without = 0;
     let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
+    strip_iteration_local_reads(ff, vars, block_ix, pos, body);
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
@@ -233,7 +234,7 @@ pub fn add_loop_kills(
                     _ => return None,
                 };
                 let &(b, i) = pos.get(&r.inst)?;
-                read_covered_in_iteration(&r.writes, &r.read).then_some((b, i, var))
+                rel_read_covered(r).is_some_and(|c| c.is_empty()).then_some((b, i, var))
             })
             .collect();
         // reads in the loop of a global it rewrites only in part, whose
@@ -333,6 +334,285 @@ pub fn add_loop_kills(
         });
     }
     (out, without, unrecognised)
+}
+
+/// One box of a write (must-counts) or a read (may-counts): `size` bytes
+/// at `start` plus any combination of (stride, count) steps, a count
+/// known only at run time where `sym` has one (a write's: at least `add` +
+/// the bound's value; a read's: at most max(floor, `add` + the value)).
+struct SymBox<'a, T> {
+    start: i64,
+    size: u64,
+    dims: &'a [(i64, u64)],
+    sym: &'a [Option<T>],
+}
+
+/// The conditions under which read box `read` lies inside the writes'
+/// boxes for every value of the bounds: `Some(conds)`, each (bound, k):
+/// the bound's count must be at least k (`Cond::at_least`); empty when it
+/// always does. Writes with the same dimensions (strides, counts, bounds)
+/// are merged where their cells touch (the fields of one element, stored
+/// one by one); one merged box must hold the read (`sym_contained`). A
+/// write's count read through a `umax` holds only while its bound is at
+/// least `low`: a condition. A read's count holds only while the bound is
+/// at least its `low`; below it the loop's only exit comes after 2^31 or
+/// more iterations (the count is unsigned), so a read loop entered then
+/// would step far past any object: it is not entered and reads nothing.
+fn sym_inside(writes: &[SymBox<'_, SymCount>], read: &SymBox<'_, (SymCount, i64)>) -> Option<Vec<(SymCount, u64)>> {
+    use dao_analysis::sections::{sym_contained, SymDim};
+    // one key per bound, read signed or not: the two readings agree while
+    // the value is not negative, which every condition requires; a
+    // negative one makes a loop that reads it unsigned run 2^31 or more
+    // times (past any object) and one that reads it signed count nothing
+    let mut keys: Vec<SymCount> = Vec::new();
+    let mut key = |sc: &SymCount| -> usize {
+        let same = |x: &SymCount| (x.global, x.off, x.bytes) == (sc.global, sc.off, sc.bytes);
+        keys.iter().position(same).unwrap_or_else(|| {
+            keys.push(*sc);
+            keys.len() - 1
+        })
+    };
+    let rdims: Vec<(i64, SymDim)> = read.dims.iter().zip(read.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |(sc, floor)| SymDim::Sym { key: key(sc), add: sc.add, floor: *floor }))).collect();
+    let mut groups: Vec<(Vec<(i64, SymDim)>, Vec<Option<SymCount>>, Vec<(i64, i64)>)> = Vec::new();
+    for w in writes {
+        let wdims: Vec<(i64, SymDim)> = w.dims.iter().zip(w.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |sc| SymDim::Sym { key: key(sc), add: sc.add, floor: 0 }))).collect();
+        let wsym: Vec<Option<SymCount>> = w.sym.to_vec();
+        let cell = (w.start, w.start + w.size as i64);
+        match groups.iter_mut().find(|(d, _, _)| *d == wdims) {
+            Some((_, _, cells)) => cells.push(cell),
+            None => groups.push((wdims, wsym, vec![cell])),
+        }
+    }
+    let mut best: Option<Vec<(SymCount, u64)>> = None;
+    for (wdims, wsym, mut cells) in groups {
+        cells.sort();
+        let mut merged: Vec<(i64, i64)> = Vec::new();
+        for (a, z) in cells {
+            match merged.last_mut() {
+                Some(l) if a <= l.1 => l.1 = l.1.max(z),
+                _ => merged.push((a, z)),
+            }
+        }
+        for &(a, z) in &merged {
+            let Some(found) = sym_contained((a, (z - a) as u64, &wdims), (read.start, read.size, &rdims)) else { continue };
+            // (sym_contained names symbolic write dimensions only)
+            let mut conds: Vec<(SymCount, u64)> = found.into_iter().filter_map(|(d, k)| wsym[d].map(|sc| (sc, k))).collect();
+            // the write's `low`s (all its symbolic dims: its box is a must
+            // only while they hold)
+            conds.extend(wsym.iter().flatten().filter(|sc| sc.low > 0).map(|sc| (*sc, 0)));
+            if best.as_ref().is_none_or(|b| conds.len() < b.len()) {
+                best = Some(conds);
+            }
+        }
+    }
+    best
+}
+
+/// Whether read `r` sees only bytes its loop's iteration wrote before it,
+/// and under which conditions ([`sym_inside`]): with constant counts, the
+/// writes together cover its may-box (`read_covered_in_iteration`); with
+/// counts known only at run time (loop bounds loaded from globals the
+/// function does not write), one merged write box holds the read's (issue
+/// #33: NPB BT's `fjac[i-1..i+1][j][k]` read for `1 <= i <
+/// grid_points[0]-1` after the same `(j, k)` iteration wrote it for `0 <=
+/// i < grid_points[0]`).
+fn rel_read_covered(r: &crate::ir::RelRead) -> Option<Vec<(SymCount, u64)>> {
+    use dao_analysis::sections::read_covered_in_iteration;
+    let symbolic = r.read_sym.iter().any(Option::is_some) || r.writes_sym.iter().flatten().any(Option::is_some);
+    if !symbolic {
+        return read_covered_in_iteration(&r.writes, &r.read).then(Vec::new);
+    }
+    let writes: Vec<SymBox<'_, SymCount>> = r.writes.iter().zip(&r.writes_sym).map(|(w, ws)| SymBox { start: w.start, size: w.size, dims: &w.dims, sym: ws }).collect();
+    sym_inside(&writes, &SymBox { start: r.read.start, size: r.read.size, dims: &r.read.dims, sym: &r.read_sym })
+}
+
+/// Take the use of `var` (global `g`, or an alloca when `g` is None) out
+/// of the statement at `at` if the read is covered under `conds`:
+/// unconditionally when there are none; else as a conditional kill keyed
+/// by the read's block (`cond.rs`: recorded in world 0, applied in world
+/// 1, where every write of a condition's global uses the object).
+fn excuse(ff: &FuncFacts, body: &mut Body, at: StmtPos, var: usize, g: Option<usize>, key: crate::ir::Block, conds: &[(SymCount, u64)]) -> bool {
+    if !conds.is_empty() {
+        let Some(g) = g else { return false };
+        let cs: Option<Vec<crate::cond::Cond>> = conds.iter().map(|(sc, k)| crate::cond::Cond::at_least(*ff.mf.global_ix.get(&sc.global)?, sc, *k)).collect();
+        let Some(cs) = cs else { return false };
+        if !ff.mf.cond.kill(key, g, crate::cond::merge(cs)) {
+            return false;
+        }
+    }
+    let st = &mut body.blocks[at.0].stmts[at.1];
+    let before = st.uses.len();
+    st.uses.retain(|&u| u != var);
+    before != st.uses.len()
+}
+
+/// Reads that see only what the same iteration of their loop wrote before
+/// them ([`rel_read_covered`]) are not reads of the object's value at any
+/// point outside that iteration: their uses are taken out of the body, so
+/// an object read only so (NPB BT's `fjac`/`njac`, rebuilt line by line
+/// and read back in the same line) is dead at every candidate. Only in
+/// loops where no checkpoint can come between the write and the read:
+/// every call is [`quiet_call`] (no marker, no region, no call that may
+/// reach one).
+fn strip_iteration_local_reads(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, pos: &HashMap<Value, StmtPos>, body: &mut Body) {
+    let lf = ff.loop_facts();
+    let quiet = |li: usize| lf.loops[li].blocks.iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| quiet_call(i, false)));
+    let mut quiet_memo: HashMap<usize, bool> = HashMap::new();
+    let mut n = 0;
+    for r in &lf.rel_reads {
+        let (var, g) = match (ff.mf.global_ix.get(&r.base), ff.alloca_ix.get(&r.base)) {
+            (Some(&g), _) if !ff.mf.global_escaped[g] => (vars.global_var(g), Some(g)),
+            (None, Some(&a)) if !lf.team && !ff.alloca_escaped[a] => (vars.alloca_var(a), None),
+            _ => continue,
+        };
+        let Some(&at) = pos.get(&r.inst) else { continue };
+        // the statement must be in one of the loop's blocks
+        if !lf.loops[r.loop_ix].blocks.iter().any(|lb| block_ix.get(lb) == Some(&at.0)) {
+            continue;
+        }
+        if !*quiet_memo.entry(r.loop_ix).or_insert_with(|| quiet(r.loop_ix)) {
+            continue;
+        }
+        let Some(conds) = rel_read_covered(r) else { continue };
+        if excuse(ff, body, at, var, g, r.inst.parent_block(), &conds) {
+            n += 1;
+        }
+    }
+    if crate::config::debug_loops() && n > 0 {
+        eprintln!("dao-debug: {} reads in '{}' see only their iteration's writes", n, ff.f.name());
+    }
+    let m = strip_reads_after_loops(ff, vars, pos, body);
+    if crate::config::debug_loops() && m > 0 {
+        eprintln!("dao-debug: {} reads in '{}' see only what an earlier loop of it wrote", m, ff.f.name());
+    }
+}
+
+/// A call no checkpoint can come from: an intrinsic or a known external
+/// function that reads no memory or only through its arguments; with
+/// `omp`, also a barrier and a static worksharing loop's init and fini; a
+/// function defined here whose calls are all such external ones (one
+/// level: NPB's `binvcrhs`).
+fn quiet_call(call: Value, omp: bool) -> bool {
+    let Some(c) = call.called_function() else { return false };
+    let external = |d: Value| d.is_declaration() && matches!(known::effect(d), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Intrinsic));
+    if !c.is_declaration() {
+        return c.blocks().iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| i.called_function().is_some_and(external)));
+    }
+    external(c) || (omp && matches!(known::role(c), Some(Role::Barrier | Role::StaticInit | Role::StaticFini)))
+}
+
+/// Reads of a global that see only what an earlier loop of the same
+/// function rewrote (issue #33: NPB BT's `lhsy` fills `fjac` in one `omp
+/// for` and reads it in the next): the read's may-box lies inside the
+/// loop's must-write boxes ([`sym_inside`]), the loop has run whenever the
+/// read runs, and no checkpoint can come between them. For a worksharing
+/// loop (the team's writes; its static init's block dominates the read)
+/// every path from its init to the read passes a barrier, so the whole
+/// team's chunks are written; for any other loop the thread wrote the box
+/// itself (its header dominates the read, outside it). Only in functions
+/// whose every call is [`quiet_call`]. Their uses leave the body
+/// ([`excuse`]). Returns how many.
+fn strip_reads_after_loops(ff: &FuncFacts, vars: &VarMap, pos: &HashMap<Value, StmtPos>, body: &mut Body) -> usize {
+    let lf = ff.loop_facts();
+    if lf.sections.is_empty() || lf.reads.is_empty() {
+        return 0;
+    }
+    let blocks = ff.f.blocks();
+    if let Some(loud) = blocks.iter().flat_map(|b| b.instructions()).find(|i| i.is_call() && !quiet_call(*i, true)) {
+        if crate::config::debug_loops() {
+            eprintln!("dao-debug: reads after loops in '{}': not with the call of '{}'", ff.f.name(), loud.called_function().map(|c| c.name()).unwrap_or_default());
+        }
+        return 0;
+    }
+    let bix: HashMap<crate::ir::Block, usize> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let succs: Vec<Vec<usize>> = blocks.iter().map(|b| b.successors().iter().filter_map(|s| bix.get(s).copied()).collect()).collect();
+    let barrier: Vec<bool> = blocks.iter().map(|b| b.instructions().into_iter().any(|i| known::call_role(i) == Some(Role::Barrier))).collect();
+    // per loop: its anchor block, the blocks reachable from the entry
+    // without passing it (not dominated), and for a worksharing loop the
+    // blocks reachable from it before a barrier
+    // (a worksharing loop under its zero-trip guard, `if (0 < n)` before
+    // its static init: the guard's top, with the guard's requirements as
+    // conditions: when they hold, every path from there runs the loop)
+    type Ctl = (usize, Vec<bool>, Option<Vec<bool>>, Vec<(SymCount, u64)>);
+    let mut ctl: HashMap<usize, Option<Ctl>> = HashMap::new();
+    let mut control = |li: usize| -> Option<Ctl> {
+        ctl.entry(li)
+            .or_insert_with(|| {
+                let lp = &lf.loops[li];
+                let mut reqs = Vec::new();
+                let (anchor, team) = match (lp.init, &lp.guard) {
+                    (Some(_), Some(gd)) => {
+                        reqs = gd.reqs.iter().map(|(sc, m)| (SymCount { add: 0, low: *m, ..*sc }, 0)).collect();
+                        (*bix.get(&gd.top)?, true)
+                    }
+                    (Some(init), None) => (*bix.get(&init.parent_block())?, true),
+                    (None, _) => (*bix.get(&lp.header)?, false),
+                };
+                let walk = |from: Vec<usize>, stop: &dyn Fn(usize) -> bool| {
+                    let mut seen = vec![false; blocks.len()];
+                    let mut work = from;
+                    while let Some(b) = work.pop() {
+                        if stop(b) || std::mem::replace(&mut seen[b], true) {
+                            continue;
+                        }
+                        work.extend(succs[b].iter().copied());
+                    }
+                    seen
+                };
+                // (the entry block dominates every block)
+                let avoid = if anchor == 0 { vec![false; blocks.len()] } else { walk(vec![0], &|b| b == anchor) };
+                let before_barrier = team.then(|| walk(succs[anchor].clone(), &|b| barrier[b]));
+                Some((anchor, avoid, before_barrier, reqs))
+            })
+            .clone()
+    };
+    let mut n = 0;
+    for (k, (gv, bx)) in lf.reads.iter().enumerate() {
+        let Some(b) = bx else { continue };
+        let Some(&g) = ff.mf.global_ix.get(gv) else { continue };
+        if ff.mf.global_escaped[g] {
+            continue;
+        }
+        let Some(inst) = lf.read_insts.get(k).copied().flatten() else { continue };
+        let Some(&at) = pos.get(&inst) else { continue };
+        let Some(&rb) = bix.get(&inst.parent_block()) else { continue };
+        let var = vars.global_var(g);
+        if !body.blocks[at.0].stmts[at.1].uses.contains(&var) {
+            continue;
+        }
+        let mut loops: Vec<usize> = lf.sections.iter().filter(|s| s.base == *gv && s.reqs.is_empty()).map(|s| s.loop_ix).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        let mut found: Option<Vec<(SymCount, u64)>> = None;
+        for li in loops {
+            if lf.loops[li].blocks.contains(&inst.parent_block()) {
+                continue;
+            }
+            let writes: Vec<SymBox<'_, SymCount>> = lf.sections.iter().filter(|s| s.loop_ix == li && s.base == *gv && s.reqs.is_empty()).map(|s| SymBox { start: s.start, size: s.size, dims: &s.dims, sym: &s.sym }).collect();
+            let Some(conds) = sym_inside(&writes, &SymBox { start: b.start, size: b.size, dims: &b.dims, sym: &b.sym }) else {
+                if crate::config::debug_loops() {
+                    eprintln!("dao-debug: read of {} at {:?} not inside the {} writes of loop {li}", gv.name(), inst.debug_loc(), writes.len());
+                }
+                continue;
+            };
+            let Some((anchor, avoid, before_barrier, reqs)) = control(li) else { continue };
+            let mut conds = conds;
+            conds.extend(reqs);
+            let ordered = rb != anchor && !avoid[rb] && before_barrier.as_ref().is_none_or(|bb| !bb[rb]);
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: read of {} at {:?} inside the writes of loop {li} ({} conditions), after them: {ordered} (anchor {anchor} read {rb} dominated {} barrier {:?})", gv.name(), inst.debug_loc(), conds.len(), !avoid[rb], before_barrier.as_ref().map(|bb| !bb[rb]));
+            }
+            if ordered && found.as_ref().is_none_or(|f| conds.len() < f.len()) {
+                found = Some(conds);
+            }
+        }
+        if let Some(conds) = found {
+            if excuse(ff, body, at, var, Some(g), inst.parent_block(), &conds) {
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 /// `DAO_DEBUG_LOOPS=1`: the shim's loop facts of each function, for

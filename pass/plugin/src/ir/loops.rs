@@ -79,6 +79,12 @@ pub struct RelRead {
     pub inst: Value,
     pub read: dao_analysis::sections::Section,
     pub writes: Vec<dao_analysis::sections::Section>,
+    /// The read's dims whose may-count is symbolic (count and floor, as
+    /// [`ReadBox::sym`]), and each write's whose must-count is (at least
+    /// `add` + the bound's value); all `None` in the boxes of constant
+    /// counts.
+    pub read_sym: Vec<Option<(SymCount, i64)>>,
+    pub writes_sym: Vec<Vec<Option<SymCount>>>,
 }
 
 pub struct LoopFacts {
@@ -200,14 +206,36 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             ffi::dao_cxx_rel_get(h, which, i, &mut o);
             let n = (o.ndims as usize).min(8);
             let sec = dao_analysis::sections::Section { start: o.start, size: o.size, dims: (0..n).map(|d| (o.stride[d], o.count[d])).collect() };
-            (o, sec)
+            let sym: Vec<Option<(SymCount, i64)>> = (0..n)
+                .map(|d| {
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| {
+                        (SymCount { global: Value(o.sym_global[d]), off: o.sym_off[d], bytes: o.sym_bytes[d], signed: o.sym_signed[d] != 0, add: o.sym_add[d], low: o.sym_low[d] }, o.sym_floor[d])
+                    })
+                })
+                .collect();
+            // a symbolic dim whose bound the shim could not name: unusable
+            let lost = (0..n).any(|d| o.sym_mask >> d & 1 != 0 && o.sym_global[d].is_null());
+            (o, sec, sym, lost)
         };
-        let rel_writes: Vec<_> = (0..ffi::dao_cxx_relw_count(h)).map(|i| rel(0, i).1).collect();
+        let rel_writes: Vec<_> = (0..ffi::dao_cxx_relw_count(h)).map(|i| rel(0, i)).collect();
         let mut rel_reads = Vec::new();
         for i in 0..ffi::dao_cxx_relr_count(h) {
-            let (o, read) = rel(1, i);
-            let writes = (0..o.nwrites).map(|j| rel_writes[ffi::dao_cxx_relr_write(h, i, j) as usize].clone()).collect();
-            rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes });
+            let (o, read, read_sym, lost) = rel(1, i);
+            let mut writes = Vec::new();
+            let mut writes_sym = Vec::new();
+            for j in 0..o.nwrites {
+                let (_, w, wsym, wlost) = &rel_writes[ffi::dao_cxx_relr_write(h, i, j) as usize];
+                if *wlost {
+                    continue;
+                }
+                // in the read's frame
+                writes.push(dao_analysis::sections::Section { start: ffi::dao_cxx_relr_wstart(h, i, j), ..w.clone() });
+                writes_sym.push(wsym.iter().map(|y| y.map(|(sc, _)| sc)).collect());
+            }
+            if lost || writes.is_empty() {
+                continue;
+            }
+            rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes, read_sym, writes_sym });
         }
         ffi::dao_cxx_loop_facts_free(h);
         LoopFacts { team, loops, sections, rel_reads, reads, read_insts }
