@@ -513,3 +513,36 @@ fn line_local_scratch_is_dead() {
         }
     }
 }
+
+/// NPB BT's `lhsy`/`lhsz` shape (issue #33): each direction's `omp for`
+/// fills a scratch array over its whole iteration space and the next `omp
+/// for`, after the barrier, reads it at the neighbours (`plane_scratch.c`;
+/// the two sweeps fill and read different parts). Every read sees only
+/// what the first loop of its function wrote, so at -O2/-O3 the array is
+/// dead when the extents make those loops run (runtime-checked
+/// conditions); with `-DSTALE_READ` one read reaches a plane only the
+/// other sweep writes (the previous step's values): kept. (That twin
+/// found two reads of one block recorded under the first one's
+/// conditions only.) At -O0 the bounds are reloaded through stack slots
+/// the analysis does not follow: only the restarts are checked. Each run
+/// is killed after checkpoint 2 and restarted with the dead bytes
+/// poisoned; the default extents and a smaller extents file.
+#[test]
+fn plane_scratch_is_dead_after_the_barrier() {
+    const S: u64 = 25 * 25 * 25 * 5 * 8;
+    let file = extents_file();
+    for opt in [Opt::O0, Opt::O2, Opt::O3] {
+        for (args, tag) in [(&["30"][..], "defaults"), (&["30", file.as_str()][..], "file")] {
+            let label = format!("plane_scratch {} {tag}", opt.name());
+            let sizes = defs_run("plane_scratch", &[], opt, args, tag);
+            if opt != Opt::O0 {
+                for &(seq, b) in &sizes {
+                    assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not s");
+                }
+            }
+            for &(seq, b) in &defs_run("plane_scratch", &["-DSTALE_READ"], opt, args, tag) {
+                assert!(b >= PAD_ARRAY + S, "[{label} STALE_READ] checkpoint {seq} saved {b} bytes: want u and s ({})", PAD_ARRAY + S);
+            }
+        }
+    }
+}

@@ -127,12 +127,17 @@ impl CondFacts {
     }
 
     /// Record a conditional kill (world 0), or whether it was recorded
-    /// (world 1: only those apply).
+    /// (world 1: only those apply). Two records under one key (a block
+    /// with several reads excused under their own conditions, `loop_kills`)
+    /// keep the conjunction of both.
     pub fn kill(&self, header: Block, g: usize, conds: Vec<Cond>) -> bool {
         if self.world1.get() {
             return self.kills.borrow().contains_key(&(header, g));
         }
-        self.kills.borrow_mut().entry((header, g)).or_insert(conds);
+        let mut kills = self.kills.borrow_mut();
+        let e = kills.entry((header, g)).or_default();
+        e.extend(conds);
+        *e = merge(std::mem::take(e));
         false
     }
 

@@ -345,6 +345,9 @@ struct SymBox<'a, T> {
     size: u64,
     dims: &'a [(i64, u64)],
     sym: &'a [Option<T>],
+    /// A write's requirements: the inner loops' zero-trip guards it sits
+    /// under (each bound at least m), conditions if it is used.
+    reqs: &'a [(SymCount, i64)],
 }
 
 /// The conditions under which read box `read` lies inside the writes'
@@ -373,18 +376,18 @@ fn sym_inside(writes: &[SymBox<'_, SymCount>], read: &SymBox<'_, (SymCount, i64)
         })
     };
     let rdims: Vec<(i64, SymDim)> = read.dims.iter().zip(read.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |(sc, floor)| SymDim::Sym { key: key(sc), add: sc.add, floor: *floor }))).collect();
-    let mut groups: Vec<(Vec<(i64, SymDim)>, Vec<Option<SymCount>>, Vec<(i64, i64)>)> = Vec::new();
+    let mut groups: Vec<(Vec<(i64, SymDim)>, Vec<Option<SymCount>>, &[(SymCount, i64)], Vec<(i64, i64)>)> = Vec::new();
     for w in writes {
         let wdims: Vec<(i64, SymDim)> = w.dims.iter().zip(w.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |sc| SymDim::Sym { key: key(sc), add: sc.add, floor: 0 }))).collect();
         let wsym: Vec<Option<SymCount>> = w.sym.to_vec();
         let cell = (w.start, w.start + w.size as i64);
-        match groups.iter_mut().find(|(d, _, _)| *d == wdims) {
-            Some((_, _, cells)) => cells.push(cell),
-            None => groups.push((wdims, wsym, vec![cell])),
+        match groups.iter_mut().find(|(d, _, r, _)| *d == wdims && *r == w.reqs) {
+            Some((_, _, _, cells)) => cells.push(cell),
+            None => groups.push((wdims, wsym, w.reqs, vec![cell])),
         }
     }
     let mut best: Option<Vec<(SymCount, u64)>> = None;
-    for (wdims, wsym, mut cells) in groups {
+    for (wdims, wsym, reqs, mut cells) in groups {
         cells.sort();
         let mut merged: Vec<(i64, i64)> = Vec::new();
         for (a, z) in cells {
@@ -400,6 +403,7 @@ fn sym_inside(writes: &[SymBox<'_, SymCount>], read: &SymBox<'_, (SymCount, i64)
             // the write's `low`s (all its symbolic dims: its box is a must
             // only while they hold)
             conds.extend(wsym.iter().flatten().filter(|sc| sc.low > 0).map(|sc| (*sc, 0)));
+            conds.extend(reqs.iter().map(|(sc, m)| (SymCount { add: 0, low: *m, ..*sc }, 0)));
             if best.as_ref().is_none_or(|b| conds.len() < b.len()) {
                 best = Some(conds);
             }
@@ -422,8 +426,8 @@ fn rel_read_covered(r: &crate::ir::RelRead) -> Option<Vec<(SymCount, u64)>> {
     if !symbolic {
         return read_covered_in_iteration(&r.writes, &r.read).then(Vec::new);
     }
-    let writes: Vec<SymBox<'_, SymCount>> = r.writes.iter().zip(&r.writes_sym).map(|(w, ws)| SymBox { start: w.start, size: w.size, dims: &w.dims, sym: ws }).collect();
-    sym_inside(&writes, &SymBox { start: r.read.start, size: r.read.size, dims: &r.read.dims, sym: &r.read_sym })
+    let writes: Vec<SymBox<'_, SymCount>> = r.writes.iter().zip(&r.writes_sym).map(|(w, ws)| SymBox { start: w.start, size: w.size, dims: &w.dims, sym: ws, reqs: &[] }).collect();
+    sym_inside(&writes, &SymBox { start: r.read.start, size: r.read.size, dims: &r.read.dims, sym: &r.read_sym, reqs: &[] })
 }
 
 /// Take the use of `var` (global `g`, or an alloca when `g` is None) out
@@ -436,7 +440,11 @@ fn excuse(ff: &FuncFacts, body: &mut Body, at: StmtPos, var: usize, g: Option<us
         let Some(g) = g else { return false };
         let cs: Option<Vec<crate::cond::Cond>> = conds.iter().map(|(sc, k)| crate::cond::Cond::at_least(*ff.mf.global_ix.get(&sc.global)?, sc, *k)).collect();
         let Some(cs) = cs else { return false };
-        if !ff.mf.cond.kill(key, g, crate::cond::merge(cs)) {
+        let applied = ff.mf.cond.kill(key, g, crate::cond::merge(cs.clone()));
+        if crate::config::debug_loops() {
+            eprintln!("dao-debug: read of {} excused under {:?}: {}", ff.mf.globals[g].name(), crate::cond::merge(cs), if ff.mf.cond.world1.get() { if applied { "applied" } else { "not recorded" } } else { "recorded" });
+        }
+        if !applied {
             return false;
         }
     }
@@ -580,7 +588,7 @@ fn strip_reads_after_loops(ff: &FuncFacts, vars: &VarMap, pos: &HashMap<Value, S
         if !body.blocks[at.0].stmts[at.1].uses.contains(&var) {
             continue;
         }
-        let mut loops: Vec<usize> = lf.sections.iter().filter(|s| s.base == *gv && s.reqs.is_empty()).map(|s| s.loop_ix).collect();
+        let mut loops: Vec<usize> = lf.sections.iter().filter(|s| s.base == *gv).map(|s| s.loop_ix).collect();
         loops.sort_unstable();
         loops.dedup();
         let mut found: Option<Vec<(SymCount, u64)>> = None;
@@ -588,8 +596,8 @@ fn strip_reads_after_loops(ff: &FuncFacts, vars: &VarMap, pos: &HashMap<Value, S
             if lf.loops[li].blocks.contains(&inst.parent_block()) {
                 continue;
             }
-            let writes: Vec<SymBox<'_, SymCount>> = lf.sections.iter().filter(|s| s.loop_ix == li && s.base == *gv && s.reqs.is_empty()).map(|s| SymBox { start: s.start, size: s.size, dims: &s.dims, sym: &s.sym }).collect();
-            let Some(conds) = sym_inside(&writes, &SymBox { start: b.start, size: b.size, dims: &b.dims, sym: &b.sym }) else {
+            let writes: Vec<SymBox<'_, SymCount>> = lf.sections.iter().filter(|s| s.loop_ix == li && s.base == *gv).map(|s| SymBox { start: s.start, size: s.size, dims: &s.dims, sym: &s.sym, reqs: &s.reqs }).collect();
+            let Some(conds) = sym_inside(&writes, &SymBox { start: b.start, size: b.size, dims: &b.dims, sym: &b.sym, reqs: &[] }) else {
                 if crate::config::debug_loops() {
                     eprintln!("dao-debug: read of {} at {:?} not inside the {} writes of loop {li}", gv.name(), inst.debug_loc(), writes.len());
                 }
