@@ -85,6 +85,14 @@ pub enum Effect {
     ReturnsTwice,
     /// An LLVM intrinsic: what it reads and writes is its role's [`Intr`].
     Intrinsic,
+    /// OpenMP offload (libomptarget's `__tgt_*`, the `omp_target_*`
+    /// routines, and the dao entries they are routed to): copies between
+    /// the device and host memory reachable through the map arrays, whose
+    /// host addresses libomptarget keeps between calls, so to liveness it
+    /// reads (and may write) everything that escaped, like unknown code; but
+    /// it never reaches a marker (a kernel runs device code, where a marker
+    /// is refused; a target region's host fallback is a call of its own).
+    Offload,
 }
 
 /// What an LLVM intrinsic (`llvm.*`, role [`Role::Intrinsic`]) does, for
@@ -871,6 +879,17 @@ pub static TABLE: &[Row] = &[
     // other constructs are the OpenMP issue's; here they only need to not
     // reach markers, which holds for every entry point except fork_call.
     row(Prefix("__kmpc_"), ANY, Some(ReadsArgs), None, Pure),
+    // OpenMP offload (docs/design.md section 21): libomptarget, the device
+    // memory routines, and the runtime's entries they are routed to
+    // (route.rs); libomptarget calls back into the program only through
+    // user-defined mappers, which the runtime refuses
+    row(Prefix("__tgt_"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("omp_target_"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("llvm_omp_target_"), ANY, Some(Offload), None, LibcWrite),
+    row(Exact("omp_get_mapped_ptr"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("dao_tgt_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
+    row(Prefix("dao_omp_target_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
+    row(Prefix("dao_llvm_omp_target_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
     row(Prefix("omp_"), ANY, Some(ReadsArgs), None, Pure),
     row(Prefix("_FortranA"), ANY, Some(ReadsArgs), None, LibcWrite),
     row(Prefix("_Fortran"), ANY, None, None, LibcWrite),

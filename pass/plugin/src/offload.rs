@@ -53,10 +53,11 @@ pub fn device_diags(m: Module) -> Vec<Diag> {
             }
             let Some(c) = i.called_function() else { continue };
             let n = c.name();
-            if n == names::MARKER_POTENTIAL || n == names::MARKER_FORCED {
+            let loc = i.debug_loc().or_else(|| first_loc(f));
+            if (n == names::MARKER_POTENTIAL || n == names::MARKER_FORCED) && !out.iter().any(|d: &Diag| d.loc == loc) {
                 out.push(Diag {
                     severity: Severity::Error,
-                    loc: i.debug_loc().or_else(|| first_loc(f)),
+                    loc,
                     func: f.name(),
                     msg: format!("a checkpoint marker (`{n}`) inside an OpenMP `target` region: a kernel cannot be interrupted; put the marker on the host, between kernels"),
                 });

@@ -59,7 +59,7 @@ pub fn resolve_device(d: i64) -> i32 {
     }
 }
 
-/// The variable name in a map name string (`;file;name;line;col;;`).
+/// The variable name in a map name string (`;name;file;line;col;;`).
 fn map_name(p: *const c_void) -> Option<String> {
     if p.is_null() {
         return None;
@@ -67,7 +67,7 @@ fn map_name(p: *const c_void) -> Option<String> {
     // SAFETY: clang's map names are NUL-terminated constant strings.
     let s = unsafe { CStr::from_ptr(p.cast()) }.to_string_lossy();
     let f: Vec<&str> = s.split(';').collect();
-    f.get(2).filter(|n| !n.is_empty()).map(|n| n.to_string())
+    f.get(1).filter(|n| !n.is_empty()).map(|n| n.to_string())
 }
 
 /// The entries of a mapper call.
