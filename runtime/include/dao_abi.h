@@ -310,20 +310,20 @@ void dao_omp_taskloop_5(void *ident, int gtid, void *task, int if_val, void *lb,
  * forward to libomptarget, found with dlsym. A checkpoint copies every
  * mapped range's device copy back and saves it as a device region; a
  * restart maps the ranges again and copies the bytes to the device. */
-void dao_tgt_data_begin_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
-void dao_tgt_data_end_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
-void dao_tgt_data_update_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
-void dao_tgt_data_begin_nowait_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int32_t ndeps, void *deps, int32_t nnoalias, void *noalias);
-void dao_tgt_data_end_nowait_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int32_t ndeps, void *deps, int32_t nnoalias, void *noalias);
-void dao_tgt_data_update_nowait_mapper(void *ident, int64_t device, int32_t n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int32_t ndeps, void *deps, int32_t nnoalias, void *noalias);
-int32_t dao_tgt_target_kernel(void *ident, int64_t device, int32_t teams, int32_t threads, void *host_ptr, void *args);
-void *dao_omp_target_alloc(uint64_t size, int32_t device);
-void dao_omp_target_free(void *p, int32_t device);
-int32_t dao_omp_target_associate_ptr(void *host, void *dev, uint64_t size, uint64_t offset, int32_t device);
-int32_t dao_omp_target_disassociate_ptr(void *host, int32_t device);
-void *dao_llvm_omp_target_alloc_host(uint64_t size, int32_t device);
-void *dao_llvm_omp_target_alloc_shared(uint64_t size, int32_t device);
-void *dao_llvm_omp_target_alloc_device(uint64_t size, int32_t device);
+void dao_tgt_data_begin_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_end_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_update_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_begin_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+void dao_tgt_data_end_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+void dao_tgt_data_update_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+int dao_tgt_target_kernel(void *ident, int64_t device, int teams, int threads, void *host_ptr, void *args);
+void *dao_omp_target_alloc(uint64_t size, int device);
+void dao_omp_target_free(void *p, int device);
+int dao_omp_target_associate_ptr(void *host, void *dev, uint64_t size, uint64_t offset, int device);
+int dao_omp_target_disassociate_ptr(void *host, int device);
+void *dao_llvm_omp_target_alloc_host(uint64_t size, int device);
+void *dao_llvm_omp_target_alloc_shared(uint64_t size, int device);
+void *dao_llvm_omp_target_alloc_device(uint64_t size, int device);
 /* A `target ... nowait` task (replaces __kmpc_omp_target_task_alloc, same
  * signature): a checkpoint outside a parallel region waits for such tasks
  * (taskwait); inside one it is deferred while any may be in flight. */

@@ -74,7 +74,7 @@ unsafe fn mapper_nowait(
 }
 
 macro_rules! mapper_entries {
-    ($dao:ident, $wrap:ident, $real:expr, $begin:expr) => {
+    ($dao:ident, $real:expr, $begin:expr) => {
         /// # Safety
         /// libomptarget's contract of the function it replaces.
         #[no_mangle]
@@ -82,18 +82,11 @@ macro_rules! mapper_entries {
             // SAFETY: forwarded contract.
             unsafe { mapper($real, $begin, real!(Mapper, $real), ident, dev, n, bases, ptrs, sizes, types, names, mappers) }
         }
-        /// # Safety
-        /// As the `dao_` form (link-time wrap).
-        #[no_mangle]
-        pub unsafe extern "C" fn $wrap(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void) {
-            // SAFETY: forwarded contract.
-            unsafe { $dao(ident, dev, n, bases, ptrs, sizes, types, names, mappers) }
-        }
     };
 }
 
 macro_rules! nowait_entries {
-    ($dao:ident, $wrap:ident, $real:expr, $begin:expr) => {
+    ($dao:ident, $real:expr, $begin:expr) => {
         /// # Safety
         /// libomptarget's contract of the function it replaces.
         #[no_mangle]
@@ -115,36 +108,15 @@ macro_rules! nowait_entries {
             // SAFETY: forwarded contract.
             unsafe { mapper_nowait($begin, real!(MapperNowait, $real), ident, dev, n, bases, ptrs, sizes, types, names, mappers, nd, d, nna, na) }
         }
-        /// # Safety
-        /// As the `dao_` form (link-time wrap).
-        #[no_mangle]
-        pub unsafe extern "C" fn $wrap(
-            ident: *mut c_void,
-            dev: i64,
-            n: i32,
-            bases: *mut *mut c_void,
-            ptrs: *mut *mut c_void,
-            sizes: *mut i64,
-            types: *mut i64,
-            names: *mut *mut c_void,
-            mappers: *mut *mut c_void,
-            nd: i32,
-            d: *mut c_void,
-            nna: i32,
-            na: *mut c_void,
-        ) {
-            // SAFETY: forwarded contract.
-            unsafe { $dao(ident, dev, n, bases, ptrs, sizes, types, names, mappers, nd, d, nna, na) }
-        }
     };
 }
 
-mapper_entries!(dao_tgt_data_begin_mapper, __wrap___tgt_target_data_begin_mapper, c"__tgt_target_data_begin_mapper", Some(true));
-mapper_entries!(dao_tgt_data_end_mapper, __wrap___tgt_target_data_end_mapper, c"__tgt_target_data_end_mapper", Some(false));
-mapper_entries!(dao_tgt_data_update_mapper, __wrap___tgt_target_data_update_mapper, c"__tgt_target_data_update_mapper", None);
-nowait_entries!(dao_tgt_data_begin_nowait_mapper, __wrap___tgt_target_data_begin_nowait_mapper, c"__tgt_target_data_begin_nowait_mapper", Some(true));
-nowait_entries!(dao_tgt_data_end_nowait_mapper, __wrap___tgt_target_data_end_nowait_mapper, c"__tgt_target_data_end_nowait_mapper", Some(false));
-nowait_entries!(dao_tgt_data_update_nowait_mapper, __wrap___tgt_target_data_update_nowait_mapper, c"__tgt_target_data_update_nowait_mapper", None);
+mapper_entries!(dao_tgt_data_begin_mapper, c"__tgt_target_data_begin_mapper", Some(true));
+mapper_entries!(dao_tgt_data_end_mapper, c"__tgt_target_data_end_mapper", Some(false));
+mapper_entries!(dao_tgt_data_update_mapper, c"__tgt_target_data_update_mapper", None);
+nowait_entries!(dao_tgt_data_begin_nowait_mapper, c"__tgt_target_data_begin_nowait_mapper", Some(true));
+nowait_entries!(dao_tgt_data_end_nowait_mapper, c"__tgt_target_data_end_nowait_mapper", Some(false));
+nowait_entries!(dao_tgt_data_update_nowait_mapper, c"__tgt_target_data_update_nowait_mapper", None);
 
 /// `__tgt_target_kernel`, routed here by the pass.
 ///
@@ -177,24 +149,19 @@ fn alloc(real: Alloc, routine: &str, size: u64, dev: i32) -> *mut c_void {
 }
 
 macro_rules! alloc_entries {
-    ($dao:ident, $wrap:ident, $real:expr, $routine:expr) => {
+    ($dao:ident, $real:expr, $routine:expr) => {
         /// Routed here by the pass (same signature).
         #[no_mangle]
         pub extern "C" fn $dao(size: u64, dev: i32) -> *mut c_void {
             alloc(real!(Alloc, $real), $routine, size, dev)
         }
-        /// The link-time wrap.
-        #[no_mangle]
-        pub extern "C" fn $wrap(size: u64, dev: i32) -> *mut c_void {
-            $dao(size, dev)
-        }
     };
 }
 
-alloc_entries!(dao_omp_target_alloc, __wrap_omp_target_alloc, c"omp_target_alloc", "omp_target_alloc");
-alloc_entries!(dao_llvm_omp_target_alloc_host, __wrap_llvm_omp_target_alloc_host, c"llvm_omp_target_alloc_host", "llvm_omp_target_alloc_host");
-alloc_entries!(dao_llvm_omp_target_alloc_shared, __wrap_llvm_omp_target_alloc_shared, c"llvm_omp_target_alloc_shared", "llvm_omp_target_alloc_shared");
-alloc_entries!(dao_llvm_omp_target_alloc_device, __wrap_llvm_omp_target_alloc_device, c"llvm_omp_target_alloc_device", "llvm_omp_target_alloc_device");
+alloc_entries!(dao_omp_target_alloc, c"omp_target_alloc", "omp_target_alloc");
+alloc_entries!(dao_llvm_omp_target_alloc_host, c"llvm_omp_target_alloc_host", "llvm_omp_target_alloc_host");
+alloc_entries!(dao_llvm_omp_target_alloc_shared, c"llvm_omp_target_alloc_shared", "llvm_omp_target_alloc_shared");
+alloc_entries!(dao_llvm_omp_target_alloc_device, c"llvm_omp_target_alloc_device", "llvm_omp_target_alloc_device");
 
 /// `omp_target_free`, routed here.
 ///
@@ -277,4 +244,81 @@ pub unsafe extern "C" fn dao_omp_target_task_new(ident: *mut c_void, gtid: i32, 
 pub unsafe extern "C" fn __wrap___kmpc_omp_target_task_alloc(ident: *mut c_void, gtid: i32, flags: i32, sizeof_task: u64, sizeof_shareds: u64, entry: *mut c_void, dev: i64) -> *mut c_void {
     // SAFETY: forwarded contract.
     unsafe { dao_omp_target_task_new(ident, gtid, flags, sizeof_task, sizeof_shareds, entry, dev) }
+}
+
+// ---- the link-time wraps (`LINK_WRAP`): the same, for objects built without the pass
+
+/// # Safety
+/// As [`dao_tgt_data_begin_mapper`].
+#[no_mangle]
+pub unsafe extern "C" fn __wrap___tgt_target_data_begin_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_begin_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers) }
+}
+
+/// # Safety
+/// As [`dao_tgt_data_end_mapper`].
+#[no_mangle]
+pub unsafe extern "C" fn __wrap___tgt_target_data_end_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_end_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers) }
+}
+
+/// # Safety
+/// As [`dao_tgt_data_update_mapper`].
+#[no_mangle]
+pub unsafe extern "C" fn __wrap___tgt_target_data_update_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_update_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers) }
+}
+
+/// # Safety
+/// As [`dao_tgt_data_begin_nowait_mapper`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __wrap___tgt_target_data_begin_nowait_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void, nd: i32, d: *mut c_void, nna: i32, na: *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_begin_nowait_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers, nd, d, nna, na) }
+}
+
+/// # Safety
+/// As [`dao_tgt_data_end_nowait_mapper`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __wrap___tgt_target_data_end_nowait_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void, nd: i32, d: *mut c_void, nna: i32, na: *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_end_nowait_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers, nd, d, nna, na) }
+}
+
+/// # Safety
+/// As [`dao_tgt_data_update_nowait_mapper`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __wrap___tgt_target_data_update_nowait_mapper(ident: *mut c_void, dev: i64, n: i32, bases: *mut *mut c_void, ptrs: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void, nd: i32, d: *mut c_void, nna: i32, na: *mut c_void) {
+    // SAFETY: forwarded contract.
+    unsafe { dao_tgt_data_update_nowait_mapper(ident, dev, n, bases, ptrs, sizes, types, names, mappers, nd, d, nna, na) }
+}
+
+/// As [`dao_omp_target_alloc`].
+#[no_mangle]
+pub extern "C" fn __wrap_omp_target_alloc(size: u64, dev: i32) -> *mut c_void {
+    dao_omp_target_alloc(size, dev)
+}
+
+/// As [`dao_llvm_omp_target_alloc_host`].
+#[no_mangle]
+pub extern "C" fn __wrap_llvm_omp_target_alloc_host(size: u64, dev: i32) -> *mut c_void {
+    dao_llvm_omp_target_alloc_host(size, dev)
+}
+
+/// As [`dao_llvm_omp_target_alloc_shared`].
+#[no_mangle]
+pub extern "C" fn __wrap_llvm_omp_target_alloc_shared(size: u64, dev: i32) -> *mut c_void {
+    dao_llvm_omp_target_alloc_shared(size, dev)
+}
+
+/// As [`dao_llvm_omp_target_alloc_device`].
+#[no_mangle]
+pub extern "C" fn __wrap_llvm_omp_target_alloc_device(size: u64, dev: i32) -> *mut c_void {
+    dao_llvm_omp_target_alloc_device(size, dev)
 }
