@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 10;
+pub const DAO_ABI_VERSION: u32 = 11;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -344,6 +344,35 @@ pub mod entry {
     pub const FT_COPY: Entry = e("dao_ft_copy", None, &[Ptr, Ptr, I64]);
     /// memset in a replica: `(dst, byte, n)`.
     pub const FT_SET: Entry = e("dao_ft_set", None, &[Ptr, I32, I64]);
+    /// OpenMP offload (runtime/src/offload/): libomptarget's data mapping
+    /// entry points (`__tgt_target_data_begin_mapper`, `_end_`, `_update_`)
+    /// are routed to these (same signature), which record the device data
+    /// environment and forward: `(ident, device, count, base pointers,
+    /// pointers, sizes, map types, names, mappers)`.
+    pub const TGT_DATA_BEGIN: Entry = e("dao_tgt_data_begin_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr]);
+    pub const TGT_DATA_END: Entry = e("dao_tgt_data_end_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr]);
+    pub const TGT_DATA_UPDATE: Entry = e("dao_tgt_data_update_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr]);
+    /// The `_nowait_mapper` forms (inside a `target ... nowait` task): the
+    /// same and `(dep count, deps, noalias count, noalias deps)`.
+    pub const TGT_DATA_BEGIN_NOWAIT: Entry = e("dao_tgt_data_begin_nowait_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, Ptr, I32, Ptr]);
+    pub const TGT_DATA_END_NOWAIT: Entry = e("dao_tgt_data_end_nowait_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, Ptr, I32, Ptr]);
+    pub const TGT_DATA_UPDATE_NOWAIT: Entry = e("dao_tgt_data_update_nowait_mapper", None, &[Ptr, I64, I32, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, Ptr, I32, Ptr]);
+    /// Replaces `__tgt_target_kernel(ident, device, teams, threads, host
+    /// region id, kernel args)` (same signature): the kernel's time.
+    pub const TGT_KERNEL: Entry = e("dao_tgt_target_kernel", Some(I32), &[Ptr, I64, I32, I32, Ptr, Ptr]);
+    /// Replace the OpenMP device memory routines (same signatures): device
+    /// memory whose address the program holds cannot be put back at the
+    /// same device address, so a checkpoint is refused while it is live.
+    pub const OMP_TARGET_ALLOC: Entry = e("dao_omp_target_alloc", Some(Ptr), &[I64, I32]);
+    pub const OMP_TARGET_FREE: Entry = e("dao_omp_target_free", None, &[Ptr, I32]);
+    pub const OMP_TARGET_ASSOCIATE_PTR: Entry = e("dao_omp_target_associate_ptr", Some(I32), &[Ptr, Ptr, I64, I64, I32]);
+    pub const OMP_TARGET_DISASSOCIATE_PTR: Entry = e("dao_omp_target_disassociate_ptr", Some(I32), &[Ptr, I32]);
+    pub const LLVM_TARGET_ALLOC_HOST: Entry = e("dao_llvm_omp_target_alloc_host", Some(Ptr), &[I64, I32]);
+    pub const LLVM_TARGET_ALLOC_SHARED: Entry = e("dao_llvm_omp_target_alloc_shared", Some(Ptr), &[I64, I32]);
+    pub const LLVM_TARGET_ALLOC_DEVICE: Entry = e("dao_llvm_omp_target_alloc_device", Some(Ptr), &[I64, I32]);
+    /// Replaces `__kmpc_omp_target_task_alloc` (same signature): a `target
+    /// ... nowait` task, in flight until a checkpoint waits for it.
+    pub const OMP_TARGET_TASK_NEW: Entry = e("dao_omp_target_task_new", Some(Ptr), &[Ptr, I32, I32, I64, I64, Ptr, I64]);
 
     pub const ALL: &[Entry] = &[
         REGISTER_MODULE,
@@ -383,6 +412,21 @@ pub mod entry {
         FT_STORE,
         FT_COPY,
         FT_SET,
+        TGT_DATA_BEGIN,
+        TGT_DATA_END,
+        TGT_DATA_UPDATE,
+        TGT_DATA_BEGIN_NOWAIT,
+        TGT_DATA_END_NOWAIT,
+        TGT_DATA_UPDATE_NOWAIT,
+        TGT_KERNEL,
+        OMP_TARGET_ALLOC,
+        OMP_TARGET_FREE,
+        OMP_TARGET_ASSOCIATE_PTR,
+        OMP_TARGET_DISASSOCIATE_PTR,
+        LLVM_TARGET_ALLOC_HOST,
+        LLVM_TARGET_ALLOC_SHARED,
+        LLVM_TARGET_ALLOC_DEVICE,
+        OMP_TARGET_TASK_NEW,
     ];
 }
 

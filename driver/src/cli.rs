@@ -235,6 +235,12 @@ dao place --paper-experiment 8,5 --profile cg.json --profile mg.json --svg place
         /// CPU-GPU mode: also the paper's offset heuristic with this window dt, seconds.
         #[arg(long, value_name = "SECONDS")]
         offset_window: Option<f64>,
+        /// CPU-GPU mode: whose placement -o writes: `sync` (one checkpoint of
+        /// both at the chosen kernel boundaries), `async` (the CPU's and the
+        /// GPU's chosen instances together), `offset` (the synchronous model
+        /// with the paper's offset window; needs --offset-window).
+        #[arg(long, default_value = "sync", value_parser = ["sync", "async", "offset"], value_name = "MODE")]
+        gpu_mode: String,
         /// Write the placement file (or, with --paper-experiment, the results as JSON).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,

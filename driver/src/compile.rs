@@ -203,7 +203,18 @@ pub struct Plan {
 /// libc state a restart puts back or refuses (environment, signal handlers,
 /// strtok, getline's buffers; pipes, sockets, mappings, children:
 /// runtime/src/libc_state.rs, runtime/src/files/).
-pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit,--wrap=fopen,--wrap=fopen64,--wrap=fdopen,--wrap=freopen,--wrap=freopen64,--wrap=fclose,--wrap=open,--wrap=open64,--wrap=__open_2,--wrap=__open64_2,--wrap=openat,--wrap=openat64,--wrap=creat,--wrap=creat64,--wrap=close,--wrap=dup,--wrap=dup2,--wrap=setenv,--wrap=unsetenv,--wrap=putenv,--wrap=clearenv,--wrap=signal,--wrap=sigaction,--wrap=strtok,--wrap=getline,--wrap=getdelim,--wrap=__getdelim,--wrap=popen,--wrap=pclose,--wrap=pipe,--wrap=pipe2,--wrap=socket,--wrap=socketpair,--wrap=accept,--wrap=mmap,--wrap=munmap,--wrap=fork,--wrap=tmpfile,--wrap=tmpfile64,--wrap=fmemopen,--wrap=open_memstream";
+pub const LINK_WRAP: &str = "-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=memalign,--wrap=posix_memalign,--wrap=__kmpc_omp_task_alloc,--wrap=atexit,--wrap=fopen,--wrap=fopen64,--wrap=fdopen,--wrap=freopen,--wrap=freopen64,--wrap=fclose,--wrap=open,--wrap=open64,--wrap=__open_2,--wrap=__open64_2,--wrap=openat,--wrap=openat64,--wrap=creat,--wrap=creat64,--wrap=close,--wrap=dup,--wrap=dup2,--wrap=setenv,--wrap=unsetenv,--wrap=putenv,--wrap=clearenv,--wrap=signal,--wrap=sigaction,--wrap=strtok,--wrap=getline,--wrap=getdelim,--wrap=__getdelim,--wrap=popen,--wrap=pclose,--wrap=pipe,--wrap=pipe2,--wrap=socket,--wrap=socketpair,--wrap=accept,--wrap=mmap,--wrap=munmap,--wrap=fork,--wrap=tmpfile,--wrap=tmpfile64,--wrap=fmemopen,--wrap=open_memstream,--wrap=__tgt_target_data_begin_mapper,--wrap=__tgt_target_data_end_mapper,--wrap=__tgt_target_data_update_mapper,--wrap=__tgt_target_data_begin_nowait_mapper,--wrap=__tgt_target_data_end_nowait_mapper,--wrap=__tgt_target_data_update_nowait_mapper,--wrap=__tgt_target_kernel,--wrap=omp_target_alloc,--wrap=omp_target_free,--wrap=omp_target_associate_ptr,--wrap=omp_target_disassociate_ptr,--wrap=llvm_omp_target_alloc_host,--wrap=llvm_omp_target_alloc_shared,--wrap=llvm_omp_target_alloc_device,--wrap=__kmpc_omp_target_task_alloc";
+
+/// LLVM 19's lib folder (Debian): libomptarget.so and its plugins.
+pub const OFFLOAD_LIB_DIR: &str = "/usr/lib/llvm-19/lib";
+
+/// Whether the command builds for an OpenMP offload device.
+pub fn is_offload(args: &[OsString]) -> bool {
+    args.iter().any(|a| {
+        let a = a.to_string_lossy();
+        a.starts_with("-fopenmp-targets=") || a.starts_with("--offload-arch=") || a == "-fopenmp-targets"
+    })
+}
 
 /// Build the compiler command line. `user_args` has the dao options removed.
 pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, inputs: &PlanInputs) -> Plan {
@@ -248,6 +259,12 @@ pub fn plan(lang: Lang, opts: &DaoOptions, user_args: &[OsString], mode: Mode, i
             // (libFortranRuntime.a, uninstrumented objects) go to the dao
             // heap too; see docs/design.md section 4.
             args.push(LINK_WRAP.into());
+        }
+        // OpenMP offload: libomptarget (and its plugins) live in LLVM's lib
+        // folder, which the loader does not search: the program finds them
+        // there without LD_LIBRARY_PATH
+        if is_offload(user_args) {
+            args.push(format!("-Wl,-rpath,{OFFLOAD_LIB_DIR}").into());
         }
         args.extend(inputs.link_objects.iter().map(|p| p.as_os_str().to_owned()));
         if let Some(rt) = &inputs.runtime {

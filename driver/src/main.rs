@@ -83,10 +83,10 @@ fn main() -> ExitCode {
         }
         Cmd::Place {
             profiles, mtbf, reliability, total_time, threads, objective, bandwidth, read_bandwidth, latency,
-            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, output, json, paper_experiment, svg,
+            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, gpu_mode, output, json, paper_experiment, svg,
         } => place::place(&place::PlaceRequest {
             profiles, mtbf, reliability, total_time, threads, objective, bandwidth, read_bandwidth, latency,
-            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, output, json, paper_experiment, svg,
+            restart_cost, mtbf_gpu, host_device_bandwidth, offset_window, gpu_mode, output, json, paper_experiment, svg,
         })
         .map_err(Into::into),
     };

@@ -66,6 +66,8 @@ pub struct PlaceRequest {
     pub mtbf_gpu: Option<f64>,
     pub host_device_bandwidth: f64,
     pub offset_window: Option<f64>,
+    /// CPU-GPU: whose placement `-o` writes (`sync`, `async`, `offset`).
+    pub gpu_mode: String,
     pub output: Option<PathBuf>,
     pub json: bool,
     pub paper_experiment: Option<(usize, usize)>,
@@ -239,10 +241,8 @@ pub fn place(r: &PlaceRequest) -> Result<i32, PlaceError> {
 /// The CPU-GPU models: synchronous and asynchronous, exact optimum,
 /// fewest-then-cost and (with --offset-window) the paper's heuristic.
 fn place_gpu(r: &PlaceRequest, path: &Path, prof: &Profile, mtbf_cpu: f64, mtbf_gpu: f64) -> Result<i32, PlaceError> {
-    if r.output.is_some() {
-        return Err(PlaceError::Usage(
-            "CPU-GPU placements are computed and reported, but the runtime does not checkpoint device state yet: drop -o/--output".into(),
-        ));
+    if r.gpu_mode == "offset" && r.offset_window.is_none() {
+        return Err(PlaceError::Usage("--gpu-mode offset needs --offset-window SECONDS".into()));
     }
     let q = Params {
         mtbf_cpu,
@@ -288,8 +288,45 @@ fn place_gpu(r: &PlaceRequest, path: &Path, prof: &Profile, mtbf_cpu: f64, mtbf_
             );
         }
     }
+    if let Some(o) = &r.output {
+        // the placement the runtime follows: the exact optimum of the
+        // chosen model (offset: the paper's heuristic); asynchronous: the
+        // CPU's and the GPU's instances together (every checkpoint holds the
+        // device copies too: a restart needs both sides at one instant; the
+        // host side is written in the background while the next kernels run)
+        let (chosen, cost): (Vec<usize>, f64) = match r.gpu_mode.as_str() {
+            "async" => {
+                let a = gpu::asynchronous(&pts, end, &q, Method::Exact).map_err(|e| infeasible(path, prof, &e))?;
+                let mut c: Vec<usize> = a.cpu.chosen.iter().chain(&a.gpu.chosen).copied().collect();
+                c.sort_unstable();
+                c.dedup();
+                (c, a.cpu.cost + a.gpu.cost)
+            }
+            mode => {
+                let m = if mode == "offset" { Method::Offset(r.offset_window.unwrap_or(0.0)) } else { Method::Exact };
+                let s = gpu::synchronous(&pts, end, &q, m).map_err(|e| infeasible(path, prof, &e))?;
+                (s.chosen, s.cost)
+            }
+        };
+        let numbers: Vec<u64> = chosen.iter().map(|&i| prof.instances[i].n).collect();
+        let file = PlacementFile {
+            format: PLACEMENT_FORMAT.into(),
+            version: PLACEMENT_VERSION,
+            executable: prof.executable.clone(),
+            objective: format!("gpu-{}", r.gpu_mode),
+            instances: numbers.clone(),
+            parameters: json!({"gpu_mode": r.gpu_mode, "mtbf_cpu_s": mtbf_cpu, "mtbf_gpu_s": mtbf_gpu, "reliability": r.reliability,
+                               "bandwidth": r.bandwidth, "host_device_bandwidth": r.host_device_bandwidth, "offset_window_s": r.offset_window}),
+            summary: json!({"checkpoints": numbers.len(), "cost_s": cost}),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("serialisable") + "\n";
+        std::fs::write(o, text).map_err(|source| PlaceError::Io { path: o.clone(), source })?;
+        if !r.json {
+            println!("{} mode: {} checkpoints written to {} (cost {:.6} s)", r.gpu_mode, numbers.len(), o.display(), cost);
+        }
+    }
     if r.json {
-        println!("{}", serde_json::to_string_pretty(&json!({"profile": path.display().to_string(), "mtbf_cpu_s": mtbf_cpu, "mtbf_gpu_s": mtbf_gpu, "reliability": r.reliability, "results": out})).unwrap());
+        println!("{}", serde_json::to_string_pretty(&json!({"profile": path.display().to_string(), "mtbf_cpu_s": mtbf_cpu, "mtbf_gpu_s": mtbf_gpu, "reliability": r.reliability, "gpu_mode": r.gpu_mode, "results": out})).unwrap());
     }
     Ok(0)
 }

@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 10
+#define DAO_ABI_VERSION 11
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -302,6 +302,32 @@ void dao_omp_taskloop(void *ident, int gtid, void *task, int if_val, void *lb, v
 void dao_omp_taskgroup(void *ident, int gtid);
 void dao_omp_end_taskgroup(void *ident, int gtid);
 void dao_omp_taskloop_5(void *ident, int gtid, void *task, int if_val, void *lb, void *ub, int64_t st, int nogroup, int sched, uint64_t grainsize, int modifier, void *task_dup);
+
+/* OpenMP offload (ABI 11; runtime/src/offload/): libomptarget's data
+ * mapping entry points and the OpenMP device memory routines are routed to
+ * these (same signatures), which record the device data environment (the
+ * mapped host ranges, their map types and reference counts, per device) and
+ * forward to libomptarget, found with dlsym. A checkpoint copies every
+ * mapped range's device copy back and saves it as a device region; a
+ * restart maps the ranges again and copies the bytes to the device. */
+void dao_tgt_data_begin_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_end_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_update_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers);
+void dao_tgt_data_begin_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+void dao_tgt_data_end_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+void dao_tgt_data_update_nowait_mapper(void *ident, int64_t device, int n, void **bases, void **ptrs, int64_t *sizes, int64_t *types, void **names, void **mappers, int ndeps, void *deps, int nnoalias, void *noalias);
+int dao_tgt_target_kernel(void *ident, int64_t device, int teams, int threads, void *host_ptr, void *args);
+void *dao_omp_target_alloc(uint64_t size, int device);
+void dao_omp_target_free(void *p, int device);
+int dao_omp_target_associate_ptr(void *host, void *dev, uint64_t size, uint64_t offset, int device);
+int dao_omp_target_disassociate_ptr(void *host, int device);
+void *dao_llvm_omp_target_alloc_host(uint64_t size, int device);
+void *dao_llvm_omp_target_alloc_shared(uint64_t size, int device);
+void *dao_llvm_omp_target_alloc_device(uint64_t size, int device);
+/* A `target ... nowait` task (replaces __kmpc_omp_target_task_alloc, same
+ * signature): a checkpoint outside a parallel region waits for such tasks
+ * (taskwait); inside one it is deferred while any may be in flight. */
+void *dao_omp_target_task_new(void *ident, int gtid, int flags, uint64_t sizeof_task, uint64_t sizeof_shareds, void *entry, int64_t device);
 
 /* Fault-tolerant tasks (DAO_TASK_FT=dual, runtime/src/task_ft.rs). For every
  * task entry whose body (with its callees) can run against a write buffer,

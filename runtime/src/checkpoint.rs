@@ -135,6 +135,23 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
         }
         return;
     }
+    // the offload devices' mapped ranges, copied back (offload/): `target
+    // ... nowait` tasks waited for, or (inside a region) the checkpoint
+    // deferred; a construct dao does not model stops the run
+    let t_dev = Instant::now();
+    let devices = match crate::offload::before_checkpoint() {
+        Ok(d) => d,
+        Err(crate::offload::Refusal::Defer(why)) => {
+            diag::warn_once("offload-tasks", format_args!("checkpoint not taken: {why}; checkpoints are taken again at later candidates"));
+            crate::policy::rearm();
+            if crate::mpi::coordinated() {
+                mpi_give_up(s, "OpenMP target tasks are in flight");
+            }
+            return;
+        }
+        Err(crate::offload::Refusal::Fatal(why)) => diag::fatal(why),
+    };
+    let dev_s = t_dev.elapsed().as_secs_f64();
     // a refused candidate is not an attempt (DAO_CRASH_IN counts attempts)
     s.attempts += 1;
     let rt = RuntimeState {
@@ -163,8 +180,13 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let crash_now = s.cfg.crash_in == Some(s.attempts);
     let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
     let writer = crate::writer::choose(s, workers, nonblocking_round, rss, crash_now);
-    let fields = image::stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
-    let img = Image { dir, header, rt, omp, c, fields, t0, collect_s, crash_now };
+    let mut fields = image::stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
+    if !devices.is_empty() {
+        // the device copies: bytes and the time to copy them back (B2)
+        let bytes: u64 = devices.iter().map(|d| d.size).sum();
+        fields += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"copy_s\":{:.6}}}", devices.len(), dev_s);
+    }
+    let img = Image { dir, header, rt, omp, c, devices, fields, t0, collect_s, crash_now };
     crate::writer::write(s, writer, &img);
 }
 

@@ -55,6 +55,8 @@ impl Collected {
             globals: &self.globals,
             dead: &self.dead,
             heap: &self.heap,
+            // the devices' regions are the image's (image.rs)
+            devices: &[],
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct Image {
     pub rt: RuntimeState,
     pub omp: OmpState,
     pub c: Collected,
+    /// The offload devices' mapped ranges, copied back (offload/).
+    pub devices: Vec<dao_format::DeviceRegion<'static>>,
     /// The DAO_STATS fields of the checkpoint event common to every writer.
     pub fields: String,
     /// When the checkpoint began (before stdio was flushed), and the time
@@ -33,12 +35,14 @@ pub struct Image {
 impl Image {
     /// The image as the format's parts (skeletons, layouts).
     pub fn parts(&self) -> Parts<'_> {
-        self.c.parts(&self.header, &self.rt, &self.omp)
+        let mut p = self.c.parts(&self.header, &self.rt, &self.omp);
+        p.devices = &self.devices;
+        p
     }
 
     /// Writes the single dao-format file into `w`.
     pub fn encode<W: Write + Seek>(&self, w: W) -> io::Result<W> {
-        encode(w, &self.header, &self.rt, &self.omp, &self.c)
+        encode(w, &self.header, &self.rt, &self.omp, &self.c, &self.devices)
     }
 
     /// With `crash`: where DAO_CRASH_IN stops the file, half its bytes.
@@ -98,12 +102,12 @@ fn roles_json(c: &Collected) -> String {
     )
 }
 
-fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &OmpState, c: &Collected) -> io::Result<W> {
+fn encode<W: Write + Seek>(w: W, h: &Header, rt: &RuntimeState, omp: &OmpState, c: &Collected, devices: &[dao_format::DeviceRegion<'_>]) -> io::Result<W> {
     let mut wr = Writer::new(w, h)?;
     wr.runtime(rt)?;
     wr.chain(&c.chain)?;
     wr.threads(omp, &c.master_tls, &c.workers)?;
-    wr.globals(&c.globals, &c.dead)?;
+    wr.globals(&c.globals, &c.dead, devices)?;
     wr.heap(&c.heap)?;
     wr.finish()
 }

@@ -21,6 +21,8 @@
 //! lifetime-erased shared job), small libc calls in stdio.rs, identity.rs,
 //! policy.rs, diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
 //! batch.rs (the signal handler, sigaction, the futex), stop.rs (`_exit`),
+//! offload/ (libomptarget through dlsym: offload/tgt.rs, and the C
+//! boundary of its routed entry points, offload/entry.rs),
 //! profile.rs and background.rs (fork, pipe, waitpid), task_ft/
 //! (fault-tolerant tasks: program memory through the replica's pointers,
 //! libomp's task calls, the signal handler and its setjmp/longjmp pair in
@@ -52,12 +54,12 @@
 //!
 //! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
 //! 2. session: session
-//! 3. threads and frames: omp, chain, stack
+//! 3. threads and frames: omp, chain, stack, offload
 //! 4. collection: collect
 //! 5. team protocol: protocol, task_ft
 //! 6. storage: image, storage, background, levels, writer
 //! 7. drivers: checkpoint, stop, profile, mpi::restart, startup
-//! 8. C boundary: entry, wrap, mpi::wrap
+//! 8. C boundary: entry, wrap, mpi::wrap, offload::entry
 
 pub mod abi;
 pub mod background;
@@ -79,6 +81,7 @@ pub mod libc_alloc;
 pub mod libc_state;
 pub mod modules;
 pub mod mpi;
+pub mod offload;
 pub mod omp;
 pub mod placement;
 pub mod policy;

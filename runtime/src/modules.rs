@@ -11,6 +11,15 @@ struct Registry(Vec<&'static DaoModuleDesc>);
 unsafe impl Send for Registry {}
 
 static MODULES: Mutex<Registry> = Mutex::new(Registry(Vec::new()));
+/// Set by the first registration (the program's constructors, priority
+/// 101: after every shared library's constructors).
+static ANY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether an instrumented module has registered: the program's own code
+/// has started (wrap.rs: operator new before it is a shared library's).
+pub fn any() -> bool {
+    ANY.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Adds a module; a module built for another ABI version is a fatal error.
 pub fn register(m: *const DaoModuleDesc) {
@@ -23,6 +32,7 @@ pub fn register(m: *const DaoModuleDesc) {
             DAO_ABI_VERSION
         ));
     }
+    ANY.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut g = MODULES.lock().unwrap_or_else(|e| e.into_inner());
     if !g.0.iter().any(|x| std::ptr::eq(*x, m)) {
         g.0.push(m);

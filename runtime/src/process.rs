@@ -120,8 +120,18 @@ fn real_atexit(f: extern "C" fn()) -> i32 {
     unsafe { __cxa_atexit(f, std::ptr::null_mut(), std::ptr::addr_of!(__dso_handle)) }
 }
 
+/// The handlers this process registered before a restart restored the
+/// table (constructors run before main: the OpenMP offload registration's
+/// `atexit(descriptor_unreg)`, say). The restored table holds them too,
+/// from the checkpointed run's own constructors: they are not registered a
+/// second time (libomptarget's unregistration run twice crashes at exit).
+static EARLY: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
 /// `atexit(f)` from the program: recorded, then registered with libc.
 pub fn atexit(f: extern "C" fn()) -> i32 {
+    if !RESTORED.load(Ordering::SeqCst) {
+        EARLY.lock().unwrap_or_else(|e| e.into_inner()).push(f as usize);
+    }
     {
         let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: under LOCK; the table is ours.
@@ -256,7 +266,13 @@ fn reregister_atexit() {
     let n = (st.n_atexit as usize).min(MAX_ATEXIT);
     // linker-defined symbols: only their addresses are taken
     let (lo, hi) = (std::ptr::addr_of!(__executable_start) as usize, std::ptr::addr_of!(etext) as usize);
+    let mut early = std::mem::take(&mut *EARLY.lock().unwrap_or_else(|e| e.into_inner()));
     for &f in &st.atexit[..n] {
+        // registered again by this process's own constructors
+        if let Some(k) = early.iter().position(|&e| e == f) {
+            early.swap_remove(k);
+            continue;
+        }
         if f < lo || f >= hi {
             crate::diag::warn(format_args!("an atexit handler at {f:#x} lies outside the executable (a shared library's function): not registered again after the restart"));
             continue;

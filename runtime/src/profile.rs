@@ -124,6 +124,11 @@ pub fn record(frame: *mut DaoFrame) {
     let time = t0.saturating_sub(s.start_ns).saturating_sub(s.overhead_ns);
     s.team = s.team.max(team);
     let mut line = format!("{{\"n\":{n},\"time_s\":{:.9},\"site\":{},{fields}", time as f64 * 1e-9, quote(&site));
+    // an offload program: this instance is a kernel boundary (offload/)
+    if let Some(d) = crate::offload::profile_fields() {
+        line += ",";
+        line += &d;
+    }
     let spent = now_ns().saturating_sub(t0);
     line += &format!(",\"measure_s\":{:.9}}}", spent as f64 * 1e-9);
     s.lines.push(line);

@@ -438,6 +438,12 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
     // The workers' copies of flang's threadprivate variables, at their
     // addresses in the threadprivate arena (omp/tp.rs).
     bytes_restored.globals += crate::omp::tp::restore(&c.workers, &file);
+    // the offload devices: their ranges mapped again, their bytes copied to
+    // the device copies (offload/), before the program goes on
+    let device_bytes = crate::offload::restore(&c.devices, s.cfg.poison_dead, &file);
+    if device_bytes > 0 && s.cfg.verbose {
+        diag::info(format_args!("{} device ranges mapped again, {device_bytes} bytes copied to the devices", c.devices.len()));
+    }
     for f in c.chain.iter().chain(c.workers.iter().flat_map(|w| w.chain.iter())) {
         bytes_restored.slots += f.slots.iter().map(|x| x.bytes.len() as u64).sum::<u64>();
         bytes_restored.stack += f.stack_objects.iter().map(|x| x.bytes.len() as u64).sum::<u64>();

@@ -437,7 +437,27 @@ fn throw_bad_alloc(size: u64) -> ! {
     crate::diag::fatal(format_args!("operator new({size}): out of memory in the dao heap"))
 }
 
+/// Whether operator new serves a shared library's own state from glibc:
+/// before the program's constructors (libLLVM's and libomptarget's static
+/// initializers, libstdc++'s), and while the runtime calls into a library
+/// (libomptarget from offload/: its device tables). In the dao heap such
+/// blocks would be re-created by the library in a restarted process before
+/// the heap's state is put back, which then calls them free (offload:
+/// libomptarget's unregistration freed a block "not allocated"). Their
+/// deletes reach glibc through dao_free (not in the dao heap's region).
+fn library_new() -> bool {
+    crate::libc_alloc::in_runtime() || !crate::modules::any()
+}
+
 fn cxx_new(size: u64) -> *mut c_void {
+    if library_new() {
+        // SAFETY: glibc's malloc.
+        let p = unsafe { la::__libc_malloc(size.max(1) as usize) };
+        if p.is_null() {
+            throw_bad_alloc(size);
+        }
+        return p;
+    }
     let p = crate::entry::dao_malloc(size.max(1));
     if p.is_null() {
         throw_bad_alloc(size);
@@ -446,6 +466,14 @@ fn cxx_new(size: u64) -> *mut c_void {
 }
 
 fn cxx_new_aligned(size: u64, align: u64) -> *mut c_void {
+    if library_new() {
+        // SAFETY: glibc's memalign.
+        let p = unsafe { la::__libc_memalign(align.max(16) as usize, size.max(1) as usize) };
+        if p.is_null() {
+            throw_bad_alloc(size);
+        }
+        return p;
+    }
     let p = crate::entry::dao_aligned_alloc(align.max(16), size.max(1).div_ceil(align.max(16)) * align.max(16));
     if p.is_null() {
         throw_bad_alloc(size);
@@ -466,12 +494,16 @@ pub extern "C-unwind" fn _Znam(size: u64) -> *mut c_void {
 /// `operator new(size_t, std::nothrow_t const&)`: null on failure.
 #[no_mangle]
 pub extern "C" fn _ZnwmRKSt9nothrow_t(size: u64, _nothrow: *const c_void) -> *mut c_void {
+    if library_new() {
+        // SAFETY: glibc's malloc.
+        return unsafe { la::__libc_malloc(size.max(1) as usize) };
+    }
     crate::entry::dao_malloc(size.max(1))
 }
 /// `operator new[](size_t, std::nothrow_t const&)`
 #[no_mangle]
 pub extern "C" fn _ZnamRKSt9nothrow_t(size: u64, _nothrow: *const c_void) -> *mut c_void {
-    crate::entry::dao_malloc(size.max(1))
+    _ZnwmRKSt9nothrow_t(size, _nothrow)
 }
 /// `operator new(size_t, std::align_val_t)`
 #[no_mangle]

@@ -93,7 +93,52 @@ pub struct Totals {
     pub stack: u64,
     pub globals: u64,
     pub heap: u64,
+    /// The device copies saved (offload).
+    pub device: u64,
     pub total: u64,
+}
+
+/// One mapped range of an offload device (format 7).
+#[derive(Debug, Serialize)]
+pub struct DeviceRange {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub addr: String,
+    pub size: u64,
+    /// The map type that mapped it, as OpenMP writes it (`to`, `from`,
+    /// `tofrom`, `alloc`, with `always`, `ompx_hold`...).
+    pub map: String,
+    pub dyn_refs: u64,
+    pub hold_refs: u64,
+    /// Whether the device copy's bytes are in the checkpoint.
+    pub saved: bool,
+}
+
+/// The device regions of one offload device.
+#[derive(Debug, Serialize)]
+pub struct DeviceReport {
+    pub device: i32,
+    pub mapped_bytes: u64,
+    pub saved_bytes: u64,
+    pub ranges: Vec<DeviceRange>,
+}
+
+/// An OpenMP map type in words.
+fn map_words(t: u64) -> String {
+    let mut w = match t & 3 {
+        1 => "to",
+        2 => "from",
+        3 => "tofrom",
+        _ => "alloc",
+    }
+    .to_string();
+    if t & 0x4 != 0 {
+        w.push_str(",always");
+    }
+    if t & 0x2000 != 0 {
+        w.push_str(",ompx_hold");
+    }
+    w
 }
 
 #[derive(Debug, Serialize)]
@@ -140,6 +185,8 @@ pub struct FileReport {
     /// Their bytes not in the checkpoint.
     pub dead_bytes: u64,
     pub heap: HeapReport,
+    /// OpenMP offload devices' mapped ranges, per device (format 7).
+    pub devices: Vec<DeviceReport>,
     pub totals: Totals,
     /// A checkpoint of the storage engine: how it is stored.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -311,7 +358,30 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         meta_bytes: c.heap.meta.len() as u64,
     };
     totals.heap = heap.bytes_saved;
-    totals.total = totals.slots + totals.stack + totals.globals + totals.heap;
+    let mut devices: Vec<DeviceReport> = Vec::new();
+    for d in &c.devices {
+        let range = DeviceRange {
+            name: d.name.as_ref().map(|n| n.to_string()),
+            addr: addr(d.addr),
+            size: d.size,
+            map: map_words(d.map_type),
+            dyn_refs: d.dyn_refs,
+            hold_refs: d.hold_refs,
+            saved: d.bytes.is_some(),
+        };
+        let saved = d.bytes.as_ref().map_or(0, |b| b.len() as u64);
+        match devices.iter_mut().find(|r| r.device == d.device) {
+            Some(r) => {
+                r.mapped_bytes += d.size;
+                r.saved_bytes += saved;
+                r.ranges.push(range);
+            }
+            None => devices.push(DeviceReport { device: d.device, mapped_bytes: d.size, saved_bytes: saved, ranges: vec![range] }),
+        }
+    }
+    devices.sort_by_key(|d| d.device);
+    totals.device = devices.iter().map(|d| d.saved_bytes).sum();
+    totals.total = totals.slots + totals.stack + totals.globals + totals.heap + totals.device;
     let h = &c.header;
     Ok(FileReport {
         path: path.display().to_string(),
@@ -340,6 +410,7 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         dead_bytes: dead_globals.iter().map(|d| d.dead).sum(),
         dead_globals,
         heap,
+        devices,
         totals,
         store: None,
     })
@@ -612,10 +683,19 @@ pub fn render_file(r: &FileReport) -> String {
         size(h.bytes_saved),
         size(h.meta_bytes)
     );
+    for d in &r.devices {
+        let _ = writeln!(s, "device {}: {} mapped ranges ({}), device copies saved {}", d.device, d.ranges.len(), size(d.mapped_bytes), size(d.saved_bytes));
+        for x in &d.ranges {
+            let refs = if x.hold_refs > 0 { format!("refs {} + hold {}", x.dyn_refs, x.hold_refs) } else { format!("refs {}", x.dyn_refs) };
+            let saved = if x.saved { "saved" } else { "dead, not saved" };
+            let _ = writeln!(s, "      map    {:<24} {:>10} at {} {} ({refs}): {saved}", x.name.as_deref().unwrap_or("?"), size(x.size), x.addr, x.map);
+        }
+    }
     let t = &r.totals;
+    let dev = if r.devices.is_empty() { String::new() } else { format!(", device copies {}", size(t.device)) };
     let _ = writeln!(
         s,
-        "totals: slots {}, stack objects {}, globals {}, heap {}; all {}",
+        "totals: slots {}, stack objects {}, globals {}, heap {}{dev}; all {}",
         size(t.slots),
         size(t.stack),
         size(t.globals),

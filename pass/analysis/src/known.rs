@@ -85,6 +85,14 @@ pub enum Effect {
     ReturnsTwice,
     /// An LLVM intrinsic: what it reads and writes is its role's [`Intr`].
     Intrinsic,
+    /// OpenMP offload (libomptarget's `__tgt_*`, the `omp_target_*`
+    /// routines, and the dao entries they are routed to): copies between
+    /// the device and host memory reachable through the map arrays, whose
+    /// host addresses libomptarget keeps between calls, so to liveness it
+    /// reads (and may write) everything that escaped, like unknown code; but
+    /// it never reaches a marker (a kernel runs device code, where a marker
+    /// is refused; a target region's host fallback is a call of its own).
+    Offload,
 }
 
 /// What an LLVM intrinsic (`llvm.*`, role [`Role::Intrinsic`]) does, for
@@ -267,6 +275,29 @@ pub mod names {
     pub const KMPC_TASKGROUP: &str = "__kmpc_taskgroup";
     pub const KMPC_END_TASKGROUP: &str = "__kmpc_end_taskgroup";
     pub const KMPC_FORK_CALL_IF: &str = "__kmpc_fork_call_if";
+    /// OpenMP offload: libomptarget's entry points and the OpenMP device
+    /// memory routines the pass routes to the runtime (route.rs), each with
+    /// the `dao_abi::entry` it goes to. They have no row: to liveness they
+    /// stay unknown calls (they copy between host memory reachable through
+    /// their map arrays and the device, and libomptarget keeps the host
+    /// addresses between calls).
+    pub const OFFLOAD_ROUTES: &[(&str, &str)] = &[
+        ("__tgt_target_data_begin_mapper", dao_abi::entry::TGT_DATA_BEGIN.name),
+        ("__tgt_target_data_end_mapper", dao_abi::entry::TGT_DATA_END.name),
+        ("__tgt_target_data_update_mapper", dao_abi::entry::TGT_DATA_UPDATE.name),
+        ("__tgt_target_data_begin_nowait_mapper", dao_abi::entry::TGT_DATA_BEGIN_NOWAIT.name),
+        ("__tgt_target_data_end_nowait_mapper", dao_abi::entry::TGT_DATA_END_NOWAIT.name),
+        ("__tgt_target_data_update_nowait_mapper", dao_abi::entry::TGT_DATA_UPDATE_NOWAIT.name),
+        ("__tgt_target_kernel", dao_abi::entry::TGT_KERNEL.name),
+        ("omp_target_alloc", dao_abi::entry::OMP_TARGET_ALLOC.name),
+        ("omp_target_free", dao_abi::entry::OMP_TARGET_FREE.name),
+        ("omp_target_associate_ptr", dao_abi::entry::OMP_TARGET_ASSOCIATE_PTR.name),
+        ("omp_target_disassociate_ptr", dao_abi::entry::OMP_TARGET_DISASSOCIATE_PTR.name),
+        ("llvm_omp_target_alloc_host", dao_abi::entry::LLVM_TARGET_ALLOC_HOST.name),
+        ("llvm_omp_target_alloc_shared", dao_abi::entry::LLVM_TARGET_ALLOC_SHARED.name),
+        ("llvm_omp_target_alloc_device", dao_abi::entry::LLVM_TARGET_ALLOC_DEVICE.name),
+        ("__kmpc_omp_target_task_alloc", dao_abi::entry::OMP_TARGET_TASK_NEW.name),
+    ];
     pub const KMPC_BARRIER: &str = "__kmpc_barrier";
     pub const KMPC_SINGLE: &str = "__kmpc_single";
     pub const KMPC_THREADPRIVATE_CACHED: &str = "__kmpc_threadprivate_cached";
@@ -848,6 +879,17 @@ pub static TABLE: &[Row] = &[
     // other constructs are the OpenMP issue's; here they only need to not
     // reach markers, which holds for every entry point except fork_call.
     row(Prefix("__kmpc_"), ANY, Some(ReadsArgs), None, Pure),
+    // OpenMP offload (docs/design.md section 21): libomptarget, the device
+    // memory routines, and the runtime's entries they are routed to
+    // (route.rs); libomptarget calls back into the program only through
+    // user-defined mappers, which the runtime refuses
+    row(Prefix("__tgt_"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("omp_target_"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("llvm_omp_target_"), ANY, Some(Offload), None, LibcWrite),
+    row(Exact("omp_get_mapped_ptr"), ANY, Some(Offload), None, LibcWrite),
+    row(Prefix("dao_tgt_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
+    row(Prefix("dao_omp_target_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
+    row(Prefix("dao_llvm_omp_target_"), ANY, Some(Offload), Some(Role::DaoRuntime), LibcWrite),
     row(Prefix("omp_"), ANY, Some(ReadsArgs), None, Pure),
     row(Prefix("_FortranA"), ANY, Some(ReadsArgs), None, LibcWrite),
     row(Prefix("_Fortran"), ANY, None, None, LibcWrite),

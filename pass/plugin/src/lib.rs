@@ -110,15 +110,36 @@ fn apply(m: ir::Module, plan: &plan::ModulePlan) -> (bool, guard::GuardStats) {
     route::route_master_singles(m, &plan.master_only);
     let routed = route::route_allocations(m);
     let singles = route::route_omp(m);
+    let offload = route::route_offload(m);
     // last: the guards see the instrumented code (its stores go to the
     // frame and to thread-locals: private) and the routed allocation calls
     let microtasks: Vec<ir::Value> = plan.funcs.iter().filter(|f| f.microtask).map(|f| f.f).collect();
     let guards = if guard::enabled() { guard::insert(m, &microtasks, &restart_only) } else { guard::GuardStats::default() };
-    (!plan.funcs.is_empty() || !plan.replicas.is_empty() || plan.facts.has_defined_globals() || !plan.exported.is_empty() || !plan.tp.is_empty() || routed > 0 || singles || guards.guards > 0, guards)
+    (!plan.funcs.is_empty() || !plan.replicas.is_empty() || plan.facts.has_defined_globals() || !plan.exported.is_empty() || !plan.tp.is_empty() || routed > 0 || singles || offload || guards.guards > 0, guards)
 }
 
 fn run(m: ir::Module) -> bool {
     let source = m.source_name();
+    // OpenMP offload: the device half of the compilation is left as it is
+    // (its code runs on the device; a marker there is an error), and the
+    // host half, which clang runs through the pipeline twice (to bitcode,
+    // then to an object), is instrumented once
+    if offload::is_device_module(m) {
+        let diags = offload::device_diags(m);
+        for d in &diags {
+            m.diagnose(0, &d.render(&source));
+            if config::exit_on_error() {
+                eprintln!("error: {}", d.render(&source));
+            }
+        }
+        if !diags.is_empty() && config::exit_on_error() {
+            std::process::exit(1);
+        }
+        return false;
+    }
+    if m.function(dao_abi::entry::REGISTER_MODULE.name).is_some() {
+        return false;
+    }
     let mut plan = planning::plan_module(m);
     let report = |plan: &plan::ModulePlan| {
         for d in &plan.diags {

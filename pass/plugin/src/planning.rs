@@ -18,7 +18,7 @@ use crate::facts::{ModuleFacts, Summary};
 use crate::func_facts::FuncFacts;
 use crate::ir::Module;
 use crate::known::{self, Role};
-use crate::offload::offload_diags;
+use crate::offload::host_diags;
 use crate::plan::{ModulePlan, SectionReport};
 use crate::scan::scan_calls;
 use crate::sites::Planner;
@@ -40,7 +40,7 @@ use dao_analysis::paths;
 ///    sites.
 pub fn plan_module(m: Module) -> ModulePlan {
     let mut plan = plan_checkpoints(m);
-    plan.diags.extend(offload_diags(&plan.facts));
+    plan.diags.extend(host_diags(m));
     let (replicas, why_not) = crate::replica::plan(m);
     plan.replicas = replicas;
     if config::remarks() {

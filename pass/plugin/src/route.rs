@@ -55,6 +55,26 @@ pub fn route_omp(m: Module) -> bool {
     single || tp || task || taskloop || taskloop5 || group || end_group
 }
 
+/// Route libomptarget's data mapping and kernel entry points, the OpenMP
+/// device memory routines and `target ... nowait` task allocation to the
+/// runtime (`names::OFFLOAD_ROUTES`), which records the device data
+/// environment (runtime/src/offload/). A declaration of another type than
+/// the runtime's is left alone (then `dao cc`'s link-time wrap still sees
+/// the calls). Returns whether anything changed.
+pub fn route_offload(m: Module) -> bool {
+    let mut any = false;
+    for (from, to) in names::OFFLOAD_ROUTES {
+        let Some(f) = m.function(from) else { continue };
+        // the runtime's signature (dao-abi): the pass never guesses
+        let Some(e) = dao_abi::entry::ALL.iter().find(|e| e.name == *to) else { continue };
+        if f.function_type() != crate::declare::entry_type(m, e) {
+            continue;
+        }
+        any |= route(m, from, to);
+    }
+    any
+}
+
 /// The `single` blocks that reach a marker are run by the master:
 /// their `__kmpc_single` calls go to `dao_omp_single_master` (true on
 /// thread 0; libomp's single counters are not touched, equally in every

@@ -147,7 +147,7 @@ pub fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summ
             }
         }
         // (an intrinsic is CallKind::Intrinsic)
-        CallKind::Known(Effect::ReturnsTwice | Effect::Marker(_) | Effect::Intrinsic) | CallKind::Unknown | CallKind::Indirect => {
+        CallKind::Known(Effect::ReturnsTwice | Effect::Marker(_) | Effect::Intrinsic | Effect::Offload) | CallKind::Unknown | CallKind::Indirect => {
             for a in ptr_args() {
                 mem_uses(ff, vars, a, out);
             }

@@ -243,6 +243,44 @@ pub struct Worker<'a> {
     pub tp: Vec<TpCopy<'a>>,
 }
 
+/// A mapped range of an OpenMP offload device (format 7): `size` bytes of
+/// the host at `addr` have a device copy on device `device`, present with
+/// these reference counts (libomptarget's dynamic and `ompx_hold` counts).
+/// A restart maps the range again (same host address, same counts, same
+/// device) and copies `bytes` to the device copy; `bytes` is None when the
+/// device copy is dead at the checkpoint (it is then left as allocated, or
+/// poisoned under DAO_DEAD=poison).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceRegion<'a> {
+    /// The device number (`omp_get_num_devices()` numbering).
+    pub device: i32,
+    pub addr: u64,
+    pub size: u64,
+    /// The map type of the mapping that created it (`OMP_TGT_MAPTYPE_*`).
+    pub map_type: u64,
+    pub dyn_refs: u64,
+    pub hold_refs: u64,
+    /// The variable, as the compiler named it in the map clause.
+    pub name: Option<Cow<'a, str>>,
+    pub bytes: Option<Cow<'a, [u8]>>,
+}
+
+impl DeviceRegion<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> DeviceRegion<'static> {
+        DeviceRegion {
+            device: self.device,
+            addr: self.addr,
+            size: self.size,
+            map_type: self.map_type,
+            dyn_refs: self.dyn_refs,
+            hold_refs: self.hold_refs,
+            name: self.name.map(own),
+            bytes: self.bytes.map(own),
+        }
+    }
+}
+
 /// A whole checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Checkpoint<'a> {
@@ -259,6 +297,8 @@ pub struct Checkpoint<'a> {
     /// read from format 4, or under DAO_SAVE=all).
     pub dead: Vec<DeadGlobal<'a>>,
     pub heap: Heap<'a>,
+    /// The mapped ranges of offload devices (format 7; empty before).
+    pub devices: Vec<DeviceRegion<'a>>,
 }
 
 fn own<T: ?Sized + ToOwned>(c: Cow<'_, T>) -> Cow<'static, T> {
@@ -341,6 +381,7 @@ impl Checkpoint<'_> {
                 })
                 .collect(),
             dead: self.dead.into_iter().map(DeadGlobal::into_owned).collect(),
+            devices: self.devices.into_iter().map(DeviceRegion::into_owned).collect(),
             heap: Heap {
                 meta: own(self.heap.meta),
                 blocks: self

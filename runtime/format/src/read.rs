@@ -228,6 +228,28 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
             g.why = Some(w);
         }
     }
+    // format 7: the mapped ranges of offload devices (none before)
+    let mut devices = Vec::new();
+    if le_u32(b, 8) >= 7 {
+        let n = p.u32()?;
+        for _ in 0..n {
+            let device = p.u32()? as i32;
+            let (addr, size, map_type, dyn_refs, hold_refs) = (p.u64()?, p.u64()?, p.u64()?, p.u64()?, p.u64()?);
+            let name = p.opt_str()?;
+            let bytes = match p.u8()? {
+                0 => None,
+                1 => {
+                    let b = p.bytes()?;
+                    if b.len() as u64 != size {
+                        return Err(corrupt("GLOBALS", "a device region's bytes differ from its size"));
+                    }
+                    Some(b)
+                }
+                _ => return Err(corrupt("GLOBALS", "malformed saved flag of a device region")),
+            };
+            devices.push(DeviceRegion { device, addr, size, map_type, dyn_refs, hold_refs, name, bytes });
+        }
+    }
     p.end()?;
     fill = p.fill.take();
 
@@ -251,7 +273,7 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
     }
     p.end()?;
 
-    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, dead, heap: Heap { meta, blocks } })
+    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, dead, heap: Heap { meta, blocks }, devices })
 }
 
 /// Reads and fully validates a checkpoint file.

@@ -58,8 +58,12 @@
 //!   saved u64 (< size: the bytes of its records above), why opt_str (what
 //!   rewrites it first on the paths from the checkpoint, the pass's words));
 //!   then (format 6) why the big globals are saved: u32 count, then
-//!   (record u32: an index into the first list, why str). Format 4 and 5
-//!   files (no such lists) are still read.
+//!   (record u32: an index into the first list, why str); then (format 7)
+//!   the mapped ranges of OpenMP offload devices: u32 count, then (device
+//!   u32 (an i32), addr u64, size u64, map_type u64, dyn_refs u64,
+//!   hold_refs u64, name opt_str, saved u8, and bytes when saved is 1: the
+//!   device copy's `size` bytes). Format 4, 5 and 6 files (no such lists)
+//!   are still read.
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
 //!   and `size` raw bytes when saved is 1).
 
@@ -67,10 +71,10 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest version the reader accepts: format 4 differs only in having no
-/// list of dead globals, 5 in having no reasons for the saved ones (read as
-/// empty).
+/// list of dead globals, 5 in having no reasons for the saved ones, 6 in
+/// having no device regions (read as empty).
 pub const OLDEST_READ_VERSION: u32 = 4;
 /// Checksum chunk size (see the module comment).
 pub const CHUNK: usize = 1 << 20;

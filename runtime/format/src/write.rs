@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::{Checkpoint, DeadGlobal, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
+use crate::model::{Checkpoint, DeadGlobal, DeviceRegion, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
 use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
@@ -176,7 +176,7 @@ fn threads_body<'a>(s: &mut impl Sink<'a>, omp: &OmpState, master_tls: &'a [TlsV
     Ok(())
 }
 
-fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[DeadGlobal<'_>]) -> io::Result<()> {
+fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[DeadGlobal<'_>], devices: &'a [DeviceRegion<'_>]) -> io::Result<()> {
     s.count(globals.len())?;
     for g in globals {
         s.u64(g.module_hash)?;
@@ -202,6 +202,27 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[De
     for (k, w) in whys {
         s.u32(k as u32)?;
         s.str(w)?;
+    }
+    // format 7: the mapped ranges of offload devices
+    s.count(devices.len())?;
+    for d in devices {
+        s.u32(d.device as u32)?;
+        s.u64(d.addr)?;
+        s.u64(d.size)?;
+        s.u64(d.map_type)?;
+        s.u64(d.dyn_refs)?;
+        s.u64(d.hold_refs)?;
+        s.opt_str(d.name.as_deref())?;
+        match &d.bytes {
+            Some(b) => {
+                if b.len() as u64 != d.size {
+                    return Err(io::Error::new(io::ErrorKind::InvalidInput, "device region bytes differ from its size"));
+                }
+                s.u8(1)?;
+                s.bytes(b)?;
+            }
+            None => s.u8(0)?,
+        }
     }
     Ok(())
 }
@@ -306,8 +327,8 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// The saved globals, and the defined globals not saved whole.
-    pub fn globals(&mut self, globals: &[Global<'_>], dead: &[DeadGlobal<'_>]) -> io::Result<()> {
-        self.section(SectionKind::Globals, |s| globals_body(s, globals, dead))
+    pub fn globals(&mut self, globals: &[Global<'_>], dead: &[DeadGlobal<'_>], devices: &[DeviceRegion<'_>]) -> io::Result<()> {
+        self.section(SectionKind::Globals, |s| globals_body(s, globals, dead, devices))
     }
 
     /// The heap. A block's saved bytes must be exactly `size` long.
@@ -329,7 +350,7 @@ impl<W: Write + Seek> Writer<W> {
         wr.runtime(&c.runtime)?;
         wr.chain(&c.chain)?;
         wr.threads(&c.omp, &c.master_tls, &c.workers)?;
-        wr.globals(&c.globals, &c.dead)?;
+        wr.globals(&c.globals, &c.dead, &c.devices)?;
         wr.heap(&c.heap)?;
         wr.finish()
     }
@@ -388,6 +409,11 @@ fn each_payload<'a>(p: &Parts<'a>, mut f: impl FnMut(u64, &'a [u8])) {
             f(key_of(x), x);
         }
     }
+    for d in p.devices {
+        if let Some(x) = &d.bytes {
+            f(key_of(x), x);
+        }
+    }
 }
 
 /// Upper bounds of what [`skeleton_regions`] returns, without building
@@ -419,7 +445,7 @@ pub fn encode_skeleton(p: &Parts<'_>) -> io::Result<Vec<u8>> {
     wr.runtime(p.runtime)?;
     wr.chain(p.chain)?;
     wr.threads(p.omp, p.master_tls, p.workers)?;
-    wr.globals(p.globals, p.dead)?;
+    wr.globals(p.globals, p.dead, p.devices)?;
     wr.heap(p.heap)?;
     Ok(wr.finish()?.into_inner())
 }
@@ -437,6 +463,7 @@ impl<'a> Parts<'a> {
             globals: &c.globals,
             dead: &c.dead,
             heap: &c.heap,
+            devices: &c.devices,
         }
     }
 }
@@ -539,6 +566,8 @@ pub struct Parts<'a> {
     pub globals: &'a [Global<'a>],
     pub dead: &'a [DeadGlobal<'a>],
     pub heap: &'a Heap<'a>,
+    /// Offload devices' mapped ranges (format 7).
+    pub devices: &'a [DeviceRegion<'a>],
 }
 
 impl<'a> Layout<'a> {
@@ -557,7 +586,7 @@ impl<'a> Layout<'a> {
                 SectionKind::Runtime => runtime_body(&mut s, p.runtime)?,
                 SectionKind::Chain => s.frames(p.chain)?,
                 SectionKind::Threads => threads_body(&mut s, p.omp, p.master_tls, p.workers)?,
-                SectionKind::Globals => globals_body(&mut s, p.globals, p.dead)?,
+                SectionKind::Globals => globals_body(&mut s, p.globals, p.dead, p.devices)?,
                 SectionKind::Heap => heap_body(&mut s, p.heap)?,
             }
             let len = s.len;

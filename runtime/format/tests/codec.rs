@@ -159,7 +159,7 @@ fn streaming_writer_matches_encode() {
     w.runtime(&c.runtime).unwrap();
     w.chain(&c.chain).unwrap();
     w.threads(&c.omp, &c.master_tls, &c.workers).unwrap();
-    w.globals(&c.globals, &c.dead).unwrap();
+    w.globals(&c.globals, &c.dead, &c.devices).unwrap();
     w.heap(&c.heap).unwrap();
     w.finish().unwrap();
     assert_eq!(cur.into_inner(), c.encode());
@@ -209,6 +209,7 @@ fn layout_bytes(c: &Checkpoint<'_>, threads: usize) -> Vec<u8> {
         globals: &c.globals,
         dead: &c.dead,
         heap: &c.heap,
+        devices: &c.devices,
     })
     .unwrap();
     let dir = std::env::temp_dir().join(format!("dao-layout-{}-{threads}", std::process::id()));

@@ -43,9 +43,10 @@ fn regions_are_unique_and_a_shared_key_keeps_the_longest() {
     keys.dedup();
     assert_eq!(keys.len(), r.len(), "one region per key");
     // slot bytes, stack object, global, 2 tls, worker slot, one saved
-    // threadprivate copy, meta, one saved heap block
+    // threadprivate copy, meta, one saved heap block, one saved device
+    // region (format 7)
     let total: usize = r.iter().map(|x| x.1.len()).sum();
-    assert_eq!(total, 4 + 5 + 6 + 4 + 4 + 4 + 4 + 3 + 16);
+    assert_eq!(total, 4 + 5 + 6 + 4 + 4 + 4 + 4 + 3 + 16 + 8);
 
     // an alias: two globals at the same bytes, one a prefix of the other
     let mem: Vec<u8> = (0..32).collect();

@@ -73,6 +73,10 @@ impl Module {
         let p = unsafe { LLVMGetSourceFileName(self.0, &mut len) };
         string_from(p, len)
     }
+    /// Whether the module has the module flag `key` (`!llvm.module.flags`).
+    pub fn has_module_flag(self, key: &str) -> bool {
+        unsafe { !LLVMGetModuleFlag(self.0, key.as_ptr().cast(), key.len()).is_null() }
+    }
     pub fn identifier(self) -> String {
         let mut len = 0usize;
         let p = unsafe { LLVMGetModuleIdentifier(self.0, &mut len) };

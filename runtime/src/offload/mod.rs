@@ -1,0 +1,261 @@
+//! OpenMP offload (issue #35): the device data environment in checkpoints.
+//!
+//! The pass routes libomptarget's data mapping entry points, its kernel
+//! launch, the OpenMP device memory routines and `target ... nowait` task
+//! allocation to the runtime's `dao_*` functions (`entry.rs`; `dao cc`
+//! also wraps them at link time, `--wrap`, for objects built without the
+//! pass); they record what the call does and forward to libomptarget,
+//! found with dlsym (`tgt.rs`). The parts:
+//!
+//! - `table.rs` (pure): the mapped host ranges of each device with their
+//!   reference counts, replayed from the map entries with libomptarget's
+//!   rules, and the first construct dao does not model (a *problem*);
+//! - `tgt.rs`: libomptarget's functions and the compiler's map arrays;
+//! - this file: the state (one table behind a mutex, kernel time, target
+//!   tasks in flight) and what a checkpoint, a restart and a profile ask:
+//!   [`before_checkpoint`] copies every mapped range's device copy back
+//!   (device regions of the checkpoint), [`restore`] maps the ranges again
+//!   (same host addresses, counts and devices) and copies the bytes to the
+//!   device before the program goes on, [`profile_fields`] measures a
+//!   kernel boundary for `DAO_PROFILE`.
+//!
+//! Kernels are synchronous for the host thread that launches them, so a
+//! marker on the host is always between kernels; `target ... nowait`
+//! kernels run as tasks: a checkpoint outside a parallel region waits for
+//! them (`taskwait`), one inside a region where one was created is deferred.
+//!
+//! Liveness: every mapped byte of the device copy is saved (no device
+//! liveness yet: docs/design.md section 21).
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use dao_format::DeviceRegion;
+
+pub mod entry;
+pub mod table;
+pub mod tgt;
+
+use table::{Entry, Mapping, Table};
+
+static TABLE: Mutex<Table> = Mutex::new(Table { maps: std::collections::BTreeMap::new(), problem: None, held: std::collections::BTreeMap::new() });
+/// The program called into libomptarget.
+static USED: AtomicBool = AtomicBool::new(false);
+/// Time in kernels (ns) and kernels launched.
+static KERNEL_NS: AtomicU64 = AtomicU64::new(0);
+static KERNELS: AtomicU64 = AtomicU64::new(0);
+static LAST_KERNEL: Mutex<String> = Mutex::new(String::new());
+/// `target ... nowait` tasks created since the last checkpoint waited for
+/// them.
+static TARGET_TASKS: AtomicI64 = AtomicI64::new(0);
+
+fn table() -> std::sync::MutexGuard<'static, Table> {
+    TABLE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn what(kind: &str, at: Option<String>) -> String {
+    match at {
+        Some(a) => format!("{kind} at {a}"),
+        None => kind.to_string(),
+    }
+}
+
+/// A mapper call of the program: `begin` true for begin, false for end,
+/// None for update.
+pub fn mapped(begin: Option<bool>, device: i64, entries: &[Entry], at: Option<String>) {
+    USED.store(true, Relaxed);
+    let dev = tgt::resolve_device(device);
+    let mut t = table();
+    match begin {
+        Some(true) => t.begin(dev, entries, &what("the map (`target data` / `target enter data`)", at)),
+        Some(false) => t.end(dev, entries, &what("the map (end of `target data` / `target exit data`)", at)),
+        None => t.check(entries, &what("`target update`", at)),
+    }
+}
+
+/// A kernel launch: its map entries (checked), then its time.
+pub fn kernel_start(entries: &[Entry], at: Option<String>) -> Instant {
+    USED.store(true, Relaxed);
+    let name = what("the kernel", at);
+    table().check(entries, &name);
+    *LAST_KERNEL.lock().unwrap_or_else(|e| e.into_inner()) = name;
+    Instant::now()
+}
+
+pub fn kernel_end(t0: Instant) {
+    KERNEL_NS.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+    KERNELS.fetch_add(1, Relaxed);
+}
+
+/// Device memory the program holds the address of (`omp_target_alloc`,
+/// an associated pointer), live until [`released`].
+pub fn held(device: i32, ptr: u64, what: String) {
+    USED.store(true, Relaxed);
+    if ptr != 0 {
+        table().held.insert((device, ptr), what);
+    }
+}
+
+pub fn released(device: i32, ptr: u64) {
+    table().held.remove(&(device, ptr));
+}
+
+/// A `target ... nowait` task was created.
+pub fn target_task() {
+    USED.store(true, Relaxed);
+    TARGET_TASKS.fetch_add(1, SeqCst);
+}
+
+/// Why no checkpoint is taken now.
+pub enum Refusal {
+    /// At a later candidate (target tasks in flight inside a region).
+    Defer(String),
+    /// Never: a construct dao does not model.
+    Fatal(String),
+}
+
+/// What a checkpoint saves of the devices: every mapped range's device
+/// copy. Outside a parallel region `target ... nowait` tasks are waited for
+/// first; inside one they defer the checkpoint.
+pub fn before_checkpoint() -> Result<Vec<DeviceRegion<'static>>, Refusal> {
+    if !USED.load(Relaxed) {
+        return Ok(Vec::new());
+    }
+    if TARGET_TASKS.load(SeqCst) > 0 {
+        if crate::omp::in_region() {
+            return Err(Refusal::Defer("`target ... nowait` tasks created in this parallel region may still run on the device".into()));
+        }
+        tgt::taskwait();
+        TARGET_TASKS.store(0, SeqCst);
+    }
+    let t = table();
+    if let Some(p) = &t.problem {
+        return Err(Refusal::Fatal(format!("OpenMP offload: {p}. dao cannot save this device state; build without -fopenmp-targets (the target regions then run on the host), or change the map")));
+    }
+    if let Some(((dev, ptr), w)) = t.held.iter().next() {
+        return Err(Refusal::Fatal(format!(
+            "OpenMP offload: device memory at {ptr:#x} on device {dev} ({w}) is live at a checkpoint: a restart cannot give it back at the same device address, which the program holds. Map host data instead (`target enter data map(alloc: ...)`), or free it before the marker"
+        )));
+    }
+    let mut out = Vec::with_capacity(t.maps.len());
+    for (&(dev, addr), m) in &t.maps {
+        out.push(DeviceRegion {
+            device: dev,
+            addr,
+            size: m.size,
+            map_type: m.map_type,
+            dyn_refs: m.dyn_refs,
+            hold_refs: m.hold_refs,
+            name: m.name.clone().map(Into::into),
+            bytes: Some(copy_back(dev, addr, m)?.into()),
+        });
+    }
+    Ok(out)
+}
+
+fn copy_back(dev: i32, addr: u64, m: &Mapping) -> Result<Vec<u8>, Refusal> {
+    let p = tgt::device_ptr(addr, dev);
+    let name = m.name.as_deref().map(|n| format!("`{n}` ")).unwrap_or_default();
+    if p.is_null() {
+        return Err(Refusal::Fatal(format!(
+            "OpenMP offload: the device copy of {name}({} bytes at {addr:#x}, device {dev}) is not mapped, though dao recorded it: code not compiled with dao changed the device data environment",
+            m.size
+        )));
+    }
+    let mut buf = vec![0u8; m.size as usize];
+    if !tgt::copy_from_device(&mut buf, p, dev) {
+        return Err(Refusal::Fatal(format!("OpenMP offload: omp_target_memcpy of the device copy of {name}({} bytes, device {dev}) failed", m.size)));
+    }
+    Ok(buf)
+}
+
+/// A restart: maps every saved range again on its device with its
+/// reference counts, copies the saved bytes to the device copy (a range
+/// saved without bytes is filled with 0xff under DAO_DEAD=poison), and
+/// records the table as it was. Returns the bytes copied to devices.
+pub fn restore(regions: &[DeviceRegion<'_>], poison: bool, file: &str) -> u64 {
+    if regions.is_empty() {
+        return 0;
+    }
+    crate::libc_alloc::own(|| restore_own(regions, poison, file))
+}
+
+fn restore_own(regions: &[DeviceRegion<'_>], poison: bool, file: &str) -> u64 {
+    USED.store(true, Relaxed);
+    let mut copied = 0;
+    let mut t = table();
+    for r in regions {
+        for _ in 0..r.dyn_refs {
+            tgt::map_again(r.addr, r.size, r.device, false);
+        }
+        for _ in 0..r.hold_refs {
+            tgt::map_again(r.addr, r.size, r.device, true);
+        }
+        let p = tgt::device_ptr(r.addr, r.device);
+        if p.is_null() {
+            crate::diag::fatal(format_args!("{file}: the device range {:#x} ({} bytes) could not be mapped again on device {}", r.addr, r.size, r.device));
+        }
+        let poisoned;
+        let bytes: &[u8] = match &r.bytes {
+            Some(b) => b,
+            None if poison => {
+                poisoned = vec![0xffu8; r.size as usize];
+                &poisoned
+            }
+            None => &[],
+        };
+        if !bytes.is_empty() {
+            if !tgt::copy_to_device(p, bytes, r.device) {
+                crate::diag::fatal(format_args!("{file}: copying {} bytes to the device copy at {:#x} on device {} failed", r.size, r.addr, r.device));
+            }
+            copied += bytes.len() as u64;
+        }
+        let m = Mapping { size: r.size, map_type: r.map_type, dyn_refs: r.dyn_refs, hold_refs: r.hold_refs, name: r.name.as_deref().map(str::to_string) };
+        t.maps.insert((r.device, r.addr), m);
+    }
+    copied
+}
+
+/// DAO_PROFILE at a kernel boundary of an offload program: the mapped
+/// (all live: no device liveness yet) bytes, the time spent in kernels
+/// since the previous instance, the last kernel, and the measured time to
+/// copy the device copies to the host (B2). None without offload.
+pub fn profile_fields() -> Option<String> {
+    if !USED.load(Relaxed) {
+        return None;
+    }
+    crate::libc_alloc::own(profile_own)
+}
+
+fn profile_own() -> Option<String> {
+    static LAST_NS: AtomicU64 = AtomicU64::new(0);
+    let total = KERNEL_NS.load(Relaxed);
+    let since = total.saturating_sub(LAST_NS.swap(total, Relaxed));
+    let t = table();
+    let bytes = t.mapped_bytes();
+    let t0 = Instant::now();
+    for (&(dev, addr), m) in &t.maps {
+        let p = tgt::device_ptr(addr, dev);
+        if !p.is_null() {
+            let mut buf = vec![0u8; m.size as usize];
+            tgt::copy_from_device(&mut buf, p, dev);
+        }
+    }
+    let d2h = t0.elapsed().as_secs_f64();
+    let kernel = LAST_KERNEL.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Some(format!(
+        "\"device\":{{\"kind\":\"offload\",\"bytes\":{bytes},\"mapped_bytes\":{bytes},\"ranges\":{},\"kernel\":{},\"kernel_s\":{:.9},\"kernels\":{},\"d2h_s\":{d2h:.9}}}",
+        t.maps.len(),
+        crate::stats::quote(&kernel),
+        since as f64 * 1e-9,
+        KERNELS.load(Relaxed)
+    ))
+}
+
+/// Bytes mapped on every device now (DAO_STATS).
+pub fn mapped_bytes() -> u64 {
+    if !USED.load(Relaxed) {
+        return 0;
+    }
+    table().mapped_bytes()
+}

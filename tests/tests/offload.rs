@@ -1,0 +1,231 @@
+//! OpenMP offload (issue #35) on the host offload device
+//! (`-fopenmp-targets=x86_64-pc-linux-gnu`: device memory separate from the
+//! host's, so a device copy not put back shows as a wrong result).
+//!
+//! Invariant: the output appended across crashes and restarts equals the
+//! clean (`--dao-no-pass`) run's: at a restart every range mapped at the
+//! checkpoint is mapped again at its host address on its device with its
+//! reference counts, and its device copy holds the bytes it held at the
+//! checkpoint (the programs' device copies differ from the host's between
+//! `target update`s, so the host's bytes alone would print other numbers).
+//!
+//! - `test-programs/offload/{maps,unstructured,nowait}.c` through every
+//!   crash scenario of `dao_tests::scenario` (crash after k checkpoints,
+//!   crash while writing one, random SIGKILLs, two crashes in a row; every
+//!   run with DAO_DEAD=poison) at -O0 and -O2;
+//! - `refused/`: pointer attachment and `omp_target_alloc` memory live at a
+//!   checkpoint stop the first checkpoint with an error naming them, and
+//!   leave no checkpoint;
+//! - `dao inspect` lists the device regions (text and `--json`);
+//! - the placement path: DAO_PROFILE records the kernel boundaries (device
+//!   bytes, kernel time, measured device-to-host time), `dao place
+//!   --mtbf-gpu --gpu-mode ... -o` writes the placement, and DAO_PLACEMENT
+//!   takes exactly the chosen checkpoints, after which a crash restarts to
+//!   the same output.
+//!
+//! The compile-time refusals (unified shared memory, `declare target`
+//! variables, a marker in a target region) are in
+//! `test-programs/omp/bad/offload_*.c` (tests/tests/bad_programs.rs).
+//! Run one: `cargo test --release -p dao-tests --test offload maps`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use dao_tests::build::{build_once, build_sources, dao_env, Lang};
+use dao_tests::paths::{fresh_dir, tools};
+use dao_tests::{check_plan, Opt, Plan, Variant};
+
+const FLAGS: [&str; 2] = ["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"];
+
+fn src(rel: &str) -> PathBuf {
+    tools().repo.join("test-programs/offload").join(rel)
+}
+
+fn flags() -> Vec<String> {
+    FLAGS.iter().map(|s| s.to_string()).collect()
+}
+
+fn built(rel: &str, opt: Opt, variant: Variant) -> PathBuf {
+    let name = rel.replace('/', "-").trim_end_matches(".c").to_string();
+    let v = if variant == Variant::Clean { "clean" } else { "inst" };
+    let bdir = tools().out.join("offload-build").join(format!("{name}-{}", opt.name()));
+    build_once(&format!("offload-{name}-{}-{v}", opt.name()), || build_sources(Lang::C, &[src(rel)], &flags(), opt, variant, &bdir))
+        .unwrap_or_else(|e| panic!("{v} build of {rel}: {e}"))
+}
+
+/// The crash scenarios for one program. `every`: DAO_EVERY for about a
+/// dozen checkpoints (one candidate per step).
+fn crash(name: &str, opt: Opt, args: &'static [&'static str], every: u64) {
+    let rel = format!("{name}.c");
+    let clean = built(&rel, opt, Variant::Clean);
+    let inst = built(&rel, opt, Variant::Instrumented);
+    check_plan(&Plan {
+        label: format!("offload {name} {}", opt.name()),
+        dir: fresh_dir(&format!("offload-{name}-{}", opt.name())),
+        clean,
+        inst,
+        args,
+        env: vec![("OMP_NUM_THREADS", "2".into())],
+        every,
+        crash_after: &[1, 5],
+        crash_in: &[3],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: true,
+    });
+}
+
+#[test]
+fn maps_o0() {
+    crash("maps", Opt::O0, &["200"], 16);
+}
+
+#[test]
+fn maps_o2() {
+    crash("maps", Opt::O2, &["200"], 16);
+}
+
+#[test]
+fn unstructured_o0() {
+    crash("unstructured", Opt::O0, &["150"], 12);
+}
+
+#[test]
+fn unstructured_o2() {
+    crash("unstructured", Opt::O2, &["150"], 12);
+}
+
+#[test]
+fn nowait_o2() {
+    crash("nowait", Opt::O2, &["120"], 10);
+}
+
+fn run(exe: &PathBuf, env: &[(&str, String)], args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).env("OMP_NUM_THREADS", "2");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run the program")
+}
+
+/// A run with stdout appended to `out` (a file: a restart rewinds it).
+fn run_to(exe: &PathBuf, env: &[(&str, String)], args: &[&str], out: &std::path::Path) -> std::process::Output {
+    let f = std::fs::OpenOptions::new().create(true).append(true).open(out).expect("open the output file");
+    let mut cmd = Command::new(exe);
+    cmd.args(args).env("OMP_NUM_THREADS", "2").stdout(f);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run the program")
+}
+
+fn dao(args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(&tools().dao);
+    cmd.args(args);
+    dao_env(&mut cmd);
+    cmd.output().expect("run dao")
+}
+
+/// What dao cannot give back stops the first checkpoint with an error
+/// naming it; no checkpoint is left to resume wrongly.
+#[test]
+fn refused_at_the_first_checkpoint() {
+    for (rel, want) in [("refused/ptr_attach.c", "maps a member of a struct"), ("refused/target_alloc.c", "from omp_target_alloc) is live at a checkpoint")] {
+        let exe = built(rel, Opt::O2, Variant::Instrumented);
+        let dir = fresh_dir(&format!("offload-{}", rel.replace('/', "-")));
+        let ck = dir.join("ckpt");
+        let out = run(&exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "3".into())], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{rel}: the run should stop at its first checkpoint; stderr:\n{stderr}");
+        assert!(stderr.contains("dao: error: OpenMP offload") && stderr.contains(want), "{rel}: the error should say `{want}`; stderr:\n{stderr}");
+        let left = std::fs::read_dir(&ck).map(|d| d.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".dst") || e.file_name().to_string_lossy().ends_with(".dao")).count()).unwrap_or(0);
+        assert_eq!(left, 0, "{rel}: no checkpoint may be written");
+        // without DAO_DIR the program runs as it is
+        let plain = run(&exe, &[], &[]);
+        assert!(plain.status.success(), "{rel} without DAO_DIR: {}", String::from_utf8_lossy(&plain.stderr));
+    }
+}
+
+/// `dao inspect` names every mapped range per device, with its map type and
+/// reference count; `--json` has the same.
+#[test]
+fn inspect_lists_device_regions() {
+    let exe = built("maps.c", Opt::O2, Variant::Instrumented);
+    let dir = fresh_dir("offload-inspect");
+    let ck = dir.join("ckpt");
+    let out = run(&exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "20".into()), ("DAO_CRASH_AFTER", "2".into())], &["200"]);
+    assert!(!out.status.success(), "DAO_CRASH_AFTER=2 kills the run");
+    let text = dao(&["inspect", &ck.join("store.000002.dst").display().to_string()]);
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(text.status.success(), "dao inspect: {}", String::from_utf8_lossy(&text.stderr));
+    assert!(t.contains("device 0: 4 mapped ranges (96.0 KiB), device copies saved 96.0 KiB"), "{t}");
+    for line in ["map    a ", "tofrom (refs 1): saved", "map    b ", "alloc (refs 1): saved", "c[0:4096]", "map    coef"] {
+        assert!(t.contains(line), "`{line}` missing:\n{t}");
+    }
+    let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+    let ranges = v["devices"][0]["ranges"].as_array().expect("devices[0].ranges");
+    assert_eq!(ranges.len(), 4);
+    assert!(ranges.iter().any(|r| r["name"] == "b" && r["map"] == "alloc" && r["dyn_refs"] == 1 && r["saved"] == true), "{ranges:?}");
+    assert_eq!(v["totals"]["device"], 98336);
+}
+
+/// The placement path end to end: profile, `dao place --mtbf-gpu
+/// --gpu-mode`, DAO_PLACEMENT takes exactly the chosen instances, and a
+/// crash after one of them restarts to the clean output.
+#[test]
+fn placement_end_to_end() {
+    const STEPS: &str = "3000";
+    let clean = built("maps.c", Opt::O2, Variant::Clean);
+    let exe = built("maps.c", Opt::O2, Variant::Instrumented);
+    let dir = fresh_dir("offload-placement");
+    let prof = dir.join("prof.json");
+    let p = run(&exe, &[("DAO_PROFILE", prof.display().to_string())], &[STEPS]);
+    assert!(p.status.success(), "profile run: {}", String::from_utf8_lossy(&p.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&prof).unwrap()).expect("profile JSON");
+    let inst = v["instances"].as_array().unwrap();
+    assert_eq!(inst.len().to_string(), STEPS, "one instance per step");
+    let d = &inst[10]["device"];
+    assert_eq!(d["bytes"], 98336, "{d}");
+    assert!(d["kernel_s"].as_f64().unwrap() > 0.0 && d["d2h_s"].as_f64().unwrap() > 0.0, "{d}");
+    let total = v["total_time_s"].as_f64().unwrap();
+    // an interval of a third of the time loop, at least 1.2 times the
+    // start-up before the first candidate (libomptarget's, most of a short
+    // run): R = 0.5, MTBF_CPU = MTBF_GPU = 2 T_itvl / ln 2 (their series
+    // system's interval: T_itvl)
+    // (and at least 1.2 times the longest stretch between two candidates, so
+    // that a step slowed down by a loaded machine keeps it feasible)
+    let times: Vec<f64> = std::iter::once(0.0).chain(inst.iter().map(|i| i["time_s"].as_f64().unwrap())).chain(std::iter::once(total)).collect();
+    let gap = times.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    let gap0 = times[1];
+    let itvl = ((total - gap0) / 3.0).max(1.2 * gap);
+    let mtbf = format!("{}", 2.0 * itvl / std::f64::consts::LN_2);
+    for mode in ["sync", "async"] {
+        let place = dir.join(format!("place-{mode}.json"));
+        let r = dao(&["place", "--profile", &prof.display().to_string(), "--mtbf", &mtbf, "--mtbf-gpu", &mtbf, "--reliability", "0.5", "--gpu-mode", mode, "-o", &place.display().to_string()]);
+        assert!(r.status.success(), "dao place --gpu-mode {mode}: {}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+        let pl: serde_json::Value = serde_json::from_slice(&std::fs::read(&place).unwrap()).expect("placement JSON");
+        let chosen: Vec<u64> = pl["instances"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+        assert!(!chosen.is_empty(), "{mode}: no checkpoint chosen: {pl}");
+        assert_eq!(pl["parameters"]["gpu_mode"], mode, "{pl}");
+        let ck = dir.join(format!("ckpt-{mode}"));
+        let stats = dir.join(format!("stats-{mode}"));
+        let _ = std::fs::remove_dir_all(&ck);
+        let env = [("DAO_DIR", ck.display().to_string()), ("DAO_PLACEMENT", place.display().to_string()), ("DAO_STATS", stats.display().to_string())];
+        let r = run(&exe, &env, &[STEPS]);
+        assert!(r.status.success(), "{mode}: {}", String::from_utf8_lossy(&r.stderr));
+        let n = std::fs::read_to_string(&stats).unwrap().lines().filter(|l| l.contains("\"event\":\"checkpoint\"")).count();
+        assert_eq!(n, chosen.len(), "{mode}: checkpoints taken vs chosen {chosen:?}");
+        // a crash after the first chosen checkpoint, then the restart
+        let _ = std::fs::remove_dir_all(&ck);
+        let out = dir.join(format!("out-{mode}"));
+        let _ = std::fs::remove_file(&out);
+        run_to(&exe, &[env[0].clone(), env[1].clone(), ("DAO_CRASH_AFTER", "1".into())], &[STEPS], &out);
+        let r = run_to(&exe, &env[..2], &[STEPS], &out);
+        assert!(r.status.success(), "{mode} restart: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(String::from_utf8_lossy(&r.stderr).contains("dao: resuming"), "{mode}: the restart did not resume");
+        let reference = run(&clean, &[], &[STEPS]).stdout;
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), String::from_utf8_lossy(&reference), "{mode}: output after the crash and restart");
+    }
+}
