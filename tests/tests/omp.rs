@@ -275,8 +275,8 @@ cases! {
     sections_bt3 [all]     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     sections_bt3_short [a] => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
     padded_extents [b]     => OmpCase { name: "padded_extents",         lang: Lang::C, args: &["100"], master: 100,   serial: true };
-    line_local [a]         => OmpCase { name: "line_local",             lang: Lang::C, args: &["100"], master: 100,   serial: true };
-    plane_scratch [b]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["100"], master: 100,   serial: true };
+    line_local [a]         => OmpCase { name: "line_local",             lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    plane_scratch [b]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
