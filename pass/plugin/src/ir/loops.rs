@@ -114,6 +114,14 @@ pub struct ReadBox {
     pub sym: Vec<Option<(SymCount, i64)>>,
 }
 
+/// Dimension `d`'s symbolic count of a shim output (`DaoSectionOut`,
+/// `DaoRelOut`: the same `sym_*` fields).
+macro_rules! sym_count {
+    ($o:expr, $d:expr) => {
+        SymCount { global: Value($o.sym_global[$d]), off: $o.sym_off[$d], bytes: $o.sym_bytes[$d], signed: $o.sym_signed[$d] != 0, add: $o.sym_add[$d], low: $o.sym_low[$d] }
+    };
+}
+
 /// `inits`: the static worksharing init calls of `f`, deleted in the team
 /// view; `elig`: globals a loop bound may be read from, and `writers`: the
 /// (global, function) pairs of the defined functions that may write them
@@ -168,14 +176,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
             let sym = (0..n)
                 .map(|d| {
-                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount {
-                        global: Value(o.sym_global[d]),
-                        off: o.sym_off[d],
-                        bytes: o.sym_bytes[d],
-                        signed: o.sym_signed[d] != 0,
-                        add: o.sym_add[d],
-                        low: o.sym_low[d],
-                    })
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| sym_count!(o, d))
                 })
                 .collect();
             let reqs = (0..(o.nreqs as usize).min(4))
@@ -193,7 +194,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let sym = (0..n)
                 .map(|d| {
                     (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| {
-                        (SymCount { global: Value(o.sym_global[d]), off: o.sym_off[d], bytes: o.sym_bytes[d], signed: o.sym_signed[d] != 0, add: o.sym_add[d], low: o.sym_low[d] }, o.sym_floor[d])
+                        (sym_count!(o, d), o.sym_floor[d])
                     })
                 })
                 .collect();
@@ -209,7 +210,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let sym: Vec<Option<(SymCount, i64)>> = (0..n)
                 .map(|d| {
                     (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| {
-                        (SymCount { global: Value(o.sym_global[d]), off: o.sym_off[d], bytes: o.sym_bytes[d], signed: o.sym_signed[d] != 0, add: o.sym_add[d], low: o.sym_low[d] }, o.sym_floor[d])
+                        (sym_count!(o, d), o.sym_floor[d])
                     })
                 })
                 .collect();
