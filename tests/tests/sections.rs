@@ -516,6 +516,31 @@ fn line_local_scratch_is_dead() {
     }
 }
 
+/// NPB SP's loop shapes (issue #33, `unsigned_bounds.c`): worksharing
+/// loops `i <= grid_points[0]-1` (an unsigned iteration variable, counted
+/// only through the guard `n > 0`), the bound reloaded after a `sqrt` in
+/// the body, an orphaned `omp for` over the innermost dimension inside
+/// serial loops (vectorised at -O2/-O3: a sign-extended 32-bit index), the
+/// same bounds read signed elsewhere. `rho` and `spd`, recomputed over
+/// the extents at the start of every step, are dead at the marker when the
+/// extents make those loops run; with `-DSTALE_READ` one read reaches the
+/// padding of `spd` (its start-up values): `spd` kept. Each run is killed
+/// after checkpoint 2 and restarted with the dead bytes poisoned; the
+/// extents file (the fscanf path) at -O2 only.
+#[test]
+fn unsigned_bounds_derived_fields_are_dead() {
+    let file = extents_file();
+    for (opt, args, tag) in [(Opt::O0, &["30"][..], "defaults"), (Opt::O2, &["30"][..], "defaults"), (Opt::O2, &["30", file.as_str()][..], "file"), (Opt::O3, &["30"][..], "defaults")] {
+        let label = format!("unsigned_bounds {} {tag}", opt.name());
+        for &(seq, b) in &defs_run("unsigned_bounds", &[], opt, args, tag) {
+            assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not rho and spd");
+        }
+        for &(seq, b) in &defs_run("unsigned_bounds", &["-DSTALE_READ"], opt, args, tag) {
+            assert!(b >= 2 * PAD_ARRAY && b <= 2 * PAD_ARRAY + PAD_SMALL, "[{label} STALE_READ] checkpoint {seq} saved {b} bytes: want u and spd ({}), not rho", 2 * PAD_ARRAY);
+        }
+    }
+}
+
 /// NPB BT's `lhsy`/`lhsz` shape (issue #33): each direction's `omp for`
 /// fills a scratch array over its whole iteration space and the next `omp
 /// for`, after the barrier, reads it at the neighbours (`plane_scratch.c`;

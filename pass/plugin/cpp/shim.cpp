@@ -668,6 +668,204 @@ bool edgeImpliesEq(BasicBlock *Q, BasicBlock *P, Value *V, ConstantInt *C) {
   return BI->getSuccessor(taken) == P;
 }
 
+// A set of integer phis whose incoming values are one value V or phis of
+// the set is V (the SSA form of a variable stored once and reloaded on
+// several paths). An optimistic fixpoint as for the bound phis below: every
+// integer phi is a candidate; one with a second value, or whose value does
+// not dominate it, drops out, until none does. The scratch clone only.
+template <class Erased> void foldSameValuePhis(Function &F, Erased erased) {
+  std::map<PHINode *, Value *> Cand;
+  for (auto &BB : F)
+    for (auto &PN : BB.phis())
+      if (PN.getType()->isIntegerTy())
+        Cand[&PN] = nullptr;
+  DominatorTree DT(F);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto It = Cand.begin(); It != Cand.end();) {
+      PHINode *PN = It->first;
+      Value *key = It->second;
+      bool ok = true;
+      for (Value *In : PN->incoming_values()) {
+        Value *V = In;
+        if (auto *Q = dyn_cast<PHINode>(In); Q && Cand.count(Q)) {
+          V = Cand[Q];
+          if (!V)
+            continue;
+        }
+        if (key && key != V)
+          ok = false;
+        key = V;
+      }
+      if (auto *KI = dyn_cast_or_null<Instruction>(key); KI && !DT.dominates(KI, PN))
+        ok = false;
+      if (!ok) {
+        It = Cand.erase(It);
+        changed = true;
+        continue;
+      }
+      if (key && !It->second) {
+        It->second = key;
+        changed = true;
+      }
+      ++It;
+    }
+  }
+  for (auto &[PN, V] : Cand)
+    if (V) {
+      PN->replaceAllUsesWith(V);
+      erased(PN);
+      PN->eraseFromParent();
+    }
+}
+
+// `sext` / `zext` of an affine recurrence `{a,+,s}<L>` of constants, as the
+// recurrence of the extended values `{ext a,+,ext s}<L>` when no value it
+// takes in L can wrap: a + s*k stays in the narrow type's range for every
+// k up to L's symbolic maximum backedge-taken count, bounded through the
+// conditions that guard L (NPB SP's orphaned `omp for` over `k <=
+// grid_points[2]-1`, an unsigned compare: ScalarEvolution keeps the
+// `sext` of the 32-bit induction variable outside, and the offset is no
+// recurrence). Exact on every iteration that runs, so also sound for
+// must-boxes. The scratch clone's analyses only.
+class DaoExtDistributor : public SCEVRewriteVisitor<DaoExtDistributor> {
+  using Base = SCEVRewriteVisitor<DaoExtDistributor>;
+
+public:
+  explicit DaoExtDistributor(ScalarEvolution &SE) : Base(SE) {}
+  const SCEV *visitSignExtendExpr(const SCEVSignExtendExpr *E) { return widen(E, true); }
+  const SCEV *visitZeroExtendExpr(const SCEVZeroExtendExpr *E) { return widen(E, false); }
+
+private:
+  const SCEV *widen(const SCEVCastExpr *E, bool sgn) {
+    auto *AR = dyn_cast<SCEVAddRecExpr>(E->getOperand());
+    auto same = [&]() -> const SCEV * { return sgn ? SE.getSignExtendExpr(visit(E->getOperand()), E->getType()) : SE.getZeroExtendExpr(visit(E->getOperand()), E->getType()); };
+    if (!AR || !AR->isAffine())
+      return same();
+    auto *A = dyn_cast<SCEVConstant>(AR->getStart());
+    auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    const Loop *L = AR->getLoop();
+    if (!A || !St)
+      return same();
+    const SCEV *M = SE.getSymbolicMaxBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(M)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: widen " << *E << ": no max btc (exact " << *SE.getBackedgeTakenCount(L) << ")\n";
+      return same();
+    }
+    M = SE.applyLoopGuards(M, L);
+    APInt Max = SE.getUnsignedRangeMax(M);
+    if (getenv("DAO_DEBUG_LOOPS"))
+      errs() << "dao-debug: widen " << *E << ": max btc " << *M << " <= " << Max << "\n";
+    unsigned w = AR->getType()->getIntegerBitWidth();
+    if (Max.getActiveBits() > 40 || w > 64)
+      return same();
+    // a + s*k for k in [0, Max], in 128 bits
+    APInt a = sgn ? A->getAPInt().sext(128) : A->getAPInt().zext(128);
+    APInt s = St->getAPInt().sext(128);
+    APInt last = a + s * Max.zext(128);
+    APInt lo = a.slt(last) ? a : last, hi = a.slt(last) ? last : a;
+    APInt tmin = sgn ? APInt::getSignedMinValue(w).sext(128) : APInt(128, 0);
+    APInt tmax = sgn ? APInt::getSignedMaxValue(w).sext(128) : APInt::getMaxValue(w).zext(128);
+    if (lo.slt(tmin) || hi.sgt(tmax))
+      return same();
+    Type *T = E->getType();
+    const SCEV *S0 = sgn ? SE.getSignExtendExpr(A, T) : SE.getZeroExtendExpr(A, T);
+    const SCEV *S1 = SE.getSignExtendExpr(St, T); // the step is signed either way
+    return SE.getAddRecExpr(S0, S1, L, SCEV::FlagAnyWrap);
+  }
+};
+
+// The conditions a loop is entered under, as `llvm.assume`s before the
+// loop's predecessor's branch: every integer compare whose branch edge
+// dominates the loop's header (up the dominator tree). ScalarEvolution
+// climbs from a loop only through blocks with one predecessor, so it does
+// not see the guard `n > 0` of the vectoriser's scalar copy (entered from
+// the vector checks and the middle block); it reads assumptions. Each
+// holds wherever it is put: the edge dominates the predecessor too. The
+// scratch clone only.
+void assumeLoopGuards(Function &F) {
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  // (before, compare, whether it holds or its negation does)
+  std::set<std::tuple<Instruction *, ICmpInst *, bool>> Add;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *P = L->getLoopPredecessor();
+    if (!P || !DT.isReachableFromEntry(P))
+      continue;
+    for (auto *N = DT.getNode(L->getHeader())->getIDom(); N; N = N->getIDom()) {
+      auto *GB = dyn_cast<BranchInst>(N->getBlock()->getTerminator());
+      auto *GC = GB && GB->isConditional() ? dyn_cast<ICmpInst>(GB->getCondition()) : nullptr;
+      if (!GC || GB->getSuccessor(0) == GB->getSuccessor(1) || !GC->getOperand(0)->getType()->isIntegerTy())
+        continue;
+      for (unsigned t = 0; t < 2; ++t)
+        if (DT.dominates(BasicBlockEdge(N->getBlock(), GB->getSuccessor(t)), L->getHeader()))
+          Add.insert({P->getTerminator(), GC, t == 0});
+    }
+  }
+  for (auto &[At, GC, holds] : Add) {
+    IRBuilder<> IB(At);
+    IB.CreateAssumption(holds ? (Value *)GC : IB.CreateNot(GC));
+  }
+}
+
+// A loop's exit test `A >u X - 1` (`X - 1` an `add nsw X, -1`) is `A >=u X`
+// while X is not 0: rewritten when the loop is entered only under a
+// condition that makes X, invariant in the loop, positive or non-zero (a
+// worksharing loop `k <= n - 1` with the unsigned iteration variable
+// `__kmpc_for_static_init_4u` asks for, guarded by `n > 0`: for `<=u`
+// ScalarEvolution gives no count, since `n - 1` could be the largest
+// value; for `<u` it does). The scratch clone only.
+template <class Erased> void unsignedBoundMinusOne(Function &F, Erased erased) {
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
+  TargetLibraryInfo TLI(TLII);
+  AssumptionCache AC(F);
+  ScalarEvolution SE(F, TLI, AC, DT, LI);
+  std::vector<std::pair<ICmpInst *, Value *>> Rw;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *E = L->getExitingBlock();
+    auto *Br = E ? dyn_cast<BranchInst>(E->getTerminator()) : nullptr;
+    auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+    if (!Cmp || !Cmp->hasOneUse())
+      continue;
+    // A >u B, or B <u A
+    Value *A = Cmp->getOperand(0), *B = Cmp->getOperand(1);
+    if (Cmp->getPredicate() == ICmpInst::ICMP_ULT)
+      std::swap(A, B);
+    else if (Cmp->getPredicate() != ICmpInst::ICMP_UGT)
+      continue;
+    if (getenv("DAO_DEBUG_LOOPS"))
+      errs() << "dao-debug: unsigned exit test " << *Cmp << " in " << L->getHeader()->getName() << "\n";
+    auto *Sub = dyn_cast<BinaryOperator>(B);
+    auto *M1 = Sub && Sub->getOpcode() == Instruction::Add ? dyn_cast<ConstantInt>(Sub->getOperand(1)) : nullptr;
+    if (!M1 || !M1->isMinusOne() || !Sub->hasNoSignedWrap() || L->contains(Sub)) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug:   not X - 1: " << *B << "\n";
+      continue;
+    }
+    Value *X = Sub->getOperand(0);
+    const SCEV *XS = SE.getSCEV(X);
+    const SCEV *Z = SE.getZero(X->getType());
+    bool inv = SE.isLoopInvariant(XS, L);
+    bool pos = inv && (SE.isLoopEntryGuardedByCond(L, ICmpInst::ICMP_SGT, XS, Z) || SE.isLoopEntryGuardedByCond(L, ICmpInst::ICMP_NE, XS, Z));
+    if (getenv("DAO_DEBUG_LOOPS"))
+      errs() << "dao-debug:   bound " << *XS << " invariant " << inv << " positive " << pos << "\n";
+    if (!pos)
+      continue;
+    Rw.push_back({Cmp, A});
+    (void)X;
+  }
+  for (auto &[Cmp, A] : Rw) {
+    Value *X = cast<BinaryOperator>(Cmp->getOperand(Cmp->getPredicate() == ICmpInst::ICMP_ULT ? 0 : 1))->getOperand(0);
+    auto *N = new ICmpInst(Cmp, ICmpInst::ICMP_UGE, A, X, Cmp->getName() + ".dao");
+    Cmp->replaceAllUsesWith(N);
+    erased(Cmp);
+    Cmp->eraseFromParent();
+  }
+}
+
 // Undo jump threading's copies of a value in the scratch clone: a phi whose
 // incoming values are one value V or constants, each constant arriving from
 // a block that control can enter only when V equals it, is V (NPB BT's
@@ -1018,16 +1216,22 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         continue;
       int64_t off = Off.getSExtValue();
       DaoSym Sym{G, off, (unsigned)LD->getType()->getIntegerBitWidth() / 8, 0, 0, 0};
+      // (the outermost such loop with one block that enters it from
+      // outside: -O3's rotated loops are entered straight from their
+      // zero-trip guard, which branches elsewhere too; a load there reads
+      // the value the loop sees, and loading a global has no effect on
+      // the other path)
       Loop *H = nullptr;
       Loop *L = LIh.getLoopFor(LD->getParent());
       for (Loop *X = L; X && !inLoopWrites(X, G); X = X->getParentLoop())
-        H = X;
+        if (X->getLoopPredecessor())
+          H = X;
       if (!L) {
         if (!reachableWrite(LD, G))
           symOf[LD] = Sym;
         continue;
       }
-      BasicBlock *PH = H ? H->getLoopPreheader() : nullptr;
+      BasicBlock *PH = H ? H->getLoopPredecessor() : nullptr;
       if (!PH)
         continue;
       LoadInst *&Hd = Hoisted[std::make_tuple(H, (Value *)G, off, LD->getType())];
@@ -1144,13 +1348,20 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   }
   // fold what -O0 leaves for ScalarEvolution to trip over (`sdiv %x, 1`,
   // `sub %x, 0` in the bounds clang computes for a worksharing loop)
+  // and what the team view leaves: the worksharing bound `umin(ub, n)`
+  // after the deleted init is `umin(n, n)`, and its reloads from the
+  // promoted `.omp.ub` slot (after a call that may write memory, NPB SP's
+  // `sqrt`) are a cycle of phis of that one value
   if (nElig) {
     const DataLayout &DL = C->getParent()->getDataLayout();
     for (auto &BB : *C)
       for (auto &I : BB)
-        if (isa<BinaryOperator>(&I))
+        if (isa<BinaryOperator>(&I) || isa<MinMaxIntrinsic>(&I))
           if (Value *V = simplifyInstruction(&I, SimplifyQuery(DL)))
             I.replaceAllUsesWith(V);
+    foldSameValuePhis(*C, [&](Value *V) { Back.erase(V); });
+    assumeLoopGuards(*C);
+    unsignedBoundMinusOne(*C, [&](Value *V) { Back.erase(V); });
   }
   undoThreadedCopies(*C);
   // the analyses live in this scope: they hold handles into the clone, which
@@ -1235,7 +1446,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     const SCEV *Off = SE.getMinusSCEV(P, BaseU);
     if (isa<SCEVCouldNotCompute>(Off))
       return std::nullopt;
-    return std::make_pair(OrigBase, Off);
+    return std::make_pair(OrigBase, DaoExtDistributor(SE).visit(Off));
   };
   // A read: a load's address and size, or a memory transfer's source and
   // length (UINT64_MAX when not constant).
@@ -2105,6 +2316,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           Off = SE.getMinusSCEV(P, B);
           if (isa<SCEVCouldNotCompute>(Off))
             Off = nullptr;
+          else
+            Off = DaoExtDistributor(SE).visit(Off);
         }
       }
       if (!Off && getenv("DAO_DEBUG_LOOPS"))

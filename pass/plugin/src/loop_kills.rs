@@ -652,9 +652,12 @@ fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads:
     if sym_reads.is_empty() {
         return Some((Vec::new(), Vec::new()));
     }
-    let mut keys: Vec<(Value, i64, u32, bool)> = Vec::new();
+    // one key per bound, read signed or not, as in `sym_inside` (NPB SP:
+    // the worksharing loop's bound is read unsigned, the same bound in
+    // another function's loop signed)
+    let mut keys: Vec<(Value, i64, u32)> = Vec::new();
     let mut key = |sc: &crate::ir::SymCount| -> usize {
-        let k = (sc.global, sc.off, sc.bytes, sc.signed);
+        let k = (sc.global, sc.off, sc.bytes);
         match keys.iter().position(|x| *x == k) {
             Some(i) => i,
             None => {
@@ -687,7 +690,13 @@ fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads:
             .zip(&rb.sym)
             .map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |(sc, floor)| SymDim::Sym { key: key(sc), add: sc.add, floor: *floor })))
             .collect();
-        let found = merged.iter().find_map(|&(a, b)| sym_contained((a, (b - a) as u64, &wdims), (rb.start, rb.size, &rdims)))?;
+        let found = merged.iter().find_map(|&(a, b)| sym_contained((a, (b - a) as u64, &wdims), (rb.start, rb.size, &rdims)));
+        let Some(found) = found else {
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug:   read box {} {} {:?} not inside {:?} {:?}", rb.start, rb.size, rdims, merged, wdims);
+            }
+            return None;
+        };
         need.extend(found);
         lows.extend(rb.sym.iter().flatten().filter(|(sc, _)| sc.low > 0).map(|(sc, _)| *sc));
     }
