@@ -541,6 +541,34 @@ fn unsigned_bounds_derived_fields_are_dead() {
     }
 }
 
+/// NPB FT's `evolve` shape (issue #33, `captured_extents.c`): the extents
+/// `dims[0]` reach a `parallel for` as a parameter `int d[3]` of a static
+/// function that -O2 inlines into `main`, so the region reads them through
+/// the pointer in its by-reference capture slot. The slot is only read
+/// through: `dims` keeps its runtime-checked conditions, and `u1`, rebuilt
+/// from `u0` by every step, is dead at the marker when the extents cover
+/// it (the defaults); with smaller extents from a file the conditions fail
+/// at the checkpoint and `u1` is saved; with `-DEARLY_READ` (a read of
+/// `u1` before the rebuild) it is kept. Each run is killed after
+/// checkpoint 2 and restarted with the dead bytes poisoned.
+#[test]
+fn captured_extents_rebuilt_array_is_dead() {
+    const U: u64 = 24 * 24 * 24 * 8;
+    let file = extents_file();
+    for opt in [Opt::O2, Opt::O3] {
+        let label = format!("captured_extents {}", opt.name());
+        for &(seq, b) in &defs_run("captured_extents", &[], opt, &["30"], "defaults") {
+            assert!(b >= U && b <= U + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u0 ({U}), not u1");
+        }
+        for &(seq, b) in &defs_run("captured_extents", &["-DEARLY_READ"], opt, &["30"], "defaults") {
+            assert!(b >= 2 * U, "[{label} EARLY_READ] checkpoint {seq} saved {b} bytes: want u0 and u1 ({})", 2 * U);
+        }
+    }
+    for &(seq, b) in &defs_run("captured_extents", &[], Opt::O2, &["30", file.as_str()], "file") {
+        assert!(b >= 2 * U, "[captured_extents O2 file] checkpoint {seq} saved {b} bytes: want u0 and u1 ({}): the extents do not cover u1", 2 * U);
+    }
+}
+
 /// NPB BT's `lhsy`/`lhsz` shape (issue #33): each direction's `omp for`
 /// fills a scratch array over its whole iteration space and the next `omp
 /// for`, after the barrier, reads it at the neighbours (`plane_scratch.c`;

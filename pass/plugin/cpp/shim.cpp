@@ -782,8 +782,10 @@ private:
 // climbs from a loop only through blocks with one predecessor, so it does
 // not see the guard `n > 0` of the vectoriser's scalar copy (entered from
 // the vector checks and the middle block); it reads assumptions. Each
-// holds wherever it is put: the edge dominates the predecessor too. The
-// scratch clone only.
+// holds where it is put: the edge's target S dominates the header, so
+// every path from the guard to the predecessor passes S, unless S is the
+// header itself (the guard is the predecessor, whose other side leaves
+// the loop: not used). The scratch clone only.
 void assumeLoopGuards(Function &F) {
   DominatorTree DT(F);
   LoopInfo LI(DT);
@@ -798,8 +800,10 @@ void assumeLoopGuards(Function &F) {
       auto *GC = GB && GB->isConditional() ? dyn_cast<ICmpInst>(GB->getCondition()) : nullptr;
       if (!GC || GB->getSuccessor(0) == GB->getSuccessor(1) || !GC->getOperand(0)->getType()->isIntegerTy())
         continue;
+      // (an edge straight into the header leaves the predecessor itself,
+      // where the other side runs too: not put there)
       for (unsigned t = 0; t < 2; ++t)
-        if (DT.dominates(BasicBlockEdge(N->getBlock(), GB->getSuccessor(t)), L->getHeader()))
+        if (GB->getSuccessor(t) != L->getHeader() && DT.dominates(BasicBlockEdge(N->getBlock(), GB->getSuccessor(t)), L->getHeader()))
           Add.insert({P->getTerminator(), GC, t == 0});
     }
   }

@@ -71,7 +71,8 @@ pub fn only_loaded_and_stored(p: Value) -> bool {
 /// `known::Effect::ReadsArgs`) when `through_known_calls`, or passed to a
 /// parameter of a function defined here that only reads through it
 /// ([`read_only_param`]: Fortran passes every scalar by reference, C codes
-/// an extent array `int d[3]`). Every write of the object is then a store,
+/// an extent array `int d[3]`), or stored into a stack slot that is only
+/// loaded to read through ([`slot_read_only`]). Every write of the object is then a store,
 /// a memory intrinsic or such a known call that names it (the
 /// runtime-checked conditions' eligibility, `cond.rs`, which counts those
 /// calls as writes); the defined functions it is passed to write nothing
@@ -97,6 +98,7 @@ pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
             match u.opcode() {
                 Opcode::LLVMLoad => {}
                 Opcode::LLVMStore if u.operand(0) != v => {}
+                Opcode::LLVMStore if through_known_calls && slot_read_only(u.operand(1)) => {}
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
                 Opcode::LLVMCall => match known::call_intrinsic(u) {
                     Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
@@ -111,6 +113,42 @@ pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
         }
     }
     true
+}
+
+/// A stack slot the address is stored into only to be read through: an
+/// alloca whose every use is a store into it, a lifetime marker, a load
+/// whose value is only read through ([`read_only_param`]), or a fork that
+/// passes it to an outlined function whose parameter is used in the same
+/// way. OpenMP's by-reference capture of a pointer variable: NPB FT's
+/// `evolve(u0, u1, t, indexmap, dims[0])`, inlined at -O2, stores
+/// `dims[0]` into the capture slot of the region's `d`, which the region
+/// loads to read the extents through.
+fn slot_read_only(slot: Value) -> bool {
+    if !slot.is_alloca() {
+        return false;
+    }
+    let loads_read_only = |p: Value| p.users().into_iter().all(|l| l.is_instruction() && l.opcode() == Opcode::LLVMLoad && read_only_param(l, &mut HashSet::new()));
+    slot.users().into_iter().all(|u| {
+        if !u.is_instruction() {
+            return false;
+        }
+        match u.opcode() {
+            Opcode::LLVMStore => u.operand(1) == slot && u.operand(0) != slot,
+            Opcode::LLVMLoad => read_only_param(u, &mut HashSet::new()),
+            Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => true,
+            Opcode::LLVMCall => {
+                let Some(mt) = u.called_function().and_then(known::fork_microtask) else { return false };
+                let f = u.operand(mt);
+                if u.called_value() == slot || !f.is_function() || f.is_declaration() {
+                    return false;
+                }
+                let params = f.params();
+                (mt + 1..u.num_args()).filter(|&k| u.operand(k) == slot).all(|k| params.get((2 + k - mt - 1) as usize).is_some_and(|p| loads_read_only(*p)))
+                    && (0..=mt).all(|k| u.operand(k) != slot)
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Call `call` passes `v` only to parameters of its (direct, defined, not
