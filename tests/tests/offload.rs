@@ -13,6 +13,9 @@
 //!   crash scenario of `dao_tests::scenario` (crash after k checkpoints,
 //!   crash while writing one, random SIGKILLs, two crashes in a row; every
 //!   run with DAO_DEAD=poison) at -O0 and -O2;
+//! - Jia, Yang and Ma's six programs (`test-programs/offload/jia/`: swim,
+//!   mgrid, fft2d, backprop, bfs, gaussian) through the same scenarios at
+//!   -O2, swim and bfs at -O0 too (`jia_*`);
 //! - `refused/`: pointer attachment and `omp_target_alloc` memory live at a
 //!   checkpoint stop the first checkpoint with an error naming them, and
 //!   leave no checkpoint;
