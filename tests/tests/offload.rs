@@ -13,6 +13,9 @@
 //!   crash scenario of `dao_tests::scenario` (crash after k checkpoints,
 //!   crash while writing one, random SIGKILLs, two crashes in a row; every
 //!   run with DAO_DEAD=poison) at -O0 and -O2;
+//! - Jia, Yang and Ma's six programs (`test-programs/offload/jia/`: swim,
+//!   mgrid, fft2d, backprop, bfs, gaussian) through the same scenarios at
+//!   -O2, swim and bfs at -O0 too (`jia_*`);
 //! - `refused/`: pointer attachment and `omp_target_alloc` memory live at a
 //!   checkpoint stop the first checkpoint with an error naming them, and
 //!   leave no checkpoint;
@@ -61,7 +64,7 @@ fn crash(name: &str, opt: Opt, args: &'static [&'static str], every: u64) {
     let inst = built(&rel, opt, Variant::Instrumented);
     check_plan(&Plan {
         label: format!("offload {name} {}", opt.name()),
-        dir: fresh_dir(&format!("offload-{name}-{}", opt.name())),
+        dir: fresh_dir(&format!("offload-{}-{}", name.replace('/', "-"), opt.name())),
         clean,
         inst,
         args,
@@ -98,6 +101,52 @@ fn unstructured_o2() {
 #[test]
 fn nowait_o2() {
     crash("nowait", Opt::O2, &["120"], 10);
+}
+
+// Jia, Yang and Ma's (2013) six programs, written for dao
+// (`test-programs/offload/jia/`): every DAO_EVERY gives about a dozen
+// checkpoints; each has device copies that differ from the host's between
+// its `target update`s (scratch arrays mapped `alloc`, state updated on the
+// device only), so a restart without them prints other checksums.
+
+#[test]
+fn jia_swim_o0() {
+    crash("jia/swim", Opt::O0, &["60"], 10);
+}
+
+#[test]
+fn jia_swim_o2() {
+    crash("jia/swim", Opt::O2, &["60"], 10);
+}
+
+#[test]
+fn jia_mgrid_o2() {
+    crash("jia/mgrid", Opt::O2, &["16"], 9);
+}
+
+#[test]
+fn jia_fft2d_o2() {
+    crash("jia/fft2d", Opt::O2, &["24"], 4);
+}
+
+#[test]
+fn jia_backprop_o2() {
+    crash("jia/backprop", Opt::O2, &["64"], 10);
+}
+
+#[test]
+fn jia_bfs_o0() {
+    crash("jia/bfs", Opt::O0, &["12"], 12);
+}
+
+#[test]
+fn jia_bfs_o2() {
+    crash("jia/bfs", Opt::O2, &["12"], 12);
+}
+
+#[test]
+fn jia_gaussian_o2() {
+    crash("jia/gaussian", Opt::O2, &["4"], 3);
 }
 
 fn run(exe: &PathBuf, env: &[(&str, String)], args: &[&str]) -> std::process::Output {
