@@ -77,10 +77,6 @@ static void derive(void) {
 #pragma omp for
     for (i = 0; i <= grid_points[0] - 1; i++) {
         for (j = 0; j <= grid_points[1] - 1; j++) {
-            /* SP's body (eight fields) is left scalar by the vectoriser's
-             * cost model; this short one would not be (a vectorised loop
-             * with a remainder kills nothing yet: docs/results.md) */
-#pragma clang loop vectorize(disable)
             for (k = 0; k <= grid_points[2] - 1; k++) {
                 double r = 1.0 / u[i][j][k];
                 rho[i][j][k] = r;
