@@ -1368,6 +1368,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     unsignedBoundMinusOne(*C, [&](Value *V) { Back.erase(V); });
   }
   undoThreadedCopies(*C);
+  if (const char *D = getenv("DAO_DEBUG_CLONE"); D && F->getName() == D)
+    errs() << *C;
   // the analyses live in this scope: they hold handles into the clone, which
   // is erased after they are gone
   {
