@@ -135,7 +135,7 @@ const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
-const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch"];
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch", "unsigned_bounds", "captured_extents"];
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
@@ -277,6 +277,8 @@ cases! {
     padded_extents [b]     => OmpCase { name: "padded_extents",         lang: Lang::C, args: &["100"], master: 100,   serial: true };
     line_local [a]         => OmpCase { name: "line_local",             lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     plane_scratch [b]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    unsigned_bounds [a]    => OmpCase { name: "unsigned_bounds",        lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    captured_extents [b]   => OmpCase { name: "captured_extents",       lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
