@@ -34,6 +34,12 @@ pub struct ModuleFacts {
     /// Runtime-checked conditions: their globals and conditional kills
     /// (`cond.rs`).
     pub cond: CondFacts,
+    /// The shim's loop facts per function, bindings, eligible globals and
+    /// their writers (`FuncFacts::loop_facts`): world 1 of the conditions
+    /// builds its specialised facts again, and the shim's answer depends
+    /// only on these inputs.
+    #[allow(clippy::type_complexity)]
+    pub loop_cache: std::cell::RefCell<HashMap<(Value, Vec<(u32, i64, Value)>, Vec<Value>, Vec<(Value, Value)>), std::rc::Rc<crate::ir::LoopFacts>>>,
 }
 
 /// Interprocedural summary of a defined function: the globals a call may
@@ -122,7 +128,7 @@ impl ModuleFacts {
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default() };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default() };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.

@@ -24,7 +24,7 @@ pub struct FuncFacts<'a> {
     memo: std::cell::RefCell<HashMap<Value, Bases>>,
     /// The loops' must-write sections (ScalarEvolution, team view), asked
     /// for once, when the function is first translated.
-    loops: std::cell::OnceCell<crate::ir::LoopFacts>,
+    loops: std::cell::OnceCell<std::rc::Rc<crate::ir::LoopFacts>>,
     /// The function analysed for one call site: its pointer arguments that
     /// are known globals there ([`Bind`], checked: slot bindings only for
     /// an argument whose block the function only loads), by (argument,
@@ -511,10 +511,16 @@ impl<'a> FuncFacts<'a> {
 
     pub fn loop_facts(&self) -> &crate::ir::LoopFacts {
         self.loops.get_or_init(|| {
-            let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
-            let (elig, writers) = self.mf.cond.for_shim(&self.mf.globals, &self.mf.funcs);
             let bind: Vec<(u32, i64, Value)> = self.bind_list.iter().filter(|b| b.2 != LOCAL).map(|&(i, slot, g)| (i, slot, self.mf.globals[g])).collect();
-            crate::ir::loop_facts(self.f, &inits, &elig, &writers, &bind)
+            let (elig, writers) = self.mf.cond.for_shim(&self.mf.globals, &self.mf.funcs);
+            let key = (self.f, bind, elig, writers);
+            if let Some(lf) = self.mf.loop_cache.borrow().get(&key) {
+                return lf.clone();
+            }
+            let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
+            let lf = std::rc::Rc::new(crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1));
+            self.mf.loop_cache.borrow_mut().insert(key, lf.clone());
+            lf
         })
     }
 
