@@ -827,7 +827,7 @@ template <class Erased> void unsignedBoundMinusOne(Function &F, Erased erased) {
   TargetLibraryInfo TLI(TLII);
   AssumptionCache AC(F);
   ScalarEvolution SE(F, TLI, AC, DT, LI);
-  std::vector<std::pair<ICmpInst *, Value *>> Rw;
+  std::vector<std::tuple<ICmpInst *, Value *, Value *>> Rw; // test, A, X
   for (Loop *L : LI.getLoopsInPreorder()) {
     BasicBlock *E = L->getExitingBlock();
     auto *Br = E ? dyn_cast<BranchInst>(E->getTerminator()) : nullptr;
@@ -858,11 +858,9 @@ template <class Erased> void unsignedBoundMinusOne(Function &F, Erased erased) {
       errs() << "dao-debug:   bound " << *XS << " invariant " << inv << " positive " << pos << "\n";
     if (!pos)
       continue;
-    Rw.push_back({Cmp, A});
-    (void)X;
+    Rw.push_back({Cmp, A, X});
   }
-  for (auto &[Cmp, A] : Rw) {
-    Value *X = cast<BinaryOperator>(Cmp->getOperand(Cmp->getPredicate() == ICmpInst::ICMP_ULT ? 0 : 1))->getOperand(0);
+  for (auto &[Cmp, A, X] : Rw) {
     auto *N = new ICmpInst(Cmp, ICmpInst::ICMP_UGE, A, X, Cmp->getName() + ".dao");
     Cmp->replaceAllUsesWith(N);
     erased(Cmp);
