@@ -215,18 +215,32 @@ macro_rules! program_cases {
     };
 }
 
+/// The two blocking cases of a row; none for a row marked `between`
+/// (its program's markers are all between regions, MARKERS_ONLY_BETWEEN_REGIONS:
+/// every checkpoint is a serial one, no protocol round runs, so the
+/// blocking cases would repeat the nonblocking ones).
+macro_rules! blocking_cases {
+    ($case:expr) => {
+        #[test] fn blocking_o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Blocking) }
+        #[test] fn blocking_o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Blocking) }
+    };
+    ($case:expr, between) => {};
+}
+
 macro_rules! cases {
-    ($($id:ident [$set:ident] => $case:expr;)*) => {
+    ($($id:ident [$set:ident $(, $between:ident)?] => $case:expr;)*) => {
         const CASES: &[OmpCase] = &[$($case),*];
+        /// The rows marked `between` (checked against MARKERS_ONLY_BETWEEN_REGIONS).
+        const BETWEEN_ROWS: &[&str] = &[$($(cases!(@name $between $case),)?)*];
         $(
             mod $id {
                 use super::*;
                 program_cases!($case, $set);
-                #[test] fn blocking_o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Blocking) }
-                #[test] fn blocking_o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Blocking) }
+                blocking_cases!($case $(, $between)?);
             }
         )*
     };
+    (@name between $case:expr) => { $case.name };
 }
 
 cases! {
@@ -235,7 +249,7 @@ cases! {
     threadprivate_copyin [a] => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
     critical_atomic [b]    => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
     orphaned_for [a]       => OmpCase { name: "orphaned_for",           lang: Lang::C, args: &["90"],  master: 4434,  serial: false };
-    serial_between_regions [b] => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
+    serial_between_regions [b, between] => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
     markers_in_and_between [a] => OmpCase { name: "markers_in_and_between", lang: Lang::C, args: &["150"], master: 9450,  serial: false };
     uneven_static [b]      => OmpCase { name: "uneven_static",          lang: Lang::C, args: &["30"],  master: 7860,  serial: false };
     jacobi2d [all]         => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
@@ -270,15 +284,15 @@ cases! {
     // regions) and the one in the region
     sections_dead [a]      => OmpCase { name: "sections_dead",          lang: Lang::C, args: &["66"],  master: 132,   serial: true };
     f_sections_dead [b]    => OmpCase { name: "sections_dead",          lang: Lang::Fortran, args: &["66"],  master: 132,   serial: true };
-    sections_cond [a]      => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120"], master: 120,   serial: true };
-    sections_cond_short [b] => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
-    sections_bt3 [all]     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
-    sections_bt3_short [a] => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
-    padded_extents [b]     => OmpCase { name: "padded_extents",         lang: Lang::C, args: &["100"], master: 100,   serial: true };
-    line_local [a]         => OmpCase { name: "line_local",             lang: Lang::C, args: &["40"],  master: 40,    serial: true };
-    plane_scratch [b]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
-    unsigned_bounds [a]    => OmpCase { name: "unsigned_bounds",        lang: Lang::C, args: &["40"],  master: 40,    serial: true };
-    captured_extents [b]   => OmpCase { name: "captured_extents",       lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    sections_cond [a, between]      => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120"], master: 120,   serial: true };
+    sections_cond_short [b, between] => OmpCase { name: "sections_cond",          lang: Lang::C, args: &["120", "63", "511"], master: 120, serial: true };
+    sections_bt3 [b, between]     => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    sections_bt3_short [a, between] => OmpCase { name: "sections_bt3",           lang: Lang::C, args: &["40", "17"], master: 40, serial: true };
+    padded_extents [b, between]     => OmpCase { name: "padded_extents",         lang: Lang::C, args: &["100"], master: 100,   serial: true };
+    line_local [a, between]         => OmpCase { name: "line_local",             lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    plane_scratch [b, between]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    unsigned_bounds [a, between]    => OmpCase { name: "unsigned_bounds",        lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    captured_extents [b, between]   => OmpCase { name: "captured_extents",       lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
@@ -290,6 +304,15 @@ cases! {
 fn table_covers_every_program() {
     let missing = dao_tests::build::programs_without_row("omp", |stem, lang| CASES.iter().any(|c| c.name == stem && c.lang == lang));
     assert!(missing.is_empty(), "programs without a row in tests/tests/omp.rs: {missing:?}");
+}
+
+/// A row without blocking cases is a program whose markers are all between
+/// regions, and every such program's rows are marked so.
+#[test]
+fn between_rows_are_the_serial_marker_programs() {
+    for c in CASES.iter().filter(|c| c.lang == Lang::C) {
+        assert_eq!(BETWEEN_ROWS.contains(&c.name), MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name), "{}: `between` mark and MARKERS_ONLY_BETWEEN_REGIONS disagree", c.name);
+    }
 }
 
 /// Distributed saving (DAO_WRITERS=team, the default of synchronous
