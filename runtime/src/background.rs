@@ -181,13 +181,63 @@ fn load_f(a: &std::sync::atomic::AtomicU64) -> f64 {
     f64::from_bits(a.load(Ordering::Relaxed))
 }
 
+/// `auto`'s measurements and decisions (auto_mode.rs), the CPU counters
+/// at the last checkpoint's return (or the start), and the decision of the
+/// checkpoint being taken, for its DAO_STATS line.
+static AUTO: std::sync::Mutex<Option<crate::auto_mode::Auto>> = std::sync::Mutex::new(None);
+static CPU_PREV: std::sync::Mutex<Option<crate::auto_mode::CpuSample>> = std::sync::Mutex::new(None);
+static CHOICE: std::sync::Mutex<Option<crate::auto_mode::Choice>> = std::sync::Mutex::new(None);
+
+fn with_auto<R>(f: impl FnOnce(&mut crate::auto_mode::Auto) -> R) -> R {
+    let mut g = AUTO.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Default::default))
+}
+
+/// The CPU counters at the start (the first checkpoint's idle span).
+pub fn started(s: &Session) {
+    if s.cfg.async_policy.is_none_or(|p| p == Async::Auto) {
+        crate::auto_mode::set_look(look);
+        *CPU_PREV.lock().unwrap_or_else(|e| e.into_inner()) = crate::auto_mode::CpuSample::read(crate::policy::now_ns());
+    }
+}
+
+/// A look of the policy at candidate count `n` while auto is measuring a
+/// writer's span (auto_mode::measuring): has the writer finished?
+fn look(now: u64, n: u64) {
+    let done = match in_flight().as_mut() {
+        Some(f) => drain(f),
+        None => true,
+    };
+    if !with_auto(|a| a.look(now, n, done)) {
+        crate::auto_mode::set_measuring(false);
+    }
+}
+
+/// The DAO_STATS field of `auto`'s decision for this checkpoint, if it made one.
+pub fn take_choice() -> Option<String> {
+    CHOICE.lock().unwrap_or_else(|e| e.into_inner()).take().map(|c| {
+        format!(",\"async\":{{\"background\":{},\"why\":{}}}", c.background, stats::quote(&c.why))
+    })
+}
+
 /// The program goes on after a checkpoint; `write_s` is its synchronous
-/// write's time (None: a background one, whose time its report brings).
-pub fn returned(write_s: Option<f64>) {
-    LAST_END_NS.store(crate::policy::now_ns(), Ordering::Relaxed);
+/// write's time (None: a background one, whose time its report brings);
+/// `pause_s`: how long the program stopped for it, `collect_s` of which
+/// the collection.
+pub fn returned(write_s: Option<f64>, pause_s: f64, collect_s: f64) {
+    let now = crate::policy::now_ns();
+    LAST_END_NS.store(now, Ordering::Relaxed);
     if let Some(w) = write_s {
         LAST_WRITE_S.store(w.to_bits(), Ordering::Relaxed);
     }
+    let mut prev = CPU_PREV.lock().unwrap_or_else(|e| e.into_inner());
+    if prev.is_none() {
+        return; // not auto
+    }
+    let n = crate::policy::candidates();
+    with_auto(|a| a.returned(now, n, write_s.is_none(), pause_s, collect_s));
+    crate::auto_mode::set_measuring(write_s.is_none());
+    *prev = crate::auto_mode::CpuSample::read(now).or(*prev);
 }
 
 /// Whether this checkpoint is written in the background. `auto`: unless
@@ -213,7 +263,19 @@ pub fn wanted(s: &Session, nonblocking_round: bool) -> bool {
         Async::Auto if nonblocking_round => false,
         Async::Auto => {
             let gap = load_f(&GAP_S);
-            !WAITED.load(Ordering::Relaxed) && gap >= load_f(&LAST_WRITE_S)
+            let faster = WAITED.load(Ordering::Relaxed) || gap < load_f(&LAST_WRITE_S);
+            let now = crate::policy::now_ns();
+            let sample = crate::auto_mode::CpuSample::read(now);
+            let prev = *CPU_PREV.lock().unwrap_or_else(|e| e.into_inner());
+            let threads = crate::omp::libomp::max_threads().max(1) as u32;
+            let machine = match &sample {
+                Some(c) => c.machine_since(prev.as_ref(), threads),
+                None => crate::auto_mode::Machine { usable: std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64), idle: None, threads },
+            };
+            let ch = with_auto(|a| a.decide(now, crate::policy::candidates(), &machine, faster));
+            let bg = ch.background;
+            *CHOICE.lock().unwrap_or_else(|e| e.into_inner()) = Some(ch);
+            bg
         }
     }
 }
@@ -325,8 +387,9 @@ pub fn start(
         owner: std::process::id(),
         engine,
     };
+    let (pause_s, collect_s) = (f.pause_s, f.collect_s);
     *in_flight() = Some(f);
-    returned(None);
+    returned(None, pause_s, collect_s);
     crate::policy::rearm();
     Ok(())
 }
@@ -550,6 +613,7 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
         return;
     };
     LAST_WRITE_S.store(r.write_s.to_bits(), Ordering::Relaxed);
+    with_auto(|a| a.settled(r.write_s, wait_s));
     if let Some(job) = engine {
         if r.result.is_err() {
             let _ = std::fs::remove_file(&f.tmp);

@@ -181,6 +181,10 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
     let writer = crate::writer::choose(s, workers, nonblocking_round, rss, crash_now);
     let mut fields = image::stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
+    // DAO_ASYNC=auto's decision and why
+    if let Some(f) = crate::background::take_choice() {
+        fields += &f;
+    }
     if !devices.is_empty() {
         // the device copies: bytes and the time to copy them back (B2)
         let bytes: u64 = devices.iter().map(|d| d.size).sum();

@@ -323,8 +323,9 @@ pub const VARS: &[Var] = &[
     v("DAO_COMPRESS_SKIP", "engine: store a chunk raw when compressed/raw exceeds this", "0.9", "a fraction in [0, 1]"),
     v("DAO_BUFFER", "engine: pipeline buffer (chunk) size", "256K", "a size from 4K to 16M"),
     v("DAO_QUEUE", "engine: depth of each pipeline queue", "8", "1 to 1024"),
+    v("DAO_DIRECT_IO", "engine: checkpoint files written with O_DIRECT (no page-cache copy, far less CPU; a file system without it gets plain writes): off, only by the background writer, or always", "background", "off, background, on"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
-    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background unless checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
+    v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background or in place, whichever measured cheaper: before the background cost is measured, in the background only when a core is spare; in place when checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
     v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (the engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
@@ -356,7 +357,7 @@ pub const VARS: &[Var] = &[
 
 /// The storage engine's variables (dao_store::config); they mean nothing
 /// without DAO_STORE=engine.
-const STORE_VARS: [&str; 12] = [
+const STORE_VARS: [&str; 13] = [
     "DAO_INCREMENTAL",
     "DAO_CHAIN_MAX",
     "DAO_DELTA_MAX",
@@ -367,6 +368,7 @@ const STORE_VARS: [&str; 12] = [
     "DAO_COMPRESS_SKIP",
     "DAO_BUFFER",
     "DAO_QUEUE",
+    "DAO_DIRECT_IO",
     "DAO_WORKERS",
     "DAO_KEEP_CHAINS",
 ];

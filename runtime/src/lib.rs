@@ -19,7 +19,7 @@
 //! calls, the FILE rebuilt at its address), omp/ (libomp through dlsym:
 //! omp/libomp.rs, the `pthread_create` override), protocol/ (the
 //! lifetime-erased shared job), small libc calls in stdio.rs, identity.rs,
-//! policy.rs, diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
+//! policy.rs, auto_mode.rs (the affinity mask), diag.rs, modules.rs, collect.rs, libc_state.rs, process.rs,
 //! batch.rs (the signal handler, sigaction, the futex), stop.rs (`_exit`),
 //! offload/ (libomptarget through dlsym: offload/tgt.rs, and the C
 //! boundary of its routed entry points, offload/entry.rs),
@@ -52,7 +52,7 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, policy, mpi
+//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, desc, modules, files, libc_state, process, placement, batch, auto_mode, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack, offload
 //! 4. collection: collect
@@ -62,6 +62,7 @@
 //! 8. C boundary: entry, wrap, mpi::wrap, offload::entry
 
 pub mod abi;
+pub mod auto_mode;
 pub mod background;
 pub mod batch;
 pub mod chain;

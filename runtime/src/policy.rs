@@ -142,7 +142,7 @@ fn arm() {
     }
     // signals or a deadline (batch.rs): a look about every CHECK_PERIOD
     // whatever the policy, where the requests are read
-    let looks = crate::batch::wants_looks();
+    let looks = crate::batch::wants_looks() || crate::auto_mode::measuring();
     if PLACED.load(Relaxed) {
         // After the last chosen instance: keep counting, never call in.
         let c = COUNTED.load(Relaxed);
@@ -184,7 +184,12 @@ pub fn candidate_due() -> bool {
     let now = now_ns();
     let every = EVERY.load(Relaxed);
     let profiling = PROFILING.load(Relaxed);
-    if (every == 0 && !PLACED.load(Relaxed)) || crate::batch::wants_looks() {
+    // DAO_ASYNC=auto times a background writer's span (background.rs)
+    let measuring = crate::auto_mode::measuring();
+    if measuring {
+        crate::auto_mode::look(now, n);
+    }
+    if (every == 0 && !PLACED.load(Relaxed)) || crate::batch::wants_looks() || measuring {
         // calibrate the candidates per look to about CHECK_PERIOD
         let last = LAST_LOOK_NS.swap(now, Relaxed);
         let elapsed = now.saturating_sub(last).max(1);

@@ -142,6 +142,8 @@ fn start_own(cfg: Config) {
     // the batch system's signals and deadline (after a restart has put
     // the program's own handlers back: batch.rs decides whose)
     crate::batch::install(&s.cfg);
+    // DAO_ASYNC=auto: the cores' idle time from here to the first checkpoint
+    crate::background::started(&s);
     policy::activate();
     session::install(s);
 }

@@ -139,7 +139,7 @@ fn in_program(s: &mut Session, img: &Image, how: InProgram) {
         }
     };
     let write_s = t1.elapsed().as_secs_f64();
-    crate::background::returned(Some(write_s));
+    crate::background::returned(Some(write_s), img.t0.elapsed().as_secs_f64(), img.collect_s);
     match r {
         Ok(path) => {
             s.checkpoints += 1;
@@ -304,7 +304,8 @@ fn store_write(s: &mut Session, img: &Image, fork: Option<Kill>) {
     };
     crate::storage::checkpoint(s, &regions, &skeleton, p, t0, img.crash_now);
     // DAO_ASYNC=auto compares the next gap with this write
-    crate::background::returned(Some(t0.elapsed().as_secs_f64()));
+    let pause_s = t0.elapsed().as_secs_f64();
+    crate::background::returned(Some(pause_s), pause_s, collect_s);
 }
 
 /// Writes the checkpoint with the team: the file is laid out first, then

@@ -65,6 +65,12 @@ pub(crate) fn num_threads() -> i32 {
     omp().map_or(1, |o| unsafe { (o.num_threads)() })
 }
 
+/// omp_get_max_threads (1 without libomp).
+pub(crate) fn max_threads() -> i32 {
+    // SAFETY: libomp query, no arguments.
+    omp().map_or(1, |o| unsafe { (o.max_threads)() })
+}
+
 /// The master's internal control variables now (serial code).
 pub fn icvs() -> OmpState {
     let Some(o) = omp() else { return OmpState::default() };

@@ -20,6 +20,7 @@
 //! | `DAO_WORKERS` | compression threads (1..=256) | cores - 1, at least 1 |
 //! | `DAO_ASYNC` | `off` (synchronous; `auto`, the runtime's single-file default, means `off` here), `wait`, `skip` (see `flush.rs`) | `off` |
 //! | `DAO_KEEP_CHAINS` | complete chains (base + its deltas) kept by GC (>= 1) | 2 |
+//! | `DAO_DIRECT_IO` | `off`, `background` (a forked writer's file, [`Engine::after_fork`](crate::Engine::after_fork)), `on` (every file): write checkpoint files with `O_DIRECT` | `background` |
 use crate::error::ConfigError;
 
 /// Default hash block size (bytes). Chosen from the measurement in
@@ -88,6 +89,19 @@ pub enum AsyncPolicy {
     Skip,
 }
 
+/// Which checkpoint files are written with `O_DIRECT` (file.rs, `OutFile`:
+/// whole aligned 4 MiB blocks, no page-cache copy; the tail and a file
+/// system without O_DIRECT are written normally).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectIo {
+    Off,
+    /// Only a forked writer's (after `Engine::after_fork`): the kernel's
+    /// copy into the page cache is the writer's largest CPU cost, taken
+    /// from the program's cores (docs/design.md section 15).
+    Background,
+    On,
+}
+
 /// Settings of the pipelined compressing writer (PCCR).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipelineConfig {
@@ -103,6 +117,9 @@ pub struct PipelineConfig {
     pub skip_ratio: f64,
     /// The writer stage aggregates chunks into writes of at least this size.
     pub write_size: usize,
+    /// Write the file with O_DIRECT (set by the engine from
+    /// [`StoreConfig::direct_io`]).
+    pub direct_io: bool,
 }
 
 impl Default for PipelineConfig {
@@ -117,6 +134,7 @@ impl Default for PipelineConfig {
             workers: default_workers(),
             skip_ratio: 0.9,
             write_size: 4 << 20,
+            direct_io: false,
         }
     }
 }
@@ -143,6 +161,8 @@ pub struct StoreConfig {
     pub async_policy: AsyncPolicy,
     /// Complete chains that garbage collection keeps (at least 1).
     pub keep_chains: usize,
+    /// Which files are written with O_DIRECT.
+    pub direct_io: DirectIo,
 }
 
 impl Default for StoreConfig {
@@ -157,6 +177,7 @@ impl Default for StoreConfig {
             pipeline: PipelineConfig::default(),
             async_policy: AsyncPolicy::Off,
             keep_chains: 2,
+            direct_io: DirectIo::Background,
         }
     }
 }
@@ -270,6 +291,14 @@ impl StoreConfig {
                 "wait" | "1" | "on" | "yes" => AsyncPolicy::Wait,
                 "skip" => AsyncPolicy::Skip,
                 _ => return Err(bad("DAO_ASYNC", &v, "off, auto, wait or skip")),
+            };
+        }
+        if let Some(v) = get("DAO_DIRECT_IO") {
+            c.direct_io = match v.trim() {
+                "off" | "0" | "no" => DirectIo::Off,
+                "background" => DirectIo::Background,
+                "on" | "1" | "yes" => DirectIo::On,
+                _ => return Err(bad("DAO_DIRECT_IO", &v, "off, background or on")),
             };
         }
         if let Some(v) = get("DAO_KEEP_CHAINS") {

@@ -89,6 +89,8 @@ impl Engine {
     /// the highest one present.
     pub fn open(dir: impl Into<PathBuf>, cfg: StoreConfig) -> Result<Engine, StoreError> {
         cfg.validate().map_err(StoreError::InvalidInput)?;
+        let mut cfg = cfg;
+        cfg.pipeline.direct_io = cfg.direct_io == crate::DirectIo::On;
         let dir = StoreDir::open(dir)?;
         let threads = if cfg.hash_threads == 0 { 0 } else { cfg.hash_threads };
         let pool = rayon::ThreadPoolBuilder::new()
@@ -208,6 +210,8 @@ impl Engine {
         // wait forever (seen once: a restarted run hung at its first
         // background checkpoint).
         std::mem::forget(std::mem::replace(&mut self.pool, pool));
+        // the writer's files bypass the page cache unless DAO_DIRECT_IO=off
+        self.cfg.pipeline.direct_io = self.cfg.direct_io != crate::DirectIo::Off;
         Ok(())
     }
 

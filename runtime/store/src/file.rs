@@ -199,6 +199,243 @@ pub fn temp_name(name: &str) -> String {
     format!(".{name}.tmp")
 }
 
+/// Alignment of O_DIRECT buffers, offsets and lengths (the largest
+/// logical block size in use).
+const DIRECT_ALIGN: usize = 4096;
+/// Bytes per O_DIRECT write.
+const DIRECT_BLOCK: usize = 4 << 20;
+/// O_DIRECT writes in flight (threads of the pool). One at a time was
+/// slower than a buffered write plus fsync on this machine's disk (1.24-2.32
+/// s against 1.24-2.03 s for 470 MB with dd); four in flight took 0.41-1.0 s.
+const DIRECT_DEPTH: usize = 4;
+
+/// An aligned block buffer.
+struct Block {
+    buf: Vec<u8>,
+    /// Where the aligned block starts in `buf`.
+    start: usize,
+}
+
+impl Block {
+    fn new() -> Block {
+        let buf = vec![0u8; DIRECT_BLOCK + DIRECT_ALIGN];
+        let start = buf.as_ptr().align_offset(DIRECT_ALIGN);
+        Block { buf, start }
+    }
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.start..self.start + DIRECT_BLOCK]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[self.start..self.start + DIRECT_BLOCK]
+    }
+}
+
+/// The threads that write full blocks at their offsets (pwrite on one
+/// descriptor is safe from several threads), and the blocks they hand back.
+struct Pool {
+    tx: Option<crossbeam_channel::Sender<(u64, Block)>>,
+    free: crossbeam_channel::Receiver<Block>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    err: std::sync::Arc<std::sync::Mutex<Option<io::Error>>>,
+    allocated: usize,
+}
+
+impl Pool {
+    fn start(f: &std::sync::Arc<File>) -> io::Result<Pool> {
+        let (tx, rx) = crossbeam_channel::bounded::<(u64, Block)>(DIRECT_DEPTH);
+        let (free_tx, free) = crossbeam_channel::unbounded::<Block>();
+        let err = std::sync::Arc::new(std::sync::Mutex::new(None::<io::Error>));
+        let mut threads = Vec::new();
+        for i in 0..DIRECT_DEPTH {
+            let (rx, free_tx, f, err) = (rx.clone(), free_tx.clone(), f.clone(), err.clone());
+            let h = std::thread::Builder::new().name(format!("dao-dio-{i}")).spawn(move || {
+                crate::thread_started();
+                use std::os::unix::fs::FileExt;
+                for (off, b) in rx {
+                    if err.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                        continue; // drain: the caller reports the first error
+                    }
+                    if let Err(e) = f.write_all_at(b.bytes(), off) {
+                        err.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                    }
+                    let _ = free_tx.send(b);
+                }
+            });
+            match h {
+                Ok(h) => threads.push(h),
+                // fewer threads: fewer writes in flight
+                Err(e) if threads.is_empty() => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(Pool { tx: Some(tx), free, threads, err, allocated: 0 })
+    }
+
+    fn error(&self) -> Option<io::Error> {
+        self.err.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Queues a full block; returns an empty one.
+    fn submit(&mut self, off: u64, b: Block) -> io::Result<Block> {
+        if let Some(e) = self.error() {
+            return Err(e);
+        }
+        if self.tx.as_ref().expect("pool open").send((off, b)).is_err() {
+            return Err(io::Error::other("the O_DIRECT writers ended"));
+        }
+        match self.free.try_recv() {
+            Ok(b) => Ok(b),
+            Err(_) if self.allocated < DIRECT_DEPTH + 1 => {
+                self.allocated += 1;
+                Ok(Block::new())
+            }
+            Err(_) => self.free.recv().map_err(|_| io::Error::other("the O_DIRECT writers ended")),
+        }
+    }
+
+    /// Waits for every queued write.
+    fn finish(&mut self) -> io::Result<()> {
+        self.tx = None;
+        for h in self.threads.drain(..) {
+            let _ = h.join();
+        }
+        self.error().map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// The temp file a checkpoint is written to. Plain writes; or, with
+/// `direct`, O_DIRECT writes of whole aligned blocks collected in aligned
+/// buffers, DIRECT_DEPTH of them in flight: the device reads the buffers
+/// themselves, and the kernel's copy into the page cache and its later
+/// writeback, most of a buffered write's CPU time (measured: 0.1 s of
+/// system time against 0.5-1.1 s for 486 MB here), are not spent. The
+/// tail (less than a block) is written through a second, plain handle at
+/// its offset; a file system without O_DIRECT (tmpfs: EINVAL at open or
+/// at the first write, which is written by the caller before the pool
+/// starts) gets plain writes. `sync_all` covers both handles' data (fsync
+/// is per file).
+pub struct OutFile {
+    f: std::sync::Arc<File>,
+    path: PathBuf,
+    direct: Option<Direct>,
+}
+
+struct Direct {
+    cur: Block,
+    len: usize,
+    /// Bytes handed to the file so far (a multiple of DIRECT_BLOCK).
+    written: u64,
+    pool: Option<Pool>,
+}
+
+impl OutFile {
+    pub fn create(path: &Path, direct: bool) -> io::Result<OutFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        if direct {
+            match OpenOptions::new().write(true).create(true).truncate(true).custom_flags(libc::O_DIRECT).open(path) {
+                Ok(f) => {
+                    let d = Direct { cur: Block::new(), len: 0, written: 0, pool: None };
+                    return Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: Some(d) });
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let f = OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
+        Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: None })
+    }
+
+    /// Whether the file is being written with O_DIRECT.
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    fn plain(&mut self) -> &mut File {
+        std::sync::Arc::get_mut(&mut self.f).expect("no O_DIRECT writer holds the file")
+    }
+
+    /// Hands the full block to the file. The first is written here: EINVAL
+    /// (a file system that opens O_DIRECT files but refuses their writes)
+    /// reopens the file plain; then the pool starts.
+    fn write_block(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let d = self.direct.as_mut().expect("direct");
+        if let Some(p) = d.pool.as_mut() {
+            let full = std::mem::replace(&mut d.cur, Block { buf: Vec::new(), start: 0 });
+            d.cur = p.submit(d.written, full)?;
+            d.written += DIRECT_BLOCK as u64;
+            d.len = 0;
+            return Ok(());
+        }
+        match self.f.write_all_at(d.cur.bytes(), d.written) {
+            Ok(()) => {
+                d.written += DIRECT_BLOCK as u64;
+                d.len = 0;
+                // fewer writers than wanted (no thread): one at a time, here
+                d.pool = Pool::start(&self.f).ok();
+                Ok(())
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) && d.written == 0 => {
+                let pending = d.cur.bytes().to_vec();
+                self.direct = None;
+                self.f = std::sync::Arc::new(OpenOptions::new().write(true).truncate(true).open(&self.path)?);
+                self.plain().write_all(&pending)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits for the blocks in flight, writes the tail and returns to plain writes.
+    fn end_direct(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if let Some(mut d) = self.direct.take() {
+            if let Some(mut p) = d.pool.take() {
+                p.finish()?;
+            }
+            let mut g = OpenOptions::new().write(true).open(&self.path)?;
+            g.write_all_at(&d.cur.bytes_mut()[..d.len], d.written)?;
+            // later plain writes (none today) append after the tail
+            use std::io::Seek;
+            g.seek(io::SeekFrom::Start(d.written + d.len as u64))?;
+            self.f = std::sync::Arc::new(g);
+        }
+        Ok(())
+    }
+
+    pub fn sync_all(&mut self) -> io::Result<()> {
+        self.end_direct()?;
+        self.f.sync_all()
+    }
+
+    pub fn len(&mut self) -> io::Result<u64> {
+        self.end_direct()?;
+        Ok(self.f.metadata()?.len())
+    }
+}
+
+impl Write for OutFile {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        let Some(d) = self.direct.as_mut() else { return self.plain().write(b) };
+        let n = b.len().min(DIRECT_BLOCK - d.len);
+        d.cur.bytes_mut()[d.len..d.len + n].copy_from_slice(&b[..n]);
+        d.len += n;
+        if d.len == DIRECT_BLOCK {
+            self.write_block()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Creates `dir/name` atomically with `header` and the bytes `body` pushes
 /// through the pipeline. On error (or a panic in `body`) the temp file is
 /// removed and `dir` is unchanged.
@@ -208,14 +445,14 @@ pub fn write_file(
     header: &FileHeader,
     cfg: &PipelineConfig,
     fault: Option<Fault>,
-    body: impl FnOnce(&mut PipelineWriter<File>) -> Result<(), StoreError>,
+    body: impl FnOnce(&mut PipelineWriter<OutFile>) -> Result<(), StoreError>,
 ) -> Result<Written, StoreError> {
     let t0 = Instant::now();
     let tmp = dir.join(temp_name(name));
     let dst = dir.join(name);
     let ioe = |e: io::Error| StoreError::io(&tmp, e);
     let guard = TempGuard(Some(tmp.clone()));
-    let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(ioe)?;
+    let mut f = OutFile::create(&tmp, cfg.direct_io).map_err(ioe)?;
     let hb = encode_header(header);
     f.write_all(&hb).map_err(ioe)?;
     let mut p = PipelineWriter::with_fault(f, cfg, fault).map_err(ioe)?;
@@ -232,7 +469,7 @@ pub fn write_file(
     let ts = Instant::now();
     Fault::check(fault.as_ref(), Stage::Sync, 0).map_err(ioe)?;
     f.sync_all().map_err(ioe)?;
-    let file_bytes = f.metadata().map_err(ioe)?.len();
+    let file_bytes = f.len().map_err(ioe)?;
     drop(f);
     Fault::check(fault.as_ref(), Stage::Rename, 0).map_err(ioe)?;
     fs::rename(&tmp, &dst).map_err(ioe)?;
@@ -376,5 +613,38 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// O_DIRECT files (the forked writer's) are byte for byte the plain
+    /// ones: sizes below a block, exactly blocks, blocks and a tail, with and
+    /// without a codec (the threaded pipeline), and each reads back.
+    #[test]
+    fn direct_and_plain_files_are_identical() {
+        let d = tempfile::tempdir().unwrap();
+        let h = FileHeader { kind: Kind::Full, hash: HashKind::Xxh3, seq: 1, base_seq: 1, parent_seq: 0, parent_id: 0, block_size: 4096 };
+        let probe = OutFile::create(&d.path().join("probe"), true).unwrap();
+        if !probe.is_direct() {
+            eprintln!("{}: no O_DIRECT on this file system; both files written plainly", d.path().display());
+        }
+        drop(probe);
+        fs::remove_file(d.path().join("probe")).unwrap();
+        for codec in [crate::Codec::None, crate::Codec::Lz4] {
+            for n in [0usize, 1000, DIRECT_BLOCK - HEADER_LEN - 100, 3 * DIRECT_BLOCK, 2 * DIRECT_BLOCK + 12345, 11 * DIRECT_BLOCK + 777] {
+                let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+                let mut files = vec![];
+                for direct in [false, true] {
+                    let cfg = PipelineConfig { codec, direct_io: direct, ..PipelineConfig::default() };
+                    let name = format!("f-{codec:?}-{n}-{direct}");
+                    let w = write_file(d.path(), &name, &h, &cfg, None, |p| p.write_all(&data).map_err(|e| StoreError::io(Path::new("x"), e))).unwrap();
+                    let (_, raw) = read(&w.path).unwrap();
+                    assert!(raw == data, "{name}: read back differs");
+                    assert_eq!(w.file_bytes, fs::metadata(&w.path).unwrap().len());
+                    files.push(fs::read(&w.path).unwrap());
+                }
+                assert!(files[0] == files[1], "codec {codec:?}, {n} bytes: direct and plain files differ");
+            }
+        }
+        // nothing left behind (temp files)
+        assert!(fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
     }
 }

@@ -38,7 +38,7 @@ pub mod payload;
 pub mod pipeline;
 pub mod region;
 
-pub use config::{AsyncPolicy, Codec, Filter, HashKind, Mode, PipelineConfig, StoreConfig};
+pub use config::{AsyncPolicy, Codec, DirectIo, Filter, HashKind, Mode, PipelineConfig, StoreConfig};
 pub use dir::{Fallback, Restored, StoreDir};
 pub use engine::{Committed, Engine};
 pub use error::{ConfigError, StoreError};
