@@ -23,8 +23,8 @@ fn config() -> impl Strategy<Value = StoreConfig> {
     let filter = prop_oneof![Just(Filter::None), Just(Filter::Shuffle8), Just(Filter::XorPrev8)];
     let block = prop_oneof![Just(256usize), Just(1024), Just(4096), Just(65536)];
     let buffer = prop_oneof![Just(4096usize), Just(16384), Just(65536)];
-    (mode, codec, filter, block, buffer, 1..4usize, 1..4usize, 0..4u32, 1..3usize, 0.5..1.0f64).prop_map(
-        |(mode, codec, filter, block_size, buffer_size, workers, queue_depth, max_chain, keep_chains, delta)| StoreConfig {
+    (mode, codec, filter, block, buffer, 1..4usize, 1..4usize, 0..4u32, 1..3usize, 0.5..1.0f64, any::<bool>()).prop_map(
+        |(mode, codec, filter, block_size, buffer_size, workers, queue_depth, max_chain, keep_chains, delta, direct)| StoreConfig {
             mode,
             max_chain,
             max_delta_ratio: delta,
@@ -39,7 +39,11 @@ fn config() -> impl Strategy<Value = StoreConfig> {
                 workers,
                 skip_ratio: 0.9,
                 write_size: 32 << 10,
+                // set by Engine::open from `direct_io` below
+                direct_io: false,
             },
+            // O_DIRECT files (every one) or buffered ones
+            direct_io: if direct { dao_store::DirectIo::On } else { dao_store::DirectIo::Off },
             ..StoreConfig::default()
         },
     )
