@@ -10,7 +10,8 @@ instrumented build (`dao cc -O3 -fopenmp -DCLASS_X`), OMP_NUM_THREADS=
 - `one/sync` and `one/bg`: one checkpoint at candidate k = N/2 + 1
   (`DAO_EVERY=k`, N = candidates of the run, from a profiling run),
   `DAO_ASYNC=off` against `DAO_ASYNC=wait` (a forked writer; the
-  default `auto` chooses it for checkpoints this far apart);
+  default `auto` chooses between the two from measurements since issue
+  #36: scripts/bench_busy.py);
 - `10%/sync`, `10%/bg` and `10%/auto` (the default): a checkpoint every
   tenth of the run's
   candidates (`DAO_EVERY=N/10`: ten checkpoints in both modes; an

@@ -352,7 +352,12 @@ fn collect_single_files(dir: &dao_format::CheckpointDir, cut: u64) -> usize {
 pub fn error_key(e: &StoreError) -> String {
     match e {
         StoreError::Io { source, .. } => format!("io {:?} {source}", source.kind()),
-        StoreError::Pipeline { stage, what } => format!("pipeline {stage} {what}"),
+        // not the chunk: an error is warned about once whichever chunk
+        // meets it (with O_DIRECT writes in flight, which one does varies)
+        StoreError::Pipeline { stage, what } => {
+            let what = what.strip_prefix("chunk ").and_then(|r| r.split_once(": ")).map_or(what.as_str(), |(_, e)| e);
+            format!("pipeline {stage} {what}")
+        }
         other => other.to_string(),
     }
 }

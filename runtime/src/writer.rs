@@ -73,8 +73,9 @@ pub fn choose(s: &mut Session, workers: &[Stopped], nonblocking_round: bool, rss
     } else {
         InProgram::Alone
     };
-    // Background (DAO_ASYNC=auto, the default; wait, skip): a forked child writes
-    // the file from its copy-on-write image; the program goes on.
+    // Background (DAO_ASYNC=wait, skip; auto, the default, when it chooses
+    // so: auto_mode.rs): a forked child writes the file from its
+    // copy-on-write image; the program goes on.
     if background_affordable(s, nonblocking_round, rss) {
         return Writer::Forked { kill: kill_of(s, crash_now), otherwise: in_program };
     }
@@ -303,7 +304,7 @@ fn store_write(s: &mut Session, img: &Image, fork: Option<Kill>) {
         wait_s: 0.0,
     };
     crate::storage::checkpoint(s, &regions, &skeleton, p, t0, img.crash_now);
-    // DAO_ASYNC=auto compares the next gap with this write
+    // DAO_ASYNC=auto compares the next gap with this write, and books its pause
     let pause_s = t0.elapsed().as_secs_f64();
     crate::background::returned(Some(pause_s), pause_s, collect_s);
 }

@@ -408,6 +408,12 @@ impl OutFile {
         Ok(())
     }
 
+    /// Waits for the O_DIRECT writes in flight and writes the tail: a write
+    /// that failed in the pool is reported here (or at the next block).
+    pub fn finish_writes(&mut self) -> io::Result<()> {
+        self.end_direct()
+    }
+
     pub fn sync_all(&mut self) -> io::Result<()> {
         self.end_direct()?;
         self.f.sync_all()
@@ -466,6 +472,9 @@ pub fn write_file(
     rec[24..32].copy_from_slice(&id.to_le_bytes());
     rec[32..40].copy_from_slice(&END_MAGIC);
     f.write_all(&rec).map_err(ioe)?;
+    // a failed write of the O_DIRECT pool is a failed write, wherever it
+    // surfaces (the runtime warns once per stage and error)
+    f.finish_writes().map_err(|e| StoreError::Pipeline { stage: "writing", what: e.to_string() })?;
     let ts = Instant::now();
     Fault::check(fault.as_ref(), Stage::Sync, 0).map_err(ioe)?;
     f.sync_all().map_err(ioe)?;
