@@ -40,7 +40,6 @@ Usage: python3 scripts/bench_busy.py --npb-c DIR [--threads 2,1] [--reps 5]
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -49,6 +48,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_background as bb  # noqa: E402
 import bench_thirdparty as tp  # noqa: E402
 
 CONFIGS = [
@@ -70,26 +70,19 @@ def clean_env(threads):
 
 def run(exe, threads, extra, wd):
     """Wall time, the benchmark's own time, the checkpoint events."""
-    e = clean_env(threads)
     stats = wd / "stats.json"
     ck = wd / "ck"
     shutil.rmtree(ck, ignore_errors=True)
     stats.unlink(missing_ok=True)
+    env = {}
     if extra is not None:
-        e.update(extra)
-        e["DAO_DIR"] = str(ck)
-        e["DAO_STATS"] = str(stats)
+        env = {**extra, "DAO_DIR": str(ck), "DAO_STATS": str(stats)}
     # the page cache of the previous run's files is written back first
     os.sync()
-    t0 = time.perf_counter()
-    r = subprocess.run([str(exe)], env=e, cwd=wd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if r.returncode != 0 or not re.search(r"Verification\s*=\s*SUCCESSFUL", r.stdout):
-        sys.exit(f"run failed ({r.returncode}): {exe} {extra}\n{r.stdout[-1500:]}\n{r.stderr[-1500:]}")
-    m = re.search(r"Time in seconds =\s*([0-9.]+)", r.stdout)
-    evs = [json.loads(l) for l in stats.read_text().splitlines() if '"event":"checkpoint"' in l] if stats.exists() else []
+    wall, timer, _ = bb.run(exe, threads, env, wd)
+    evs = bb.stats(stats)
     shutil.rmtree(ck, ignore_errors=True)
-    return wall, float(m.group(1)) if m else float("nan"), evs
+    return wall, timer, evs
 
 
 def raw_write(nbytes, wd):
