@@ -158,12 +158,17 @@ fn affinity() -> Option<Vec<usize>> {
     }
 }
 
+/// This process's cgroup v2 directory (/proc/self/cgroup's `0::` line),
+/// whose files say its CPU quota here and its memory headroom
+/// (background.rs).
+pub fn cgroup_dir() -> Option<std::path::PathBuf> {
+    let rel = std::fs::read_to_string("/proc/self/cgroup").ok()?.lines().find_map(|l| l.strip_prefix("0::").map(|r| r.trim().to_string()))?;
+    Some(std::path::PathBuf::from("/sys/fs/cgroup").join(rel.trim_start_matches('/')))
+}
+
 /// cgroup v2: (quota in cores if cpu.max limits it, usage_usec).
 fn cgroup_cpu() -> (Option<f64>, u64) {
-    let Some(rel) = std::fs::read_to_string("/proc/self/cgroup").ok().and_then(|t| t.lines().find_map(|l| l.strip_prefix("0::").map(|r| r.trim().to_string()))) else {
-        return (None, 0);
-    };
-    let dir = std::path::PathBuf::from("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let Some(dir) = cgroup_dir() else { return (None, 0) };
     let quota = std::fs::read_to_string(dir.join("cpu.max")).ok().and_then(|t| {
         let mut f = t.split_whitespace();
         let q = f.next()?.parse::<f64>().ok()?; // "max": no quota

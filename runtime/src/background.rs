@@ -298,8 +298,7 @@ pub fn mem_available(configured: Option<u64>) -> Option<u64> {
 }
 
 fn cgroup_headroom() -> Option<u64> {
-    let rel = std::fs::read_to_string("/proc/self/cgroup").ok()?.lines().find_map(|l| l.strip_prefix("0::").map(str::to_string))?;
-    let dir = PathBuf::from("/sys/fs/cgroup").join(rel.trim().trim_start_matches('/'));
+    let dir = crate::auto_mode::cgroup_dir()?;
     let max = std::fs::read_to_string(dir.join("memory.max")).ok()?.trim().parse::<u64>().ok()?;
     let cur = std::fs::read_to_string(dir.join("memory.current")).ok()?.trim().parse::<u64>().ok()?;
     Some(max.saturating_sub(cur))
