@@ -15,6 +15,9 @@ every --threads count with one checkpoint at candidate k = N/2 + 1
 - `background`: `DAO_ASYNC=wait` (always a forked writer);
 - `background (buffered)`: `DAO_ASYNC=wait DAO_DIRECT_IO=off` (the forked
   writer through the page cache, as before issue #36);
+- `background (no release)`: `DAO_ASYNC=wait DAO_WRITER_RELEASE=off` (the
+  forked writer holds every page of the snapshot until it exits, as before
+  it gave each back once written);
 - `in-program (O_DIRECT)`: `DAO_ASYNC=off DAO_DIRECT_IO=on`;
 - `staging copy`: `DAO_ASYNC=wait DAO_SNAPSHOT=copy` (the engine copies the live bytes into its staging arena, a thread of the program writes them);
 - `raw write + fsync`: the checkpoint's file bytes (from the in-program
@@ -57,6 +60,7 @@ CONFIGS = [
     ("in-program", {"DAO_ASYNC": "off"}),
     ("background", {"DAO_ASYNC": "wait"}),
     ("background (buffered)", {"DAO_ASYNC": "wait", "DAO_DIRECT_IO": "off"}),
+    ("background (no release)", {"DAO_ASYNC": "wait", "DAO_WRITER_RELEASE": "off"}),
     ("in-program (O_DIRECT)", {"DAO_ASYNC": "off", "DAO_DIRECT_IO": "on"}),
     ("staging copy", {"DAO_ASYNC": "wait", "DAO_SNAPSHOT": "copy"}),
 ]

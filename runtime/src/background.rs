@@ -72,13 +72,16 @@ pub struct Report {
     /// program rewrote while the snapshot lived, plus the child's own
     /// buffers): the snapshot's extra resident memory.
     pub extra_bytes: u64,
+    /// Bytes of program memory the child gave back as soon as they were
+    /// in its pipeline (DAO_WRITER_RELEASE, [`release_written`]).
+    pub released_bytes: u64,
     /// DAO_STORE=engine: what the engine committed (`storage::Done::encode`).
     pub store: Option<String>,
 }
 
 impl Default for Report {
     fn default() -> Self {
-        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, store: None }
+        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, released_bytes: 0, store: None }
     }
 }
 
@@ -92,7 +95,7 @@ impl Report {
             Ok((p, n)) => t.push_str(&format!("ok\t{n}\t{}\n", clean(&p.display().to_string()))),
             Err((k, e)) => t.push_str(&format!("err\t{}\t{}\n", clean(k), clean(e))),
         }
-        t.push_str(&format!("write_s\t{}\nencode_s\t{}\nextra\t{}\n", self.write_s, self.encode_s, self.extra_bytes));
+        t.push_str(&format!("write_s\t{}\nencode_s\t{}\nextra\t{}\nreleased\t{}\n", self.write_s, self.encode_s, self.extra_bytes, self.released_bytes));
         if let Some(w) = &self.prune_warning {
             t.push_str(&format!("prune\t{}\n", clean(w)));
         }
@@ -119,6 +122,7 @@ impl Report {
                 "write_s" => r.write_s = f.next()?.parse().ok()?,
                 "encode_s" => r.encode_s = f.next()?.parse().ok()?,
                 "extra" => r.extra_bytes = f.next()?.parse().ok()?,
+                "released" => r.released_bytes = f.next()?.parse().ok()?,
                 "prune" => r.prune_warning = Some(f.next().unwrap_or("").to_string()),
                 "store" => r.store = Some(line["store\t".len()..].to_string()),
                 "end" => {
@@ -590,12 +594,13 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
         _ => "auto",
     };
     let background = format!(
-        "{{\"mode\":\"fork\",\"policy\":\"{policy_name}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{}}}",
+        "{{\"mode\":\"fork\",\"policy\":\"{policy_name}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{},\"released_bytes\":{}}}",
         f.pause_s,
         f.fork_s,
         wait_s,
         elapsed,
-        report.as_ref().map_or(0, |r| r.extra_bytes)
+        report.as_ref().map_or(0, |r| r.extra_bytes),
+        report.as_ref().map_or(0, |r| r.released_bytes)
     );
     let engine = f.engine.take();
     let Some(r) = report else {
@@ -699,12 +704,13 @@ pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, p: crat
     let tmp = e.dir().path().join(format!(".{}.tmp", dao_store::StoreDir::file_name(seq)));
     let engine_ptr: *mut Engine = e;
     let (frames, collect_s) = (p.frames, p.collect_s);
+    let release = s.cfg.writer_release;
     let job = ForkJob { pending: p, shm: shm as usize, shm_len };
     let write = move || {
         // SAFETY: runs only in the forked child, on its own copy of the
         // engine (the parent's is not touched by it).
         let e = unsafe { &mut *engine_ptr };
-        engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len)
+        engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len, release)
     };
     match start(s, seq, tmp, frames, collect_s, t0, String::new(), Some(Box::new(job)), write) {
         Ok(()) => {
@@ -732,7 +738,7 @@ fn unmap(job: &ForkJob) {
 /// The forked writer's work: the skeleton and the regions of the
 /// checkpoint, the engine's checkpoint (hash, delta, pipeline, commit, GC)
 /// and the chain hand-over into the shared mapping.
-fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, shm: *mut u8, shm_len: usize) -> Report {
+fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, shm: *mut u8, shm_len: usize, release: bool) -> Report {
     use crate::storage::error_key;
     let t = Instant::now();
     if let Err(err) = e.after_fork() {
@@ -750,7 +756,13 @@ fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, sh
     };
     let regions: Vec<Region<'_>> = dao_format::skeleton_regions(parts).into_iter().map(|(addr, bytes)| Region { addr, bytes }).collect();
     let encode_s = te.elapsed().as_secs_f64();
-    let r = e.checkpoint(&regions, &skeleton);
+    let mut rel = Releaser::new(parts);
+    let r = if release {
+        e.checkpoint_releasing(&regions, &skeleton, &mut |i| rel.written(regions[i].bytes))
+    } else {
+        e.checkpoint(&regions, &skeleton)
+    };
+    let released = rel.released;
     let write_s = t.elapsed().as_secs_f64();
     match r {
         Ok(c) => {
@@ -764,9 +776,77 @@ fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, sh
                 std::ptr::copy_nonoverlapping(b.as_ptr(), shm.add(8), n);
             }
             let done = crate::storage::Done { regions: regions.len(), skeleton_bytes: skeleton.len(), encode_s, ..crate::storage::Done::from(&c) };
-            Report { result: Ok((c.path.clone(), c.file_bytes)), write_s, encode_s, store: Some(done.encode()), ..Report::default() }
+            Report { result: Ok((c.path.clone(), c.file_bytes)), write_s, encode_s, released_bytes: released, store: Some(done.encode()), ..Report::default() }
         }
-        Err(err) => Report { result: Err((format!("store {}", error_key(&err)), err.to_string())), write_s, ..Report::default() },
+        Err(err) => Report { result: Err((format!("store {}", error_key(&err)), err.to_string())), write_s, released_bytes: released, ..Report::default() },
+    }
+}
+
+/// Gives back, in the forked writer, the program memory it has put into
+/// its pipeline and never reads again: the child's copy-on-write reference
+/// to those pages goes, so the program's next write of such a page finds
+/// it its own and copies nothing (pages the program rewrote before were
+/// copied already). Only the program's own memory, and only large regions:
+/// heap blocks (the dao heap's arena holds nothing but the program's blocks
+/// and their headers; the runtime allocates from glibc, libc_alloc.rs) and
+/// globals saved in place, each of at least [`RELEASE_MIN`] bytes, whose
+/// whole pages hold nothing else; never a stack (the child runs on the
+/// stack of the thread that forked), never a copy the runtime made.
+struct Releaser {
+    page: u64,
+    globals: Vec<u64>,
+    released: u64,
+}
+
+/// Smaller regions are not given back: one `madvise` each would cost
+/// more than the copies it saves. (MG.A's 246 798 heap blocks of about
+/// 2 KiB hold no whole page; giving its arena back in 1 MiB runs behind the
+/// writer made both the program and the writer slower, docs/design.md
+/// section 15, while FT.A's three large arrays gain.)
+const RELEASE_MIN: u64 = 256 << 10;
+
+impl Releaser {
+    fn new(parts: &dao_format::Parts<'_>) -> Releaser {
+        use std::borrow::Cow;
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+        let mut globals: Vec<u64> = parts
+            .globals
+            .iter()
+            .filter_map(|g| match &g.bytes {
+                Cow::Borrowed(b) if b.as_ptr() as u64 == g.addr => Some(g.addr),
+                _ => None,
+            })
+            .collect();
+        globals.sort_unstable();
+        Releaser { page, globals, released: 0 }
+    }
+
+    fn written(&mut self, b: &[u8]) {
+        let (start, end) = (b.as_ptr() as u64, b.as_ptr() as u64 + b.len() as u64);
+        if end - start < RELEASE_MIN {
+            return;
+        }
+        let arena = (crate::heap::HEAP_BASE as u64, (crate::heap::HEAP_BASE + crate::heap::HEAP_RESERVE) as u64);
+        if (start >= arena.0 && end <= arena.1) || self.globals.binary_search(&start).is_ok() {
+            self.released += release(start.next_multiple_of(self.page), end / self.page * self.page);
+        }
+    }
+}
+
+/// `MADV_DONTNEED` on the whole pages `[lo, hi)`; the bytes given back.
+fn release(lo: u64, hi: u64) -> u64 {
+    if hi <= lo {
+        return 0;
+    }
+    // SAFETY: only in the forked writer (engine_in_child), on whole pages
+    // of program memory this process never touches again (Releaser): they
+    // read back as zeros here, the program's copy is untouched.
+    let r = unsafe { libc::madvise(lo as *mut libc::c_void, (hi - lo) as usize, libc::MADV_DONTNEED) };
+    if r == 0 {
+        hi - lo
+    } else {
+        0
     }
 }
 
@@ -837,6 +917,7 @@ mod tests {
             encode_s: 0.25,
             prune_warning: Some("cannot prune\nx".into()),
             extra_bytes: 4096,
+            released_bytes: 1 << 20,
             store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4 2 7 300 0.125".into()),
         };
         let d = Report::decode(&r.encode()).unwrap();
@@ -846,7 +927,7 @@ mod tests {
         assert_eq!((done.regions, done.skeleton_bytes, done.encode_s), (7, 300, 0.125));
         assert_eq!(crate::storage::Done::decode(&done.encode(), PathBuf::from("x")), Some(done));
         assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
-        assert_eq!((d.write_s, d.encode_s, d.extra_bytes), (0.5, 0.25, 4096));
+        assert_eq!((d.write_s, d.encode_s, d.extra_bytes, d.released_bytes), (0.5, 0.25, 4096, 1 << 20));
         assert_eq!(d.prune_warning.as_deref(), Some("cannot prune x"));
         let e = Report { result: Err(("write StorageFull".into(), "no space left".into())), ..Report::default() };
         assert_eq!(Report::decode(&e.encode()).unwrap().result, Err(("write StorageFull".into(), "no space left".into())));

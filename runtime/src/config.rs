@@ -107,6 +107,10 @@ pub struct Config {
     /// as for single files (background.rs), the engine opened synchronous
     /// in both processes.
     pub snapshot_copy: bool,
+    /// DAO_WRITER_RELEASE (default on): a forked engine writer gives back
+    /// the pages of the program's globals and heap blocks once they are in
+    /// its pipeline, so the program's later writes of them copy nothing.
+    pub writer_release: bool,
     /// How this process was found to be an MPI program (a launcher's
     /// variables, or an MPI library in the process), if it is: dao does not
     /// checkpoint MPI programs yet (issue #17), so a DAO_DIR is then ignored
@@ -326,6 +330,7 @@ pub const VARS: &[Var] = &[
     v("DAO_DIRECT_IO", "engine: checkpoint files written with O_DIRECT (no page-cache copy, far less CPU; a file system without it gets plain writes): off, only by the background writer, or always", "background", "off, background, on"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
     v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background or in place, whichever measured cheaper: before the background cost is measured, in the background only when a core is spare; in place when checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
+    v("DAO_WRITER_RELEASE", "a forked writer (engine) gives the whole pages of the program's globals and heap blocks of at least 256 KiB back as soon as they are in its pipeline: the program's later writes of them copy nothing (off: the writer holds the whole snapshot until it exits)", "on", "on, off"),
     v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (the engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
@@ -398,6 +403,10 @@ fn store(snapshot_copy: bool) -> Option<dao_store::StoreConfig> {
         // the staging copy is the engine's; single files are always forked
         if snapshot_copy {
             set.push("DAO_SNAPSHOT=copy");
+        }
+        // single files are written from the snapshot itself (no pipeline)
+        if var("DAO_WRITER_RELEASE").is_some() {
+            set.push("DAO_WRITER_RELEASE");
         }
         if !set.is_empty() && var("DAO_DIR").is_some() {
             crate::diag::warn(format_args!("{} set with DAO_STORE=file: ignored (checkpoints are single files)", set.join(", ")));
@@ -523,6 +532,7 @@ impl Config {
             placement,
             store: store(snapshot_copy),
             snapshot_copy,
+            writer_release: choice("DAO_WRITER_RELEASE", "on", "off").unwrap_or(true),
             async_policy: var("DAO_ASYNC").map(|v| match v.trim() {
                 "off" | "0" | "no" => Async::Off,
                 "auto" => Async::Auto,

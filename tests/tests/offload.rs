@@ -98,6 +98,41 @@ fn unstructured_o2() {
     crash("unstructured", Opt::O2, &["150"], 12);
 }
 
+/// Several devices (the host plugin offers four): a slice of the state, a
+/// scratch array and a coefficient on each, kernels per device, a marker
+/// between them. Every crash scenario restarts to the clean output, and
+/// the checkpoint holds each device's ranges on that device.
+#[test]
+fn devices_o0() {
+    crash("devices", Opt::O0, &["120"], 10);
+}
+
+#[test]
+fn devices_o2() {
+    crash("devices", Opt::O2, &["120"], 10);
+    let exe = built("devices.c", Opt::O2, Variant::Instrumented);
+    let dir = fresh_dir("offload-devices-inspect");
+    let ck = dir.join("ckpt");
+    let out = run(&exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "30".into()), ("DAO_CRASH_AFTER", "2".into())], &["120"]);
+    assert!(!out.status.success(), "DAO_CRASH_AFTER=2 kills the run");
+    let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+    let devs = v["devices"].as_array().expect("devices");
+    assert_eq!(devs.len(), 4, "the host plugin's four devices: {devs:?}");
+    let slices: Vec<u64> = devs
+        .iter()
+        .map(|d| {
+            let r = d["ranges"].as_array().expect("ranges");
+            assert_eq!(r.len(), 3, "ud, sd and coef on each device: {d}");
+            assert!(r.iter().all(|x| x["saved"] == true), "{d}");
+            let ud = r.iter().find(|x| x["name"].as_str().is_some_and(|n| n.starts_with("ud"))).expect("ud");
+            u64::from_str_radix(ud["addr"].as_str().expect("addr").trim_start_matches("0x"), 16).expect("hex addr")
+        })
+        .collect();
+    // each device holds its own slice of u (consecutive 16 KiB slices)
+    assert!(slices.windows(2).all(|w| w[1] == w[0] + 16384), "{slices:?}");
+}
+
 #[test]
 fn nowait_o2() {
     crash("nowait", Opt::O2, &["120"], 10);

@@ -309,6 +309,14 @@ impl Engine {
     /// Stores one checkpoint of `regions` (unique keys) and `meta` (opaque
     /// bytes kept whole, e.g. the runtime's frame and allocator records).
     pub fn checkpoint(&mut self, regions: &[Region<'_>], meta: &[u8]) -> Result<Committed, StoreError> {
+        self.checkpoint_releasing(regions, meta, &mut |_| {})
+    }
+
+    /// [`Engine::checkpoint`], calling `done(i)` as soon as region `i`'s
+    /// bytes are in the pipeline's buffers: nothing reads them again. A
+    /// forked writer gives the pages back then (`MADV_DONTNEED`), so the
+    /// program's next write of them copies nothing (runtime background.rs).
+    pub fn checkpoint_releasing(&mut self, regions: &[Region<'_>], meta: &[u8], done: &mut dyn FnMut(usize)) -> Result<Committed, StoreError> {
         region::check_unique(regions)?;
         let seq = self.next_seq;
         // A number is never reused, even after a failure: a failed commit
@@ -373,7 +381,7 @@ impl Engine {
             Fault { at_chunk: ((chunks - 1) / 2) as u32, ..f }
         });
         let w = file::write_file(self.dir.path(), &name, &header, &self.cfg.pipeline, fault, |p| {
-            payload::encode(p, meta, regions, &plan, bs).map_err(|e| match e.into_inner() {
+            payload::encode(p, meta, regions, &plan, bs, done).map_err(|e| match e.into_inner() {
                 Some(inner) => match inner.downcast::<StoreError>() {
                     Ok(se) => *se,
                     Err(other) => StoreError::Pipeline { stage: "collection", what: other.to_string() },

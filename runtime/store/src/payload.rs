@@ -24,13 +24,17 @@ const WHOLE: u8 = 0;
 const RUNS: u8 = 1;
 
 /// Writes the payload of a checkpoint: `regions` as `plan` says.
-pub fn encode<W: Write>(w: &mut W, meta: &[u8], regions: &[Region<'_>], plan: &Plan, block_size: usize) -> io::Result<()> {
+///
+/// `done(i)` is called once region `i`'s bytes have gone into `w` (a
+/// pipeline copies them into its buffers: the caller may then drop the
+/// memory behind them, as a forked writer does, `Engine::checkpoint_releasing`).
+pub fn encode<W: Write>(w: &mut W, meta: &[u8], regions: &[Region<'_>], plan: &Plan, block_size: usize, done: &mut dyn FnMut(usize)) -> io::Result<()> {
     assert_eq!(regions.len(), plan.changes.len());
     w.write_all(&(meta.len() as u64).to_le_bytes())?;
     w.write_all(meta)?;
     w.write_all(&(regions.len() as u64).to_le_bytes())?;
     let bs = block_size as u64;
-    for (r, c) in regions.iter().zip(&plan.changes) {
+    for (i, (r, c)) in regions.iter().zip(&plan.changes).enumerate() {
         let mut head = [0u8; 17];
         head[0..8].copy_from_slice(&r.addr.to_le_bytes());
         head[8..16].copy_from_slice(&(r.bytes.len() as u64).to_le_bytes());
@@ -58,6 +62,7 @@ pub fn encode<W: Write>(w: &mut W, meta: &[u8], regions: &[Region<'_>], plan: &P
                 }
             }
         }
+        done(i);
     }
     Ok(())
 }

@@ -153,3 +153,26 @@ fn a_resumed_engine_continues_the_chain_after_a_restart() {
     let mut d = Engine::open(tmp.path(), StoreConfig { mode: Mode::Differential, ..StoreConfig::default() }).unwrap();
     assert!(!d.resume(&back));
 }
+
+/// `checkpoint_releasing` tells each region once, in order, and stores
+/// what `checkpoint` stores (full and incremental, raw and compressed): a
+/// forked writer drops a region's pages when told, so nothing may read
+/// them later.
+#[test]
+fn releasing_checkpoint_tells_each_region_once_in_order() {
+    for (mode, codec) in [(Mode::Full, Codec::None), (Mode::Incremental, Codec::Lz4), (Mode::Adaptive, Codec::Zstd(3))] {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = StoreConfig { mode, pipeline: PipelineConfig { codec, ..PipelineConfig::default() }, ..StoreConfig::default() };
+        let mut e = Engine::open(tmp.path(), cfg).unwrap();
+        let mut m = Model::new(&[1 << 20, 300_000, 17, 70_001]);
+        for step in 0..3 {
+            if step > 0 {
+                m.apply(&Op::Write { r: 1, off: 1000 * step, len: 5000, seed: step as u8 }, step);
+            }
+            let mut told = Vec::new();
+            e.checkpoint_releasing(&m.regions(), &m.meta, &mut |i| told.push(i)).unwrap();
+            assert_eq!(told, (0..m.regions().len()).collect::<Vec<_>>(), "{mode:?} {codec:?} step {step}");
+            assert_eq!(StoreDir::at(tmp.path()).restore_latest().unwrap().state, m.state(), "{mode:?} {codec:?} step {step}");
+        }
+    }
+}
