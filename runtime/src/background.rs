@@ -756,7 +756,7 @@ fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, sh
     };
     let regions: Vec<Region<'_>> = dao_format::skeleton_regions(parts).into_iter().map(|(addr, bytes)| Region { addr, bytes }).collect();
     let encode_s = te.elapsed().as_secs_f64();
-    let mut rel = Releaser::new(parts);
+    let mut rel = crate::release::Releaser::new(parts);
     let r = if release {
         e.checkpoint_releasing(&regions, &skeleton, &mut |i| rel.written(regions[i].bytes))
     } else {
@@ -779,74 +779,6 @@ fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, sh
             Report { result: Ok((c.path.clone(), c.file_bytes)), write_s, encode_s, released_bytes: released, store: Some(done.encode()), ..Report::default() }
         }
         Err(err) => Report { result: Err((format!("store {}", error_key(&err)), err.to_string())), write_s, released_bytes: released, ..Report::default() },
-    }
-}
-
-/// Gives back, in the forked writer, the program memory it has put into
-/// its pipeline and never reads again: the child's copy-on-write reference
-/// to those pages goes, so the program's next write of such a page finds
-/// it its own and copies nothing (pages the program rewrote before were
-/// copied already). Only the program's own memory, and only large regions:
-/// heap blocks (the dao heap's arena holds nothing but the program's blocks
-/// and their headers; the runtime allocates from glibc, libc_alloc.rs) and
-/// globals saved in place, each of at least [`RELEASE_MIN`] bytes, whose
-/// whole pages hold nothing else; never a stack (the child runs on the
-/// stack of the thread that forked), never a copy the runtime made.
-struct Releaser {
-    page: u64,
-    globals: Vec<u64>,
-    released: u64,
-}
-
-/// Smaller regions are not given back: one `madvise` each would cost
-/// more than the copies it saves. (MG.A's 246 798 heap blocks of about
-/// 2 KiB hold no whole page; giving its arena back in 1 MiB runs behind the
-/// writer made both the program and the writer slower, docs/design.md
-/// section 15, while FT.A's three large arrays gain.)
-const RELEASE_MIN: u64 = 256 << 10;
-
-impl Releaser {
-    fn new(parts: &dao_format::Parts<'_>) -> Releaser {
-        use std::borrow::Cow;
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
-        let mut globals: Vec<u64> = parts
-            .globals
-            .iter()
-            .filter_map(|g| match &g.bytes {
-                Cow::Borrowed(b) if b.as_ptr() as u64 == g.addr => Some(g.addr),
-                _ => None,
-            })
-            .collect();
-        globals.sort_unstable();
-        Releaser { page, globals, released: 0 }
-    }
-
-    fn written(&mut self, b: &[u8]) {
-        let (start, end) = (b.as_ptr() as u64, b.as_ptr() as u64 + b.len() as u64);
-        if end - start < RELEASE_MIN {
-            return;
-        }
-        let arena = (crate::heap::HEAP_BASE as u64, (crate::heap::HEAP_BASE + crate::heap::HEAP_RESERVE) as u64);
-        if (start >= arena.0 && end <= arena.1) || self.globals.binary_search(&start).is_ok() {
-            self.released += release(start.next_multiple_of(self.page), end / self.page * self.page);
-        }
-    }
-}
-
-/// `MADV_DONTNEED` on the whole pages `[lo, hi)`; the bytes given back.
-fn release(lo: u64, hi: u64) -> u64 {
-    if hi <= lo {
-        return 0;
-    }
-    // SAFETY: only in the forked writer (engine_in_child), on whole pages
-    // of program memory this process never touches again (Releaser): they
-    // read back as zeros here, the program's copy is untouched.
-    let r = unsafe { libc::madvise(lo as *mut libc::c_void, (hi - lo) as usize, libc::MADV_DONTNEED) };
-    if r == 0 {
-        hi - lo
-    } else {
-        0
     }
 }
 
