@@ -73,7 +73,7 @@ pub struct Report {
     /// buffers): the snapshot's extra resident memory.
     pub extra_bytes: u64,
     /// Bytes of program memory the child gave back as soon as they were
-    /// in its pipeline (DAO_WRITER_RELEASE, [`release_written`]).
+    /// in its pipeline (DAO_WRITER_RELEASE, `release::Releaser`).
     pub released_bytes: u64,
     /// DAO_STORE=engine: what the engine committed (`storage::Done::encode`).
     pub store: Option<String>,
