@@ -103,6 +103,16 @@ fn events(dir: &Path, event: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Every line of the DAO_STATS files (`*.stats`) a `check_plan` left in `dir`.
+fn plan_stats_lines(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".stats"))
+        .flat_map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir.join("ck")).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
     v.sort();
@@ -522,11 +532,8 @@ fn forked_inside_nonblocking_rounds() {
         exact_count: true,
     });
     // the uninterrupted run's checkpoints inside the region were forked
-    let forked = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".stats"))
-        .flat_map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+    let forked = plan_stats_lines(&dir)
+        .into_iter()
         .filter(|l| l.contains("\"protocol\":\"nonblocking\"") && l.contains("\"mode\":\"fork\""))
         .count();
     assert!(forked > 0, "no checkpoint inside a non-blocking round was written by a forked writer");
@@ -604,11 +611,8 @@ fn writer_gives_back_written_pages() {
         exact_count: true,
     });
     // the runs' checkpoints gave back whole pages of both arrays
-    let released: Vec<u64> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".stats"))
-        .flat_map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().lines().map(str::to_string).collect::<Vec<_>>())
+    let released: Vec<u64> = plan_stats_lines(&dir)
+        .into_iter()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
         .filter(|v| v["event"] == "checkpoint")
         .filter_map(|v| v["background"]["released_bytes"].as_u64())
