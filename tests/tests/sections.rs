@@ -602,3 +602,36 @@ fn plane_scratch_is_dead_after_the_barrier() {
         }
     }
 }
+
+/// NPB BT's and SP's `rhs = forcing` copy (issue #33, `unrolled_copy.c`):
+/// a 40-byte copy per k from an array with a padded last dimension, in a
+/// k loop that -O2 and -O3 unroll at run time by 2 (a main loop of two
+/// copies per iteration, the last cell in a remainder block after it).
+/// The shim takes the main loop, its remainder and its guard as one loop
+/// of `grid_points[2]` iterations, so `rhs`, rewritten by every step, is
+/// dead at the marker (runtime-checked: the extents cover it). The
+/// default extent, 25, is odd: the remainder block runs, and a claim
+/// wider than its writes would show in the poisoned restart. Twins:
+/// `-DSHORT_COPY` (one cell short in k: kept, the condition fails at run
+/// time) and `-DREAD_FIRST` (a read of `rhs` before the copy: kept).
+/// Extents of 24 (even; smaller than the arrays): kept. Each run is
+/// killed after checkpoint 2 and restarted with the dead bytes poisoned.
+#[test]
+fn unrolled_copy_rhs_is_dead() {
+    const U: u64 = 25 * 25 * 25 * 5 * 8; // u, rhs
+    const F: u64 = 25 * 25 * 25 * 6 * 8; // forcing
+    for opt in [Opt::O2, Opt::O3] {
+        let label = format!("unrolled_copy {}", opt.name());
+        for &(seq, b) in &defs_run("unrolled_copy", &[], opt, &["30"], "defaults") {
+            assert!(b >= U + F && b <= U + F + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and forcing ({}), not rhs", U + F);
+        }
+    }
+    for (opt, def) in [(Opt::O2, "-DSHORT_COPY"), (Opt::O3, "-DREAD_FIRST")] {
+        for &(seq, b) in &defs_run("unrolled_copy", &[def], opt, &["30"], "defaults") {
+            assert!(b >= 2 * U + F, "[unrolled_copy {} {def}] checkpoint {seq} saved {b} bytes: want u, forcing and rhs ({})", opt.name(), 2 * U + F);
+        }
+    }
+    for &(seq, b) in &defs_run("unrolled_copy", &[], Opt::O3, &["30", "24"], "even") {
+        assert!(b >= 2 * U + F, "[unrolled_copy O3 extents 24] checkpoint {seq} saved {b} bytes: want u, forcing and rhs ({}): the extents do not cover rhs", 2 * U + F);
+    }
+}

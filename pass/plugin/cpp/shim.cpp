@@ -1520,10 +1520,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // `floor`, INT64_MIN when none; the add outside each umax in `umaxAt`;
   // INT64_MAX when a k is wider than
   // 20 bits: no usable upper bound), down to what is left in B.
-  auto peelBTC = [&](Loop *L, const SCEV *&B, unsigned &width, int64_t &add, int64_t &floor, std::vector<int64_t> &umaxAt) -> bool {
+  // (`given`: a backedge-taken count to use instead of L's: a runtime-
+  // unrolled loop's, below)
+  auto peelBTC = [&](Loop *L, const SCEV *&B, unsigned &width, int64_t &add, int64_t &floor, std::vector<int64_t> &umaxAt, const SCEV *given = nullptr) -> bool {
     if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
-    B = SE.getBackedgeTakenCount(L);
+    B = given ? given : SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(B))
       return false;
     width = B->getType()->getIntegerBitWidth();
@@ -1559,12 +1561,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       floor = INT64_MAX;
     return true;
   };
-  auto symBTC = [&](Loop *L, DaoSym &o) -> bool {
+  auto symBTC = [&](Loop *L, DaoSym &o, const SCEV *given = nullptr) -> bool {
     const SCEV *B;
     unsigned width;
     int64_t add, floor;
     std::vector<int64_t> umaxAt; // `add` outside each umax
-    if (!peelBTC(L, B, width, add, floor, umaxAt))
+    if (!peelBTC(L, B, width, add, floor, umaxAt, given))
       return false;
     // `zext (c + U)` (the bound minus one, extended: NPB BT's `k <
     // grid_points[2]-1` at -O3): c + U while U >= -c (`low`: a condition
@@ -2090,6 +2092,261 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     m = std::max({m, -a, (int64_t)0});
     return true;
   };
+  // A store's address and byte count: a non-volatile store, or a memory
+  // intrinsic of constant length.
+  auto storeAccess = [&](Instruction &I) -> std::optional<std::pair<Value *, uint64_t>> {
+    if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      if (SI->isVolatile())
+        return std::nullopt;
+      return std::make_pair(SI->getPointerOperand(), (uint64_t)DL.getTypeStoreSize(SI->getValueOperand()->getType()).getFixedValue());
+    }
+    if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+      if (MI->isVolatile() || !Len)
+        return std::nullopt;
+      return std::make_pair(MI->getDest(), Len->getZExtValue());
+    }
+    return std::nullopt;
+  };
+  // LLVM's runtime unrolling (UnrollRuntimeLoopRemainder, epilogue form:
+  // -O2/-O3 unroll innermost loops of unknown count by k = 2 to 8) of
+  // `for (m = 0; m < X; m++) write base + s*m` (issue #33: NPB BT's and
+  // SP's `rhs = forcing` copy, FT's copy-out of `u2`):
+  //
+  //   G:    br X < k, E, L                 (no G when X >= k is known)
+  //   L:    k copies, at base + s*(iv + j) for j < k; iv += k; niter += k;
+  //         leaves when niter == X & -k
+  //   E:    iv.unr = phi [iv0, G], [iv + k, L]
+  //         br (X & (k-1)) == 0, After, Epil
+  //   Epil: k == 2: one copy at base + s*(iv.unr - iv0); else a loop of
+  //         X & (k-1) iterations from there, step s
+  //
+  // Together they write base + s*m for every m < X: the main loop the
+  // first X & -k, the epilogue the rest (all of them when G skips the main
+  // loop, X < k). Every piece is checked here, so the claim is never wider
+  // than the writes. For the first copy (j = 0) in L: s, X, `base`
+  // (invariant in L) and the block that runs the whole (G, or the block
+  // entering L), which the loops around take as the write's position.
+  struct DaoUnrolled {
+    int64_t stride;
+    const SCEV *trip;
+    const SCEV *base;
+    BasicBlock *anchor;
+  };
+  auto unrolledCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
+    auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
+      return std::nullopt;
+    };
+    BasicBlock *Hdr = L->getHeader(), *Latch = L->getLoopLatch(), *E = L->getExitBlock();
+    if (!L->isInnermost() || !Latch || !E || L->getExitingBlock() != Latch)
+      return std::nullopt;
+    auto *LBr = dyn_cast<BranchInst>(Latch->getTerminator());
+    auto *LCmp = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
+    if (!LCmp || !LCmp->isEquality() || (LCmp->getPredicate() == ICmpInst::ICMP_EQ) != (LBr->getSuccessor(0) == E))
+      return std::nullopt; // leaves on `niter.next == X & -k` only
+    // niter.next = niter + k, niter = phi [0, entry], [niter.next, latch]
+    auto niterStep = [&](Value *V) -> int64_t {
+      auto *Add = dyn_cast<BinaryOperator>(V);
+      auto *P = Add && Add->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(Add->getOperand(0)) : nullptr;
+      auto *K = Add ? dyn_cast<ConstantInt>(Add->getOperand(1)) : nullptr;
+      if (!P || !K || P->getParent() != Hdr || P->getNumIncomingValues() != 2 || K->getValue().getActiveBits() > 8)
+        return 0;
+      for (unsigned q = 0; q < 2; ++q) {
+        Value *In = P->getIncomingValue(q);
+        auto *Z = dyn_cast<ConstantInt>(In);
+        if (P->getIncomingBlock(q) == Latch ? In != Add : !(Z && Z->isZero()))
+          return 0;
+      }
+      return K->getSExtValue();
+    };
+    Value *UI = LCmp->getOperand(1);
+    int64_t k = niterStep(LCmp->getOperand(0));
+    if (!k) {
+      k = niterStep(LCmp->getOperand(1));
+      UI = LCmp->getOperand(0);
+    }
+    if (k < 2 || k > 64 || (k & (k - 1)))
+      return std::nullopt;
+    // UI = X & M, where M clears exactly the low log2(k) bits of any X
+    auto *UA = dyn_cast<BinaryOperator>(UI);
+    auto *M = UA && UA->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(UA->getOperand(1)) : nullptr;
+    if (!M)
+      return no("the main loop's limit is not X & mask");
+    Value *Xv = UA->getOperand(0);
+    const SCEV *XS = SE.getSCEV(Xv);
+    APInt low(M->getValue().getBitWidth(), uint64_t(k - 1));
+    APInt cover = M->getValue() | low;
+    // X's largest value (`zext nneg` of an i32 extent: below 2^31, which
+    // ScalarEvolution's range does not say)
+    APInt xmax = SE.getUnsignedRangeMax(XS);
+    // (or of one the conditions guarding the loop make non-negative)
+    if (auto *Z = dyn_cast<ZExtInst>(Xv); Z && (Z->hasNonNeg() || SE.isKnownPredicateAt(ICmpInst::ICMP_SGE, SE.getSCEV(Z->getOperand(0)), SE.getZero(Z->getSrcTy()), &*Hdr->getFirstInsertionPt())))
+      xmax = APIntOps::umin(xmax, APInt::getSignedMaxValue(Z->getSrcTy()->getIntegerBitWidth()).zext(xmax.getBitWidth()));
+    if (!(M->getValue() & low).isZero() || !cover.isMask() || xmax.ugt(cover))
+      return no("the mask does not round X down to a multiple of k");
+    // E: br (X & (k-1)) == 0, After, Epil
+    auto *EBr = dyn_cast<BranchInst>(E->getTerminator());
+    auto *ECmp = EBr && EBr->isConditional() ? dyn_cast<ICmpInst>(EBr->getCondition()) : nullptr;
+    if (!ECmp || !ECmp->isEquality())
+      return no("no remainder test after the main loop");
+    auto *XT = dyn_cast<BinaryOperator>(ECmp->getOperand(0));
+    auto *XTk = XT && XT->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(XT->getOperand(1)) : nullptr;
+    auto *Zero = dyn_cast<ConstantInt>(ECmp->getOperand(1));
+    if (!XTk || XT->getOperand(0) != Xv || XTk->getValue() != low || !Zero || !Zero->isZero())
+      return no("the remainder test is not (X & (k-1)) == 0");
+    bool eq = ECmp->getPredicate() == ICmpInst::ICMP_EQ;
+    BasicBlock *Epil = EBr->getSuccessor(eq ? 1 : 0), *After = EBr->getSuccessor(eq ? 0 : 1);
+    // the guard G, when E has a second predecessor: it must go to E
+    // exactly when X < k (X >= 1: the loop was entered)
+    BasicBlock *G = nullptr, *anchor = L->getLoopPredecessor();
+    if (!anchor)
+      return std::nullopt;
+    for (BasicBlock *P : predecessors(E)) {
+      if (P == Latch)
+        continue;
+      if (G)
+        return no("E has more than two predecessors");
+      G = P;
+    }
+    if (G) {
+      auto *GBr = dyn_cast<BranchInst>(G->getTerminator());
+      auto *GC = GBr && GBr->isConditional() ? dyn_cast<ICmpInst>(GBr->getCondition()) : nullptr;
+      if (!GC)
+        return no("the guard is not a comparison");
+      BasicBlock *Other = GBr->getSuccessor(GBr->getSuccessor(0) == E ? 1 : 0);
+      if (Other == E || !(Other == Hdr || (Other == anchor && Other->getSingleSuccessor() == Hdr && Other->getSinglePredecessor() == G)))
+        return no("the guard does not choose between the main loop and E");
+      ICmpInst::Predicate Pr = GBr->getSuccessor(0) == E ? GC->getPredicate() : GC->getInversePredicate();
+      auto *KC = dyn_cast<ConstantInt>(GC->getOperand(1));
+      Value *A = GC->getOperand(0);
+      // A == X + d in A's width, X fitting in it
+      auto isXPlus = [&](int64_t d) -> bool {
+        unsigned wa = A->getType()->getIntegerBitWidth();
+        if (SE.getUnsignedRangeMax(XS).getActiveBits() > wa)
+          return false;
+        const SCEV *D = SE.getMinusSCEV(SE.getSCEV(A), SE.getTruncateOrZeroExtend(XS, A->getType()));
+        auto *DC = dyn_cast<SCEVConstant>(D);
+        return DC && DC->getAPInt().getSExtValue() == d;
+      };
+      bool ok = KC && ((Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k - 1 && isXPlus(-1)) ||
+                       (Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k && isXPlus(0)) ||
+                       (Pr == ICmpInst::ICMP_EQ && k == 2 && KC->getSExtValue() == 1 && isXPlus(0)));
+      if (!ok)
+        return no("the guard is not X < k");
+      anchor = G;
+    }
+    // this copy: {base, +, k*s}<L>, running in every iteration
+    auto *AR = dyn_cast<SCEVAddRecExpr>(Off);
+    auto *St = AR && AR->getLoop() == L && AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
+    if (!St || St->getAPInt().getSignificantBits() > 48 || !DT.dominates(I.getParent(), Latch))
+      return std::nullopt;
+    int64_t step = St->getAPInt().getSExtValue();
+    if (step == 0 || step % k)
+      return std::nullopt;
+    int64_t s = step / k;
+    const SCEV *Base = AR->getStart();
+    // the other k-1 copies in L, at base + j*s; none before this one
+    std::vector<bool> found(k, false);
+    found[0] = true;
+    for (BasicBlock *B : L->blocks())
+      for (Instruction &J : *B) {
+        auto Acc = &J == &I ? std::nullopt : storeAccess(J);
+        if (!Acc)
+          continue;
+        auto OJ = objectOffset(Acc->first, true);
+        if (!OJ || OJ->first != OrigBase)
+          continue;
+        auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(OJ->second, Off));
+        if (!D || D->getAPInt().getSignificantBits() > 48)
+          continue;
+        int64_t d = D->getAPInt().getSExtValue();
+        if (d % s == 0 && d / s < 0 && d / s > -k)
+          return std::nullopt; // the first copy claims the loop
+        if (Acc->second == Size && d % s == 0 && d / s > 0 && d / s < k && DT.dominates(B, Latch))
+          found[d / s] = true;
+      }
+    for (int64_t j = 1; j < k; ++j)
+      if (!found[j])
+        return no("not every unrolled copy writes");
+    // iv.unr: a phi of E, [iv0, G] and [{iv0 + k, +, k}<L>, latch]; the
+    // epilogue's copies at base + s*(iv.unr - iv0)
+    auto epilOffset = [&](PHINode &P) -> const SCEV * {
+      if (!P.getType()->isIntegerTy() || P.getType() != Off->getType())
+        return nullptr;
+      const SCEV *FromL = nullptr, *Iv0 = nullptr;
+      for (unsigned q = 0; q < P.getNumIncomingValues(); ++q)
+        (P.getIncomingBlock(q) == Latch ? FromL : Iv0) = SE.getSCEV(P.getIncomingValue(q));
+      auto *IR = FromL ? dyn_cast<SCEVAddRecExpr>(FromL) : nullptr;
+      if (!IR || IR->getLoop() != L || !IR->isAffine() || IR->getStepRecurrence(SE) != SE.getConstant(P.getType(), k))
+        return nullptr;
+      const SCEV *Start0 = SE.getMinusSCEV(IR->getStart(), SE.getConstant(P.getType(), k));
+      if (Iv0 ? Iv0 != Start0 : G != nullptr)
+        return nullptr;
+      return SE.getAddExpr(Base, SE.getMulExpr(SE.getConstant(P.getType(), s), SE.getMinusSCEV(SE.getSCEV(&P), Start0)));
+    };
+    std::vector<const SCEV *> starts;
+    for (PHINode &P : E->phis())
+      if (const SCEV *O = epilOffset(P))
+        starts.push_back(O);
+    if (starts.empty())
+      return no("no induction variable carried into the epilogue");
+    auto sameWrite = [&](Instruction &J, const SCEV *Want) -> bool {
+      auto Acc = storeAccess(J);
+      auto OJ = Acc && Acc->second == Size ? objectOffset(Acc->first, true) : std::nullopt;
+      return OJ && OJ->first == OrigBase && SE.getMinusSCEV(OJ->second, Want)->isZero();
+    };
+    // the epilogue: the blocks Epil runs straight through (to After or to
+    // an epilogue loop's entry), in L's parent
+    Loop *Par = L->getParentLoop();
+    BasicBlock *B = Epil, *Prev = E;
+    for (int n = 0; n < 8 && B != After && LI.getLoopFor(B) == Par; ++n) {
+      if (B->getSinglePredecessor() != Prev)
+        return no("the epilogue has a side entry");
+      for (Instruction &J : *B)
+        for (const SCEV *W : starts)
+          if (k == 2 && sameWrite(J, W))
+            return DaoUnrolled{s, XS, Base, anchor};
+      Prev = B;
+      B = B->getSingleSuccessor();
+      if (!B)
+        break;
+    }
+    if (k == 2 || !B || B == After)
+      return no("no copy in the epilogue");
+    // k > 2: an innermost loop LE entered from there, X & (k-1) iterations
+    // (epil.iter = phi [0, entry], [epil.iter + 1, latch]; leaves when
+    // epil.iter + 1 == X & (k-1)), a copy {start, +, s}<LE> in every one
+    Loop *LE = LI.getLoopFor(B);
+    BasicBlock *LEl = LE ? LE->getLoopLatch() : nullptr;
+    if (!LE || LE->getHeader() != B || LE->getParentLoop() != Par || !LE->isInnermost() || !LEl || LE->getExitingBlock() != LEl || LE->getLoopPredecessor() != Prev)
+      return no("no epilogue loop");
+    auto *XBr = dyn_cast<BranchInst>(LEl->getTerminator());
+    auto *XCmp = XBr && XBr->isConditional() ? dyn_cast<ICmpInst>(XBr->getCondition()) : nullptr;
+    BasicBlock *LEx = LE->getExitBlock();
+    if (!XCmp || !LEx || !XCmp->isEquality() || (XCmp->getPredicate() == ICmpInst::ICMP_EQ) != (XBr->getSuccessor(0) == LEx))
+      return no("the epilogue loop does not leave on a count");
+    auto *EAdd = dyn_cast<BinaryOperator>(XCmp->getOperand(0));
+    auto *EP = EAdd && EAdd->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(EAdd->getOperand(0)) : nullptr;
+    auto *One = EAdd ? dyn_cast<ConstantInt>(EAdd->getOperand(1)) : nullptr;
+    if (!EP || !One || !One->isOne() || XCmp->getOperand(1) != XT || EP->getParent() != B || EP->getNumIncomingValues() != 2)
+      return no("the epilogue loop does not count to X & (k-1)");
+    for (unsigned q = 0; q < 2; ++q) {
+      auto *Z = dyn_cast<ConstantInt>(EP->getIncomingValue(q));
+      if (EP->getIncomingBlock(q) == LEl ? EP->getIncomingValue(q) != EAdd : !(Z && Z->isZero()))
+        return no("the epilogue loop's counter does not start at 0");
+    }
+    for (BasicBlock *BB2 : LE->blocks()) {
+      if (!DT.dominates(BB2, LEl))
+        continue;
+      for (Instruction &J : *BB2)
+        for (const SCEV *W : starts)
+          if (sameWrite(J, SE.getAddRecExpr(W, SE.getConstant(W->getType(), s), LE, SCEV::FlagAnyWrap)))
+            return DaoUnrolled{s, XS, Base, anchor};
+    }
+    return no("no copy in the epilogue loop");
+  };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
   uint64_t splitBudget = uint64_t(1) << 24;
   SplitCache splitCache;
@@ -2129,9 +2386,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       S.size = Size;
       BasicBlock *X = &BB; // what must run in every iteration of L
       Loop *Child = nullptr;
+      // a runtime-unrolled innermost loop was taken whole: its writes end
+      // in the epilogue, after the loop, so the relative writes (whose
+      // completion is their child loop's) stop there
+      bool unrolled = false;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
         // what one iteration of L writes, relative to the iteration
-        if (auto K = S.reqs.empty() ? relStartS(Off, L) : std::nullopt) {
+        if (auto K = S.reqs.empty() && !unrolled ? relStartS(Off, L) : std::nullopt) {
           DaoRel W{LoopIx[L], OrigBase, &I, 0, Size, K->second, S.ndims, {}, {}, Child, {}, {}, nullptr, 0, {}, {}};
           if (auto *KC = dyn_cast<SCEVConstant>(K->first); KC && KC->getAPInt().getSignificantBits() <= 48)
             W.start = KC->getAPInt().getSExtValue();
@@ -2185,6 +2446,36 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           X = Y;
         }
         bool isSym = false;
+        if (L == L0 && S.ndims == 0 && S.reqs.empty() && !constBTC(L, btc)) {
+          if (auto Un = unrolledCover(I, L, Off, Size, OrigBase)) {
+            // L, its remainder and its guard as one loop of Un->trip
+            // iterations; no section of its own (the epilogue lies outside
+            // L): the loops around it give them
+            DaoSym us;
+            auto *TC = dyn_cast<SCEVConstant>(Un->trip);
+            if (TC && TC->getAPInt().getActiveBits() <= 40) {
+              S.count[0] = TC->getAPInt().getZExtValue();
+            } else if (symBTC(L, us, SE.getMinusSCEV(Un->trip, SE.getOne(Un->trip->getType())))) {
+              us.add += 1;
+              S.count[0] = 0;
+              S.symMask |= 1u;
+              S.sym[0] = us;
+            } else {
+              if (getenv("DAO_DEBUG_LOOPS"))
+                errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for runtime-unrolled loop " << LoopIx[L] << ": " << *Un->trip << "\n";
+              break;
+            }
+            if (getenv("DAO_DEBUG_LOOPS"))
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": runtime-unrolled loop " << LoopIx[L] << " taken whole, stride " << Un->stride << ", count " << *Un->trip << "\n";
+            S.stride[0] = Un->stride;
+            S.ndims = 1;
+            Off = Un->base;
+            unrolled = true;
+            Child = L;
+            X = Un->anchor;
+            continue;
+          }
+        }
         if (!constBTC(L, btc)) {
           if (!symBTC(L, sym)) {
             if (getenv("DAO_DEBUG_LOOPS")) {

@@ -1,0 +1,101 @@
+/* unrolled_copy.c -- the shape of NPB 3.0 BT's and SP's `rhs = forcing`
+ * copy that array-section liveness must hold on at -O2 and -O3 (issue
+ * #33): extents in a global array (`grid_points`), a copy of one cell's
+ * five fields from an array with a padded last dimension (`forcing[..][6]`,
+ * so the copy is a 40-byte memcpy per k, not one per row), in a k loop
+ * that LLVM unrolls at run time by 2: a main loop writing two cells per
+ * iteration up to `n & -2`, and a remainder block after it that writes
+ * the last cell when n is odd. Together they rewrite every cell of `rhs`
+ * each step before any read, so at the marker at the top of the step
+ * loop `rhs` is dead (with the extents at least the arrays' size, as they
+ * are: the kill's runtime-checked condition).
+ *
+ * Negative twins, compiled with:
+ * -DSHORT_COPY  the copy stops one cell short in k (`k < grid_points[2]-1`);
+ *               the last plane of `rhs` carries over from the step before
+ *               and `add` reads it: `rhs` must be kept;
+ * -DREAD_FIRST  the step begins by reading one cell of `rhs` (into the
+ *               checksum) before the copy rewrites it: `rhs` must be kept.
+ * A restart with the dead bytes poisoned (DAO_DEAD=poison) prints the
+ * uninterrupted run's checksums only if what was left out was dead.
+ *
+ * Arguments: steps (default 20), extents (default 25, odd: the remainder
+ * block runs; at most 25: with less the kill's condition fails and `rhs`
+ * is saved).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "dao.h"
+
+#define N 25
+
+static int grid_points[3];
+static double u[N][N][N][5];
+static double forcing[N][N][N][5 + 1];
+static double rhs[N][N][N][5];
+
+static void compute_rhs(void) {
+    int i, j, k, m;
+#pragma omp for
+    for (i = 0; i < grid_points[0]; i++)
+        for (j = 0; j < grid_points[1]; j++)
+#ifdef SHORT_COPY
+            for (k = 0; k < grid_points[2] - 1; k++)
+#else
+            for (k = 0; k < grid_points[2]; k++)
+#endif
+                for (m = 0; m < 5; m++)
+                    rhs[i][j][k][m] = forcing[i][j][k][m];
+#pragma omp for
+    for (i = 1; i < grid_points[0] - 1; i++)
+        for (j = 1; j < grid_points[1] - 1; j++)
+            for (k = 1; k < grid_points[2] - 1; k++)
+                for (m = 0; m < 5; m++)
+                    rhs[i][j][k][m] += 0.1 * (u[i + 1][j][k][m] + u[i - 1][j][k][m] + u[i][j][k + 1][m] - 3.0 * u[i][j][k][m]);
+}
+
+static void add(void) {
+    int i, j, k, m;
+#pragma omp for
+    for (i = 0; i < grid_points[0]; i++)
+        for (j = 0; j < grid_points[1]; j++)
+            for (k = 0; k < grid_points[2]; k++)
+                for (m = 0; m < 5; m++)
+                    u[i][j][k][m] += 0.01 * rhs[i][j][k][m];
+}
+
+int main(int argc, char **argv) {
+    int steps = argc > 1 ? atoi(argv[1]) : 20;
+    int n = argc > 2 ? atoi(argv[2]) : N;
+    if (n < 3 || n > N) {
+        printf("extents out of range\n");
+        return 1;
+    }
+    grid_points[0] = grid_points[1] = grid_points[2] = n;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            for (int k = 0; k < N; k++)
+                for (int m = 0; m < 5; m++) {
+                    u[i][j][k][m] = 1.0 + 0.01 * ((i + 2 * j + 3 * k + m) % 7);
+                    forcing[i][j][k][m] = 0.001 * (m + 1) * ((i + k) % 3);
+                    rhs[i][j][k][m] = 0.5; /* a value a wrong kill would lose */
+                }
+    for (int step = 1; step <= steps; step++) {
+        dao_potential_checkpoint(); /* top of the step loop: rhs dead */
+        double s = 0.0;
+#ifdef READ_FIRST
+        s += rhs[1][2][3][4];
+#endif
+#pragma omp parallel
+        {
+            compute_rhs();
+            add();
+        }
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                for (int k = 0; k < N; k++)
+                    s += u[i][j][k][0] * (1 + (i + j + k) % 3) + u[i][j][k][4];
+        printf("step %d checksum %.12e\n", step, s);
+    }
+    return 0;
+}
