@@ -2355,22 +2355,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     if (!L0)
       continue;
     for (auto &I : BB) {
-      Value *Ptr = nullptr;
-      uint64_t Size = 0;
-      if (auto *SI = dyn_cast<StoreInst>(&I)) {
-        if (SI->isVolatile())
-          continue;
-        Ptr = SI->getPointerOperand();
-        Size = DL.getTypeStoreSize(SI->getValueOperand()->getType()).getFixedValue();
-      } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-        auto *Len = dyn_cast<ConstantInt>(MI->getLength());
-        if (MI->isVolatile() || !Len)
-          continue;
-        Ptr = MI->getDest();
-        Size = Len->getZExtValue();
-      } else {
+      auto Acc = storeAccess(I);
+      if (!Acc)
         continue;
-      }
+      Value *Ptr = Acc->first;
+      uint64_t Size = Acc->second;
       for (Loop *L = L0; L; L = L->getParentLoop())
         Out->loops[LoopIx[L]].stores++;
       auto OO = objectOffset(Ptr, true);
