@@ -15,14 +15,15 @@
 //! a dozen checkpoints per run.
 //!
 //! The protocol is explicit: each program's nonblocking cases (`o0_t1`..
-//! `o2_t4`: all eight for jacobi2d, sections_bt3 and the nb_figure8/nb_stress
+//! `o2_t4`: all eight for the nb_figure8 (C and Fortran) and nb_stress
 //! programs, four for the others, alternating between programs so that each
-//! runs at -O0 and -O2 and at 1-4 threads; see `program_cases!`) run
-//! with `DAO_PROTOCOL=nonblocking` (each thread saves its private state at
-//! its next marker and goes on; it waits only before its next shared write
-//! until the master has saved the shared state), two more, `blocking_o0_t3`
-//! and `blocking_o2_t4`, with `DAO_PROTOCOL=blocking` (the master stops the
-//! whole team, saves, releases). Each case then checks that the protocol
+//! runs at -O0 and -O2 and at 1-4 threads, two for the `between` rows; see
+//! `program_cases!`) run with `DAO_PROTOCOL=nonblocking` (each thread saves
+//! its private state at its next marker and goes on; it waits only before
+//! its next shared write until the master has saved the shared state); the
+//! 14 rows marked `blocking` have two more, `blocking_o0_t3` and
+//! `blocking_o2_t4`, with `DAO_PROTOCOL=blocking` (the master stops the
+//! whole team, saves, releases; `blocking_cases!`). Each case then checks that the protocol
 //! it asked for is the one that ran (`assert_protocol`: the `protocol` of
 //! every in-region checkpoint in DAO_STATS, no fallback warning, and at
 //! least one in-region checkpoint unless the program's markers are all
@@ -135,7 +136,7 @@ const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
-const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch", "unsigned_bounds", "captured_extents"];
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch", "unsigned_bounds", "captured_extents", "unrolled_copy"];
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
@@ -192,8 +193,8 @@ fn assert_protocol(label: &str, dir: &std::path::Path, protocol: Protocol, in_re
 /// at -O0 and -O2 and at 1, 2, 3 and 4 threads once each, and the rows,
 /// alternating a and b, cover every combination about equally often (the
 /// full matrix on every program took 35 of the suite's minutes). Rows
-/// marked `between` (serial checkpoints only) get two of them and no
-/// blocking cases; every other row gets both blocking cases.
+/// marked `between` (serial checkpoints only) get two of them; rows marked
+/// `blocking` get the two blocking cases too (`blocking_cases!`).
 macro_rules! program_cases {
     ($case:expr, all) => {
         program_cases!($case, a);
@@ -225,69 +226,82 @@ macro_rules! program_cases {
         #[test] fn o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Nonblocking) }
         #[test] fn o2_t2() { check_omp(&$case, Opt::O2, 2, Protocol::Nonblocking) }
     };
+    // a row marked `blocking`: its nonblocking cases as usual (the blocking
+    // ones come from `blocking_cases!`)
+    ($case:expr, $set:ident, blocking) => {
+        program_cases!($case, $set);
+    };
 }
 
-/// The two blocking cases of a row; none for a row marked `between`
-/// (its program's markers are all between regions, MARKERS_ONLY_BETWEEN_REGIONS:
-/// every checkpoint is a serial one, no protocol round runs, so the
-/// blocking cases would repeat the nonblocking ones).
+/// The two blocking cases, for the rows marked `blocking` only: the
+/// blocking protocol (the master stops the team, saves, releases) is the
+/// simpler one, with no per-thread state to race on; 14 programs that
+/// between them have every construct of the table (reductions,
+/// threadprivate in C and Fortran, critical/atomic, heap blocks, nowait,
+/// single/copyprivate, the nb_* programs, flang's common blocks) run it at
+/// -O0 with 3 threads and -O2 with 4 (on all 36 in-region programs they
+/// took about 5 of CI's minutes and found nothing the 14 do not cover).
+/// Never for a row marked `between` (its program's markers are all
+/// between regions, MARKERS_ONLY_BETWEEN_REGIONS: every checkpoint is a
+/// serial one, no protocol round runs).
 macro_rules! blocking_cases {
-    ($case:expr) => {
+    ($case:expr, blocking) => {
         #[test] fn blocking_o0_t3() { check_omp(&$case, Opt::O0, 3, Protocol::Blocking) }
         #[test] fn blocking_o2_t4() { check_omp(&$case, Opt::O2, 4, Protocol::Blocking) }
     };
-    ($case:expr, between) => {};
+    ($case:expr $(, $mark:ident)?) => {};
 }
 
 macro_rules! cases {
-    ($($id:ident [$set:ident $(, $between:ident)?] => $case:expr;)*) => {
+    ($($id:ident [$set:ident $(, $mark:ident)?] => $case:expr;)*) => {
         const CASES: &[OmpCase] = &[$($case),*];
         /// The rows marked `between` (checked against MARKERS_ONLY_BETWEEN_REGIONS).
-        const BETWEEN_ROWS: &[&str] = &[$($(cases!(@name $between $case),)?)*];
+        const BETWEEN_ROWS: &[Option<&str>] = &[$($(cases!(@name $mark $case),)?)*];
         $(
             mod $id {
                 use super::*;
-                program_cases!($case, $set $(, $between)?);
-                blocking_cases!($case $(, $between)?);
+                program_cases!($case, $set $(, $mark)?);
+                blocking_cases!($case $(, $mark)?);
             }
         )*
     };
-    (@name between $case:expr) => { $case.name };
+    (@name between $case:expr) => { Some($case.name) };
+    (@name blocking $case:expr) => { None };
 }
 
 cases! {
-    reduction_sum [a]      => OmpCase { name: "reduction_sum",          lang: Lang::C, args: &["40"],  master: 19600, serial: false };
+    reduction_sum [a, blocking]      => OmpCase { name: "reduction_sum",          lang: Lang::C, args: &["40"],  master: 19600, serial: false };
     first_last_private [b] => OmpCase { name: "first_last_private",     lang: Lang::C, args: &["80"],  master: 16560, serial: false };
-    threadprivate_copyin [a] => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
-    critical_atomic [b]    => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
+    threadprivate_copyin [a, blocking] => OmpCase { name: "threadprivate_copyin",   lang: Lang::C, args: &["120"], master: 11880, serial: false };
+    critical_atomic [b, blocking]    => OmpCase { name: "critical_atomic",        lang: Lang::C, args: &["30"],  master: 2970,  serial: false };
     orphaned_for [a]       => OmpCase { name: "orphaned_for",           lang: Lang::C, args: &["90"],  master: 4434,  serial: false };
     serial_between_regions [b, between] => OmpCase { name: "serial_between_regions", lang: Lang::C, args: &["400"], master: 2400,  serial: true };
     markers_in_and_between [a] => OmpCase { name: "markers_in_and_between", lang: Lang::C, args: &["150"], master: 9450,  serial: false };
     uneven_static [b]      => OmpCase { name: "uneven_static",          lang: Lang::C, args: &["30"],  master: 7860,  serial: false };
-    jacobi2d [b]           => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
+    jacobi2d [b, blocking]           => OmpCase { name: "jacobi2d",               lang: Lang::C, args: &["280"], master: 1680,  serial: false };
     stencil3d_heap [a]     => OmpCase { name: "stencil3d_heap",         lang: Lang::C, args: &["30"],  master: 4110,  serial: false };
-    heap_blocks [b]        => OmpCase { name: "heap_blocks",            lang: Lang::C, args: &["140"], master: 13860, serial: false };
+    heap_blocks [b, blocking]        => OmpCase { name: "heap_blocks",            lang: Lang::C, args: &["140"], master: 13860, serial: false };
     solver_timestep [a]    => OmpCase { name: "solver_timestep",        lang: Lang::C, args: &["200"], master: 270,   serial: true };
     private_arrays [b]     => OmpCase { name: "private_arrays",         lang: Lang::C, args: &["50"],  master: 11750, serial: false };
     reduction_maxmin [a]   => OmpCase { name: "reduction_maxmin",       lang: Lang::C, args: &["20"],  master: 3940,  serial: false };
     static_chunk [b]       => OmpCase { name: "static_chunk",           lang: Lang::C, args: &["65"],  master: 17015, serial: false };
     deep_calls_region [a]  => OmpCase { name: "deep_calls_region",      lang: Lang::C, args: &["20"],  master: 2800,  serial: false };
-    nowait_loops [b]       => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
+    nowait_loops [b, blocking]       => OmpCase { name: "nowait_loops",           lang: Lang::C, args: &["65"],  master: 12805, serial: false };
     parallel_if [a]        => OmpCase { name: "parallel_if",            lang: Lang::C, args: &["60"],  master: 2460,  serial: false };
-    single_copyprivate [b] => OmpCase { name: "single_copyprivate",     lang: Lang::C, args: &["100"], master: 11900, serial: false };
+    single_copyprivate [b, blocking] => OmpCase { name: "single_copyprivate",     lang: Lang::C, args: &["100"], master: 11900, serial: false };
     f_parallel_do_reduction [a] => OmpCase { name: "parallel_do_reduction", lang: Lang::Fortran, args: &["45"],  master: 17640, serial: false };
-    f_timestep_barrier [b] => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
+    f_timestep_barrier [b, blocking] => OmpCase { name: "timestep_barrier",       lang: Lang::Fortran, args: &["650"], master: 4550,  serial: false };
     f_private_clauses [a]  => OmpCase { name: "private_clauses",        lang: Lang::Fortran, args: &["160"], master: 17440, serial: false };
     f_orphaned_do [b]      => OmpCase { name: "orphaned_do",            lang: Lang::Fortran, args: &["180"], master: 6498,  serial: false };
     f_parallel_if [a]      => OmpCase { name: "parallel_if",            lang: Lang::Fortran, args: &["60"],  master: 2460,  serial: false };
     f_num_threads_clause [b] => OmpCase { name: "num_threads_clause",     lang: Lang::Fortran, args: &["30"],  master: 7890,  serial: false };
-    nb_figure8 [all]       => OmpCase { name: "nb_figure8",             lang: Lang::C, args: &["150"], master: 28950, serial: false };
+    nb_figure8 [all, blocking]       => OmpCase { name: "nb_figure8",             lang: Lang::C, args: &["150"], master: 28950, serial: false };
     nb_imbalance [a]       => OmpCase { name: "nb_imbalance",           lang: Lang::C, args: &["60"],  master: 230460, serial: false };
-    nb_early_exit [b]      => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
-    nb_stress [all]        => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
-    f_nb_figure8 [all]     => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
-    f_threadprivate_copyin [a] => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5100,  serial: false };
-    f_tp_common_solver [b] => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
+    nb_early_exit [b, blocking]      => OmpCase { name: "nb_early_exit",          lang: Lang::C, args: &["30"],  master: 75883, serial: false };
+    nb_stress [all, blocking]        => OmpCase { name: "nb_stress",              lang: Lang::C, args: &["400"], master: 47152, serial: false };
+    f_nb_figure8 [all, blocking]     => OmpCase { name: "nb_figure8",             lang: Lang::Fortran, args: &["150"], master: 28950, serial: false };
+    f_threadprivate_copyin [a, blocking] => OmpCase { name: "threadprivate_copyin",   lang: Lang::Fortran, args: &["100"], master: 5100,  serial: false };
+    f_tp_common_solver [b, blocking] => OmpCase { name: "tp_common_solver",       lang: Lang::Fortran, args: &["250"], master: 26250, serial: false };
     f_tp_random_state [a]  => OmpCase { name: "tp_random_state",        lang: Lang::Fortran, args: &["75"],  master: 4950,  serial: false };
     f_tp_module_scratch [b] => OmpCase { name: "tp_module_scratch",      lang: Lang::Fortran, args: &["310"], master: 8061,  serial: false };
     // two markers per step, both reached by thread 0 at any team size
@@ -305,6 +319,7 @@ cases! {
     plane_scratch [b, between]      => OmpCase { name: "plane_scratch",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     unsigned_bounds [a, between]    => OmpCase { name: "unsigned_bounds",        lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     captured_extents [b, between]   => OmpCase { name: "captured_extents",       lang: Lang::C, args: &["40"],  master: 40,    serial: true };
+    unrolled_copy [a, between]      => OmpCase { name: "unrolled_copy",          lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };
@@ -323,7 +338,7 @@ fn table_covers_every_program() {
 #[test]
 fn between_rows_are_the_serial_marker_programs() {
     for c in CASES.iter().filter(|c| c.lang == Lang::C) {
-        assert_eq!(BETWEEN_ROWS.contains(&c.name), MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name), "{}: `between` mark and MARKERS_ONLY_BETWEEN_REGIONS disagree", c.name);
+        assert_eq!(BETWEEN_ROWS.contains(&Some(c.name)), MARKERS_ONLY_BETWEEN_REGIONS.contains(&c.name), "{}: `between` mark and MARKERS_ONLY_BETWEEN_REGIONS disagree", c.name);
     }
 }
 
