@@ -1620,12 +1620,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // and `smax(k, X)` / `umax(k, X)` (at most max(add + k, add + X); for
   // umax only while X is not negative, so U >= `low` then). `floor`: the
   // largest `add + k` (INT64_MIN when none).
-  auto symMayBTC = [&](Loop *L, DaoSym &o, int64_t &floor) -> bool {
+  auto symMayBTC = [&](Loop *L, DaoSym &o, int64_t &floor, const SCEV *given = nullptr) -> bool {
     const SCEV *B;
     unsigned width;
     int64_t add;
     std::vector<int64_t> umaxAt;
-    if (!peelBTC(L, B, width, add, floor, umaxAt) || floor == INT64_MAX)
+    if (!peelBTC(L, B, width, add, floor, umaxAt, given) || floor == INT64_MAX)
       return false;
     // `zext (c + U)` / `sext (c + U)` (the bound minus one, extended):
     // c + U itself while it does not wrap, for zext while U >= -c
@@ -2123,29 +2123,45 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   //
   // Together they write base + s*m for every m < X: the main loop the
   // first X & -k, the epilogue the rest (all of them when G skips the main
-  // loop, X < k). Every piece is checked here, so the claim is never wider
-  // than the writes. For the first copy (j = 0) in L: s, X, `base`
-  // (invariant in L) and the block that runs the whole (G, or the block
-  // entering L), which the loops around take as the write's position.
-  struct DaoUnrolled {
-    int64_t stride;
-    const SCEV *trip;
-    const SCEV *base;
-    BasicBlock *anchor;
+  // loop, X < k). Every piece is checked (`unrollShape` the loops and
+  // blocks, `unrolledCover` a write's k + 1 copies), so the claim is never
+  // wider than the writes. Reads (`peelUnrolled`) need no copy but their
+  // own: wherever it is, it reads base + s*m for some m < X.
+  struct DaoUnrollShape {
+    int64_t k;
+    Value *Xv;             // X, the original trip count
+    const SCEV *XS;
+    BinaryOperator *XT;    // X & (k-1)
+    BasicBlock *Latch, *E, *After, *G, *anchor;
+    // E's phis carrying the induction variable out of L: (iv.unr, iv0)
+    std::vector<std::pair<PHINode *, const SCEV *>> ivs;
+    // k == 2: the blocks the epilogue runs straight through, in L's parent
+    std::vector<BasicBlock *> epil;
+    // k > 2: the epilogue loop, X & (k-1) iterations
+    Loop *LE = nullptr;
+    // a vectorised loop's shape (`vectorShape`, reads only): k lanes per
+    // iteration, LE the scalar loop that finishes the iterations
+    bool vec = false;
   };
-  auto unrolledCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
-    auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
+  std::map<Loop *, std::optional<DaoUnrollShape>> shapeCache;
+  // The pieces of the shape around innermost loop L, each checked; what
+  // does not depend on the accesses (their copies: `unrolledCover` for
+  // writes, `peelUnrolled` for reads).
+  auto unrollShape = [&](Loop *L) -> std::optional<DaoUnrollShape> {
+    if (auto It = shapeCache.find(L); It != shapeCache.end())
+      return It->second;
+    auto no = [&](const char *why) -> std::optional<DaoUnrollShape> {
       if (getenv("DAO_DEBUG_LOOPS"))
-        errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
-      return std::nullopt;
+        errs() << "dao-debug: loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
+      return shapeCache[L] = std::nullopt;
     };
     BasicBlock *Hdr = L->getHeader(), *Latch = L->getLoopLatch(), *E = L->getExitBlock();
     if (!L->isInnermost() || !Latch || !E || L->getExitingBlock() != Latch)
-      return std::nullopt;
+      return shapeCache[L] = std::nullopt;
     auto *LBr = dyn_cast<BranchInst>(Latch->getTerminator());
     auto *LCmp = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
     if (!LCmp || !LCmp->isEquality() || (LCmp->getPredicate() == ICmpInst::ICMP_EQ) != (LBr->getSuccessor(0) == E))
-      return std::nullopt; // leaves on `niter.next == X & -k` only
+      return shapeCache[L] = std::nullopt; // leaves on `niter.next == X & -k` only
     // niter.next = niter + k, niter = phi [0, entry], [niter.next, latch]
     auto niterStep = [&](Value *V) -> int64_t {
       auto *Add = dyn_cast<BinaryOperator>(V);
@@ -2161,26 +2177,54 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       return K->getSExtValue();
     };
-    Value *UI = LCmp->getOperand(1);
-    int64_t k = niterStep(LCmp->getOperand(0));
-    if (!k) {
-      k = niterStep(LCmp->getOperand(1));
-      UI = LCmp->getOperand(0);
+    // or the compare before the increment: `niter == (X & -k) - k`
+    auto niterPhi = [&](Value *V) -> int64_t {
+      auto *P = dyn_cast<PHINode>(V);
+      if (!P || P->getParent() != Hdr || P->getNumIncomingValues() != 2)
+        return 0;
+      for (unsigned q = 0; q < 2; ++q)
+        if (P->getIncomingBlock(q) == Latch)
+          if (auto *Add = dyn_cast<BinaryOperator>(P->getIncomingValue(q)); Add && Add->getOperand(0) == P)
+            return niterStep(Add);
+      return 0;
+    };
+    Value *UI = nullptr;
+    int64_t k = 0;
+    bool pre = false;
+    for (unsigned side = 0; side < 2 && !k; ++side) {
+      if ((k = niterStep(LCmp->getOperand(side)))) {
+        UI = LCmp->getOperand(1 - side);
+      } else if ((k = niterPhi(LCmp->getOperand(side)))) {
+        UI = LCmp->getOperand(1 - side);
+        pre = true;
+      }
     }
     if (k < 2 || k > 64 || (k & (k - 1)))
-      return std::nullopt;
-    // UI = X & M, where M clears exactly the low log2(k) bits of any X
+      return shapeCache[L] = std::nullopt;
+    // UI = X & -k, as W & M (M clears exactly the low log2(k) bits of any
+    // W), less a constant c2 (a multiple of k) where X = W - c, c = c2 (c2
+    // - k when compared before the increment): (W - c) & -k == (W & -k) -
+    // c and (W - c) & (k-1) == W & (k-1) for c a multiple of k
+    int64_t c = pre ? -k : 0;
+    if (auto *Sub = dyn_cast<BinaryOperator>(UI); Sub && Sub->getOpcode() == Instruction::Add)
+      if (auto *C2 = dyn_cast<ConstantInt>(Sub->getOperand(1)); C2 && C2->getValue().getSignificantBits() <= 20) {
+        c -= C2->getSExtValue();
+        UI = Sub->getOperand(0);
+      }
+    if (c % k)
+      return no("the main loop's limit is not (X & -k) less a multiple of k");
     auto *UA = dyn_cast<BinaryOperator>(UI);
     auto *M = UA && UA->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(UA->getOperand(1)) : nullptr;
     if (!M)
       return no("the main loop's limit is not X & mask");
     Value *Xv = UA->getOperand(0);
-    const SCEV *XS = SE.getSCEV(Xv);
+    const SCEV *WS = SE.getSCEV(Xv);
+    const SCEV *XS = SE.getMinusSCEV(WS, SE.getConstant(WS->getType(), c, true));
     APInt low(M->getValue().getBitWidth(), uint64_t(k - 1));
     APInt cover = M->getValue() | low;
-    // X's largest value (`zext nneg` of an i32 extent: below 2^31, which
+    // W's largest value (`zext nneg` of an i32 extent: below 2^31, which
     // ScalarEvolution's range does not say)
-    APInt xmax = SE.getUnsignedRangeMax(XS);
+    APInt xmax = SE.getUnsignedRangeMax(WS);
     // (or of one the conditions guarding the loop make non-negative)
     if (auto *Z = dyn_cast<ZExtInst>(Xv); Z && (Z->hasNonNeg() || SE.isKnownPredicateAt(ICmpInst::ICMP_SGE, SE.getSCEV(Z->getOperand(0)), SE.getZero(Z->getSrcTy()), &*Hdr->getFirstInsertionPt())))
       xmax = APIntOps::umin(xmax, APInt::getSignedMaxValue(Z->getSrcTy()->getIntegerBitWidth()).zext(xmax.getBitWidth()));
@@ -2194,7 +2238,9 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     auto *XT = dyn_cast<BinaryOperator>(ECmp->getOperand(0));
     auto *XTk = XT && XT->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(XT->getOperand(1)) : nullptr;
     auto *Zero = dyn_cast<ConstantInt>(ECmp->getOperand(1));
-    if (!XTk || XT->getOperand(0) != Xv || XTk->getValue() != low || !Zero || !Zero->isZero())
+    // (X itself or another instruction of the same value: `n - 1` computed
+    // twice when the loop starts at 1)
+    if (!XTk || (XT->getOperand(0) != Xv && SE.getSCEV(XT->getOperand(0)) != XS && SE.getSCEV(XT->getOperand(0)) != WS) || XTk->getValue() != low || !Zero || !Zero->isZero())
       return no("the remainder test is not (X & (k-1)) == 0");
     bool eq = ECmp->getPredicate() == ICmpInst::ICMP_EQ;
     BasicBlock *Epil = EBr->getSuccessor(eq ? 1 : 0), *After = EBr->getSuccessor(eq ? 0 : 1);
@@ -2202,7 +2248,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     // exactly when X < k (X >= 1: the loop was entered)
     BasicBlock *G = nullptr, *anchor = L->getLoopPredecessor();
     if (!anchor)
-      return std::nullopt;
+      return shapeCache[L] = std::nullopt;
     for (BasicBlock *P : predecessors(E)) {
       if (P == Latch)
         continue;
@@ -2230,17 +2276,284 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         auto *DC = dyn_cast<SCEVConstant>(D);
         return DC && DC->getAPInt().getSExtValue() == d;
       };
-      bool ok = KC && ((Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k - 1 && isXPlus(-1)) ||
-                       (Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k && isXPlus(0)) ||
-                       (Pr == ICmpInst::ICMP_EQ && k == 2 && KC->getSExtValue() == 1 && isXPlus(0)));
+      // (k = 2, A == W + dw in A's width, W fitting in it: A == KC just
+      // when W == KC - dw, X == KC - dw - c; X >= 1, so X < 2 is X == 1)
+      auto eqOne = [&]() -> bool {
+        unsigned wa = A->getType()->getIntegerBitWidth();
+        if (SE.getUnsignedRangeMax(WS).getActiveBits() > wa)
+          return false;
+        auto *DC = dyn_cast<SCEVConstant>(SE.getMinusSCEV(SE.getSCEV(A), SE.getTruncateOrZeroExtend(WS, A->getType())));
+        return DC && DC->getAPInt().getSignificantBits() <= 20 && KC->getValue().getSignificantBits() <= 20 && KC->getSExtValue() - DC->getAPInt().getSExtValue() == 1 + c;
+      };
+      bool ok = KC && ((c == 0 && Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k - 1 && isXPlus(-1)) ||
+                       (c == 0 && Pr == ICmpInst::ICMP_ULT && KC->getSExtValue() == k && isXPlus(0)) ||
+                       (Pr == ICmpInst::ICMP_EQ && k == 2 && eqOne()));
       if (!ok)
         return no("the guard is not X < k");
       anchor = G;
     }
+    DaoUnrollShape Sh{k, Xv, XS, XT, Latch, E, After, G, anchor, {}, {}, nullptr, false};
+    // iv.unr: a phi of E, [iv0, G] and [{iv0 + k, +, k}<L>, latch]: the
+    // epilogue's copies at base + s*(iv.unr - iv0)
+    for (PHINode &P : E->phis()) {
+      if (!P.getType()->isIntegerTy() || !SE.isSCEVable(P.getType()))
+        continue;
+      const SCEV *FromL = nullptr, *Iv0 = nullptr;
+      for (unsigned q = 0; q < P.getNumIncomingValues(); ++q)
+        (P.getIncomingBlock(q) == Latch ? FromL : Iv0) = SE.getSCEV(P.getIncomingValue(q));
+      auto *IR = FromL ? dyn_cast<SCEVAddRecExpr>(FromL) : nullptr;
+      if (!IR || IR->getLoop() != L || !IR->isAffine() || IR->getStepRecurrence(SE) != SE.getConstant(P.getType(), k))
+        continue;
+      const SCEV *Start0 = SE.getMinusSCEV(IR->getStart(), SE.getConstant(P.getType(), k));
+      if (Iv0 ? Iv0 != Start0 : G != nullptr)
+        continue;
+      Sh.ivs.push_back({&P, Start0});
+    }
+    if (Sh.ivs.empty())
+      return no("no induction variable carried into the epilogue");
+    // the epilogue: the blocks Epil runs straight through (to After or to
+    // an epilogue loop's entry), in L's parent
+    Loop *Par = L->getParentLoop();
+    BasicBlock *B = Epil, *Prev = E;
+    for (int n = 0; n < 8 && B != After && LI.getLoopFor(B) == Par; ++n) {
+      if (B->getSinglePredecessor() != Prev)
+        return no("the epilogue has a side entry");
+      Sh.epil.push_back(B);
+      Prev = B;
+      B = B->getSingleSuccessor();
+      if (!B)
+        break;
+    }
+    if (k == 2)
+      return shapeCache[L] = Sh;
+    if (!B || B == After)
+      return no("no epilogue loop");
+    // k > 2: an innermost loop LE entered from there, X & (k-1) iterations
+    // (epil.iter = phi [0, entry], [epil.iter + 1, latch]; leaves when
+    // epil.iter + 1 == X & (k-1))
+    Loop *LE = LI.getLoopFor(B);
+    BasicBlock *LEl = LE ? LE->getLoopLatch() : nullptr;
+    if (!LE || LE->getHeader() != B || LE->getParentLoop() != Par || !LE->isInnermost() || !LEl || LE->getExitingBlock() != LEl || LE->getLoopPredecessor() != Prev)
+      return no("no epilogue loop");
+    auto *XBr = dyn_cast<BranchInst>(LEl->getTerminator());
+    auto *XCmp = XBr && XBr->isConditional() ? dyn_cast<ICmpInst>(XBr->getCondition()) : nullptr;
+    BasicBlock *LEx = LE->getExitBlock();
+    if (!XCmp || !LEx || !XCmp->isEquality() || (XCmp->getPredicate() == ICmpInst::ICMP_EQ) != (XBr->getSuccessor(0) == LEx))
+      return no("the epilogue loop does not leave on a count");
+    auto *EAdd = dyn_cast<BinaryOperator>(XCmp->getOperand(0));
+    auto *EP = EAdd && EAdd->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(EAdd->getOperand(0)) : nullptr;
+    auto *One = EAdd ? dyn_cast<ConstantInt>(EAdd->getOperand(1)) : nullptr;
+    if (!EP || !One || !One->isOne() || (XCmp->getOperand(1) != XT && SE.getSCEV(XCmp->getOperand(1)) != SE.getSCEV(XT)) || EP->getParent() != B || EP->getNumIncomingValues() != 2)
+      return no("the epilogue loop does not count to X & (k-1)");
+    for (unsigned q = 0; q < 2; ++q) {
+      auto *Z = dyn_cast<ConstantInt>(EP->getIncomingValue(q));
+      if (EP->getIncomingBlock(q) == LEl ? EP->getIncomingValue(q) != EAdd : !(Z && Z->isZero()))
+        return no("the epilogue loop's counter does not start at 0");
+    }
+    Sh.LE = LE;
+    return shapeCache[L] = Sh;
+  };
+  // The loop vectorizer's shape (reads only; its writes are not taken
+  // whole): `for (iv = iv0; iv < iv0 + X; iv++)` as
+  //
+  //   VB:  index = phi [0, pre], [index + k, VB]; leaves when index + k ==
+  //        NV, NV = X & -k or X - X urem k (a multiple of k, at most X)
+  //   ME:  br X == NV, Exit, SPH           (VB's only exit)
+  //   SPH: P = phi [iv0 + NV, ME], [iv0, each bypass]
+  //   LS:  the scalar loop from P to the original end
+  //
+  // A read in VB, {base + s*j, +, k*s}<VB> for t < NV/k iterations, reads
+  // base + s*(j + k*t) with j + k*t <= NV - 1 < X (j < k); one in LS
+  // reads base + s*(P - iv0 + e) where P - iv0 is 0 or NV < X and the
+  // scalar loop's backedge-taken count is X - 1 - (P - iv0): checked as a
+  // ScalarEvolution identity. As `unrollShape`'s, with vec set, LE the
+  // scalar loop, ivs {(P, iv0)}, the anchor the block dominating both.
+  std::map<Loop *, std::optional<DaoUnrollShape>> vecCache;
+  auto vectorShape = [&](Loop *VB) -> std::optional<DaoUnrollShape> {
+    if (auto It = vecCache.find(VB); It != vecCache.end())
+      return It->second;
+    auto no = [&](const char *why) -> std::optional<DaoUnrollShape> {
+      if (why && getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: loop " << LoopIx[VB] << ": not a vectorised loop: " << why << "\n";
+      return vecCache[VB] = std::nullopt;
+    };
+    BasicBlock *Hdr = VB->getHeader(), *Latch = VB->getLoopLatch(), *ME = VB->getExitBlock(), *Pre = VB->getLoopPredecessor();
+    if (!VB->isInnermost() || !Latch || !ME || !Pre || VB->getExitingBlock() != Latch || ME->getSinglePredecessor() != Latch)
+      return no(nullptr);
+    auto *LBr = dyn_cast<BranchInst>(Latch->getTerminator());
+    auto *LCmp = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
+    if (!LCmp || !LCmp->isEquality() || (LCmp->getPredicate() == ICmpInst::ICMP_EQ) != (LBr->getSuccessor(0) == ME))
+      return no(nullptr);
+    // index.next = index + k, index = phi [0, Pre], [index.next, Latch]
+    int64_t k = 0;
+    Value *NV = nullptr;
+    for (unsigned side = 0; side < 2 && !k; ++side) {
+      auto *Add = dyn_cast<BinaryOperator>(LCmp->getOperand(side));
+      auto *Ph = Add && Add->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(Add->getOperand(0)) : nullptr;
+      auto *K = Add ? dyn_cast<ConstantInt>(Add->getOperand(1)) : nullptr;
+      if (!Ph || !K || Ph->getParent() != Hdr || Ph->getNumIncomingValues() != 2 || K->getValue().getActiveBits() > 8 || K->isZero())
+        continue;
+      bool ok = true;
+      for (unsigned q = 0; q < 2; ++q) {
+        Value *In = Ph->getIncomingValue(q);
+        auto *Z = dyn_cast<ConstantInt>(In);
+        ok &= Ph->getIncomingBlock(q) == Latch ? In == Add : (Z && Z->isZero());
+      }
+      if (ok) {
+        k = K->getSExtValue();
+        NV = LCmp->getOperand(1 - side);
+      }
+    }
+    if (k < 2 || k > 256)
+      return no(nullptr);
+    // NV = X & M (M's low log2(k) bits clear, k a power of 2: the mask
+    // -k, or a narrower one where X is known small) or X - X urem k: a
+    // multiple of k, at most X; or, when the scalar loop must run at least
+    // once (k = 2: `X + (X | -2)` = X - 2 + (X & 1)), one below X
+    auto *NI = dyn_cast<BinaryOperator>(NV);
+    Value *Xv = nullptr;
+    bool strict = false;
+    if (NI && NI->getOpcode() == Instruction::And && !(k & (k - 1))) {
+      auto *M = dyn_cast<ConstantInt>(NI->getOperand(1));
+      if (M && (M->getValue() & uint64_t(k - 1)).isZero())
+        Xv = NI->getOperand(0);
+    } else if (NI && NI->getOpcode() == Instruction::Add && k == 2) {
+      for (unsigned side = 0; side < 2 && !Xv; ++side) {
+        auto *O = dyn_cast<BinaryOperator>(NI->getOperand(side));
+        auto *C = O && O->getOpcode() == Instruction::Or ? dyn_cast<ConstantInt>(O->getOperand(1)) : nullptr;
+        if (C && C->getSExtValue() == -2 && O->getOperand(0) == NI->getOperand(1 - side)) {
+          Xv = O->getOperand(0);
+          strict = true;
+        }
+      }
+    } else if (NI && NI->getOpcode() == Instruction::Sub) {
+      auto *R = dyn_cast<BinaryOperator>(NI->getOperand(1));
+      auto *KC = R && R->getOpcode() == Instruction::URem ? dyn_cast<ConstantInt>(R->getOperand(1)) : nullptr;
+      if (KC && KC->getSExtValue() == k && R->getOperand(0) == NI->getOperand(0))
+        Xv = NI->getOperand(0);
+    }
+    if (!Xv || !Xv->getType()->isIntegerTy()) {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: loop " << LoopIx[VB] << ": vector limit " << *NV << "\n";
+      return no("the vector loop's limit is not X & -k or X - X urem k");
+    }
+    // (NV <= X as unsigned values, whatever X is: the box's count is X's
+    // bound as the may-counts of loops take it)
+    const SCEV *XS = SE.getSCEV(Xv);
+    // ME: br X == NV, Exit, SPH (or, NV < X, br SPH)
+    auto *MBr = dyn_cast<BranchInst>(ME->getTerminator());
+    const SCEV *NS = SE.getSCEV(NV);
+    BasicBlock *SPH = nullptr;
+    if (MBr && !MBr->isConditional() && strict) {
+      SPH = MBr->getSuccessor(0);
+    } else {
+      auto *MCmp = MBr && MBr->isConditional() ? dyn_cast<ICmpInst>(MBr->getCondition()) : nullptr;
+      if (!MCmp || MCmp->getPredicate() != ICmpInst::ICMP_EQ)
+        return no("the middle block does not test X == NV");
+      const SCEV *M0 = SE.getSCEV(MCmp->getOperand(0)), *M1 = SE.getSCEV(MCmp->getOperand(1));
+      if (!((M0 == XS && M1 == NS) || (M0 == NS && M1 == XS)))
+        return no("the middle block does not test X == NV");
+      SPH = MBr->getSuccessor(1);
+    }
+    // SPH: P = phi [iv0 + NV, ME], [iv0, others]; LS entered from SPH
+    Loop *LS = nullptr;
+    for (Loop *C : VB->getParentLoop() ? VB->getParentLoop()->getSubLoops() : LI.getTopLevelLoops())
+      if (C->getLoopPredecessor() == SPH)
+        LS = C;
+    if (!LS || !LS->isInnermost() || SPH->getSingleSuccessor() != LS->getHeader())
+      return no("no scalar loop after the middle block");
+    DaoUnrollShape Sh{k, Xv, XS, nullptr, Latch, ME, nullptr, nullptr, nullptr, {}, {}, LS, true};
+    for (PHINode &P : SPH->phis()) {
+      if (!P.getType()->isIntegerTy() || P.getType() != XS->getType())
+        continue;
+      const SCEV *Iv0 = nullptr, *End = nullptr;
+      bool ok = true;
+      for (unsigned q = 0; q < P.getNumIncomingValues(); ++q) {
+        const SCEV *V = SE.getSCEV(P.getIncomingValue(q));
+        if (P.getIncomingBlock(q) == ME)
+          End = End && End != V ? nullptr : V;
+        else if (Iv0 && Iv0 != V)
+          ok = false;
+        else
+          Iv0 = V;
+      }
+      if (!ok || !Iv0 || !End || (!isa<SCEVConstant>(Iv0) && !SE.isLoopInvariant(Iv0, VB)))
+        continue;
+      // iv0 + NV: an add ScalarEvolution sees, or `or X, k-1` for iv0 = k - 1
+      // ((X & -k) + k - 1 == X | (k - 1))
+      bool endOk = SE.getMinusSCEV(End, Iv0) == NS;
+      if (!endOk)
+        for (unsigned q = 0; q < P.getNumIncomingValues(); ++q)
+          if (P.getIncomingBlock(q) == ME)
+            if (auto *O = dyn_cast<BinaryOperator>(P.getIncomingValue(q)); O && O->getOpcode() == Instruction::Or && NI->getOpcode() == Instruction::And)
+              if (auto *C = dyn_cast<ConstantInt>(O->getOperand(1)); C && C->getSExtValue() == k - 1 && SE.getSCEV(O->getOperand(0)) == XS)
+                endOk = Iv0 == SE.getConstant(P.getType(), k - 1);
+      if (!endOk)
+        continue;
+      // the scalar loop ends where the original did: (P - iv0) + its
+      // backedge-taken count == X - 1
+      const SCEV *BTC = SE.getBackedgeTakenCount(LS);
+      if (isa<SCEVCouldNotCompute>(BTC) || BTC->getType() != P.getType())
+        continue;
+      if (SE.getAddExpr(SE.getMinusSCEV(SE.getSCEV(&P), Iv0), BTC) != SE.getMinusSCEV(XS, SE.getOne(XS->getType())))
+        continue;
+      Sh.ivs.push_back({&P, Iv0});
+    }
+    if (Sh.ivs.empty())
+      return no("no start carried into the scalar loop");
+    Sh.anchor = DT.findNearestCommonDominator(Pre, SPH);
+    if (!Sh.anchor || LI.getLoopFor(Sh.anchor) != VB->getParentLoop())
+      return no("no block runs both loops");
+    return vecCache[VB] = Sh;
+  };
+  // the shape whose epilogue holds block B (k == 2: a straight block; k >
+  // 2: a block of the epilogue loop), and its main loop
+  std::map<BasicBlock *, Loop *> epilOf;
+  bool epilIndexed = false;
+  auto shapeOfEpilogue = [&](BasicBlock *B) -> std::pair<Loop *, std::optional<DaoUnrollShape>> {
+    if (!epilIndexed) {
+      epilIndexed = true;
+      for (Loop *L : LI.getLoopsInPreorder())
+        if (L->isInnermost())
+          for (auto Sh : {unrollShape(L), vectorShape(L)})
+            if (Sh) {
+              for (BasicBlock *EB : Sh->epil)
+                epilOf[EB] = L;
+              if (Sh->LE)
+                for (BasicBlock *EB : Sh->LE->blocks())
+                  epilOf.insert({EB, L});
+            }
+    }
+    auto It = epilOf.find(B);
+    if (It == epilOf.end())
+      return {nullptr, std::nullopt};
+    auto Sh = unrollShape(It->second);
+    return {It->second, Sh ? Sh : vectorShape(It->second)};
+  };
+  // A write in a runtime-unrolled loop taken whole: for the first copy
+  // (j = 0) in L, s, X, `base` (invariant in L) and the block that runs
+  // the whole (G, or the block entering L), which the loops around take
+  // as the write's position.
+  struct DaoUnrolled {
+    int64_t stride;
+    const SCEV *trip;
+    const SCEV *base;
+    BasicBlock *anchor;
+  };
+  auto unrolledCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
+    auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
+      return std::nullopt;
+    };
+    auto Sh = unrollShape(L);
+    if (!Sh)
+      return std::nullopt;
+    int64_t k = Sh->k;
     // this copy: {base, +, k*s}<L>, running in every iteration
     auto *AR = dyn_cast<SCEVAddRecExpr>(Off);
     auto *St = AR && AR->getLoop() == L && AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
-    if (!St || St->getAPInt().getSignificantBits() > 48 || !DT.dominates(I.getParent(), Latch))
+    if (!St || St->getAPInt().getSignificantBits() > 48 || !DT.dominates(I.getParent(), Sh->Latch))
       return std::nullopt;
     int64_t step = St->getAPInt().getSExtValue();
     if (step == 0 || step % k)
@@ -2264,32 +2577,17 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         int64_t d = D->getAPInt().getSExtValue();
         if (d % s == 0 && d / s < 0 && d / s > -k)
           return std::nullopt; // the first copy claims the loop
-        if (Acc->second == Size && d % s == 0 && d / s > 0 && d / s < k && DT.dominates(B, Latch))
+        if (Acc->second == Size && d % s == 0 && d / s > 0 && d / s < k && DT.dominates(B, Sh->Latch))
           found[d / s] = true;
       }
     for (int64_t j = 1; j < k; ++j)
       if (!found[j])
         return no("not every unrolled copy writes");
-    // iv.unr: a phi of E, [iv0, G] and [{iv0 + k, +, k}<L>, latch]; the
-    // epilogue's copies at base + s*(iv.unr - iv0)
-    auto epilOffset = [&](PHINode &P) -> const SCEV * {
-      if (!P.getType()->isIntegerTy() || P.getType() != Off->getType())
-        return nullptr;
-      const SCEV *FromL = nullptr, *Iv0 = nullptr;
-      for (unsigned q = 0; q < P.getNumIncomingValues(); ++q)
-        (P.getIncomingBlock(q) == Latch ? FromL : Iv0) = SE.getSCEV(P.getIncomingValue(q));
-      auto *IR = FromL ? dyn_cast<SCEVAddRecExpr>(FromL) : nullptr;
-      if (!IR || IR->getLoop() != L || !IR->isAffine() || IR->getStepRecurrence(SE) != SE.getConstant(P.getType(), k))
-        return nullptr;
-      const SCEV *Start0 = SE.getMinusSCEV(IR->getStart(), SE.getConstant(P.getType(), k));
-      if (Iv0 ? Iv0 != Start0 : G != nullptr)
-        return nullptr;
-      return SE.getAddExpr(Base, SE.getMulExpr(SE.getConstant(P.getType(), s), SE.getMinusSCEV(SE.getSCEV(&P), Start0)));
-    };
+    // the epilogue's copies at base + s*(iv.unr - iv0)
     std::vector<const SCEV *> starts;
-    for (PHINode &P : E->phis())
-      if (const SCEV *O = epilOffset(P))
-        starts.push_back(O);
+    for (auto &[P, Start0] : Sh->ivs)
+      if (P->getType() == Off->getType())
+        starts.push_back(SE.getAddExpr(Base, SE.getMulExpr(SE.getConstant(P->getType(), s), SE.getMinusSCEV(SE.getSCEV(P), Start0))));
     if (starts.empty())
       return no("no induction variable carried into the epilogue");
     auto sameWrite = [&](Instruction &J, const SCEV *Want) -> bool {
@@ -2297,55 +2595,183 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       auto OJ = Acc && Acc->second == Size ? objectOffset(Acc->first, true) : std::nullopt;
       return OJ && OJ->first == OrigBase && SE.getMinusSCEV(OJ->second, Want)->isZero();
     };
-    // the epilogue: the blocks Epil runs straight through (to After or to
-    // an epilogue loop's entry), in L's parent
-    Loop *Par = L->getParentLoop();
-    BasicBlock *B = Epil, *Prev = E;
-    for (int n = 0; n < 8 && B != After && LI.getLoopFor(B) == Par; ++n) {
-      if (B->getSinglePredecessor() != Prev)
-        return no("the epilogue has a side entry");
-      for (Instruction &J : *B)
-        for (const SCEV *W : starts)
-          if (k == 2 && sameWrite(J, W))
-            return DaoUnrolled{s, XS, Base, anchor};
-      Prev = B;
-      B = B->getSingleSuccessor();
-      if (!B)
-        break;
-    }
-    if (k == 2 || !B || B == After)
+    if (k == 2) {
+      for (BasicBlock *B : Sh->epil)
+        for (Instruction &J : *B)
+          for (const SCEV *W : starts)
+            if (sameWrite(J, W))
+              return DaoUnrolled{s, Sh->XS, Base, Sh->anchor};
       return no("no copy in the epilogue");
-    // k > 2: an innermost loop LE entered from there, X & (k-1) iterations
-    // (epil.iter = phi [0, entry], [epil.iter + 1, latch]; leaves when
-    // epil.iter + 1 == X & (k-1)), a copy {start, +, s}<LE> in every one
-    Loop *LE = LI.getLoopFor(B);
-    BasicBlock *LEl = LE ? LE->getLoopLatch() : nullptr;
-    if (!LE || LE->getHeader() != B || LE->getParentLoop() != Par || !LE->isInnermost() || !LEl || LE->getExitingBlock() != LEl || LE->getLoopPredecessor() != Prev)
-      return no("no epilogue loop");
-    auto *XBr = dyn_cast<BranchInst>(LEl->getTerminator());
-    auto *XCmp = XBr && XBr->isConditional() ? dyn_cast<ICmpInst>(XBr->getCondition()) : nullptr;
-    BasicBlock *LEx = LE->getExitBlock();
-    if (!XCmp || !LEx || !XCmp->isEquality() || (XCmp->getPredicate() == ICmpInst::ICMP_EQ) != (XBr->getSuccessor(0) == LEx))
-      return no("the epilogue loop does not leave on a count");
-    auto *EAdd = dyn_cast<BinaryOperator>(XCmp->getOperand(0));
-    auto *EP = EAdd && EAdd->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(EAdd->getOperand(0)) : nullptr;
-    auto *One = EAdd ? dyn_cast<ConstantInt>(EAdd->getOperand(1)) : nullptr;
-    if (!EP || !One || !One->isOne() || XCmp->getOperand(1) != XT || EP->getParent() != B || EP->getNumIncomingValues() != 2)
-      return no("the epilogue loop does not count to X & (k-1)");
-    for (unsigned q = 0; q < 2; ++q) {
-      auto *Z = dyn_cast<ConstantInt>(EP->getIncomingValue(q));
-      if (EP->getIncomingBlock(q) == LEl ? EP->getIncomingValue(q) != EAdd : !(Z && Z->isZero()))
-        return no("the epilogue loop's counter does not start at 0");
     }
+    // k > 2: a copy {start, +, s}<LE> in every iteration of the epilogue loop
+    Loop *LE = Sh->LE;
     for (BasicBlock *BB2 : LE->blocks()) {
-      if (!DT.dominates(BB2, LEl))
+      if (!DT.dominates(BB2, LE->getLoopLatch()))
         continue;
       for (Instruction &J : *BB2)
         for (const SCEV *W : starts)
           if (sameWrite(J, SE.getAddRecExpr(W, SE.getConstant(W->getType(), s), LE, SCEV::FlagAnyWrap)))
-            return DaoUnrolled{s, XS, Base, anchor};
+            return DaoUnrolled{s, Sh->XS, Base, Sh->anchor};
     }
     return no("no copy in the epilogue loop");
+  };
+  // The offset of an access to global GV in this function (as the reads'
+  // boxes below take it), or nothing.
+  auto globalOffset = [&](Value *Ptr, GlobalVariable *GV) -> const SCEV * {
+    if (!SE.isSCEVable(Ptr->getType()))
+      return nullptr;
+    const SCEV *P = SE.getSCEV(Ptr), *B = SE.getSCEV(GV);
+    if (SE.getPointerBase(P) != B)
+      return nullptr;
+    const SCEV *Off = SE.getMinusSCEV(P, B);
+    return isa<SCEVCouldNotCompute>(Off) ? nullptr : DaoExtDistributor(SE).visit(Off);
+  };
+  // A read of GV at offset O in block BB of a runtime-unrolled loop's
+  // pieces (or a vectorised loop's, `vectorShape`: the vector loop as L,
+  // the scalar loop as the epilogue loop), taken as one dimension of the
+  // loop's X iterations: whichever piece it is in, it reads base + s*m
+  // for an m < X.
+  //   - in the main loop L, copy j of an original read: {base + s*j, +,
+  //     k*s}<L> for t < (X & -k)/k iterations, so base + s*(j + k*t) with
+  //     j + k*t <= (X & -k) - 1 < X, for any j < k; j comes from a copy of
+  //     the same read in the epilogue (its base), so that the box is the
+  //     original read's range, never wider;
+  //   - in the epilogue, base + s*(iv.unr - iv0) (+ s*e, e < X & (k-1), in
+  //     the epilogue loop): it runs only when X & (k-1) != 0, so iv.unr -
+  //     iv0 = X & -k <= X - 1 and the sum stays below X.
+  // Adds that dimension to R, sets O to base, and gives the loop to go on
+  // peeling (L's parent) with the block that runs the whole in each of
+  // its iterations (G or L's preheader).
+  auto peelUnrolled = [&](const SCEV *&O, BasicBlock *BB, GlobalVariable *GV, DaoRead &R) -> std::optional<std::pair<Loop *, BasicBlock *>> {
+    if (R.ndims == 8 || !O->getType()->isIntegerTy())
+      return std::nullopt;
+    Loop *L = LI.getLoopFor(BB), *Main = nullptr;
+    std::optional<DaoUnrollShape> Sh;
+    if (L && L->isInnermost() && ((Sh = unrollShape(L)) || (Sh = vectorShape(L))))
+      Main = L;
+    else
+      std::tie(Main, Sh) = shapeOfEpilogue(BB);
+    if (!Sh)
+      return std::nullopt;
+    int64_t k = Sh->k;
+    auto dbg = [&](const char *why) -> std::optional<std::pair<Loop *, BasicBlock *>> {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: read of " << GV->getName() << " in runtime-unrolled loop " << LoopIx[Main] << ": " << why << ": " << *O << "\n";
+      return std::nullopt;
+    };
+    // base of an epilogue access at offset Or: Or - s*(iv.unr - iv0), for
+    // one of the carried induction variables, free of it
+    auto epilBase = [&](const SCEV *Or, int64_t s) -> const SCEV * {
+      for (auto &[P, Start0] : Sh->ivs) {
+        if (P->getType() != Or->getType())
+          continue;
+        const SCEV *PS = SE.getSCEV(P);
+        const SCEV *Bs = SE.getMinusSCEV(Or, SE.getMulExpr(SE.getConstant(Or->getType(), s, true), SE.getMinusSCEV(PS, Start0)));
+        if (!SCEVExprContains(Bs, [&](const SCEV *X) { return X == PS; }))
+          return Bs;
+      }
+      return nullptr;
+    };
+    // the stride of an epilogue access at Or: what one more of iv.unr adds
+    auto epilStride = [&](const SCEV *Or) -> int64_t {
+      for (auto &[P, Start0] : Sh->ivs) {
+        if (P->getType() != Or->getType())
+          continue;
+        ValueToSCEVMapTy Map;
+        Map[P] = SE.getAddExpr(SE.getSCEV(P), SE.getOne(P->getType()));
+        auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(SCEVParameterRewriter::rewrite(Or, SE, Map), Or));
+        if (D && !D->getAPInt().isZero() && D->getAPInt().getSignificantBits() <= 48)
+          return D->getAPInt().getSExtValue();
+      }
+      return 0;
+    };
+    // an epilogue access's offset without the epilogue loop's recurrence
+    // (step s), or nothing
+    auto epilStart = [&](const SCEV *Oe, int64_t s) -> const SCEV * {
+      if (Sh->LE)
+        if (auto *AR = dyn_cast<SCEVAddRecExpr>(Oe); AR && AR->getLoop() == Sh->LE)
+          return AR->isAffine() && AR->getStepRecurrence(SE) == SE.getConstant(Oe->getType(), s, true) ? AR->getStart() : nullptr;
+      return Oe;
+    };
+    int64_t s = 0;
+    const SCEV *Base = nullptr;
+    if (Main == L) {
+      auto *AR = dyn_cast<SCEVAddRecExpr>(O);
+      if (!AR || AR->getLoop() != L)
+        return std::nullopt; // invariant in L: the usual peeling
+      auto *St = AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
+      if (!St || St->getAPInt().getSignificantBits() > 48 || St->getAPInt().getSExtValue() % k || St->getAPInt().isZero())
+        return dbg("not a copy of the loop's step");
+      s = St->getAPInt().getSExtValue() / k;
+      // the twin in the epilogue
+      std::vector<BasicBlock *> EB = Sh->epil;
+      if (Sh->LE)
+        EB.assign(Sh->LE->block_begin(), Sh->LE->block_end());
+      for (BasicBlock *B2 : EB)
+        for (Instruction &J : *B2) {
+          auto Acc = Base ? std::nullopt : readAccess(J);
+          if (!Acc || getUnderlyingObject(Acc->first, 0) != GV)
+            continue;
+          const SCEV *Oe = globalOffset(Acc->first, GV);
+          const SCEV *Or = Oe && Oe->getType() == O->getType() ? epilStart(Oe, s) : nullptr;
+          const SCEV *Bs = Or ? epilBase(Or, s) : nullptr;
+          auto *D = Bs ? dyn_cast<SCEVConstant>(SE.getMinusSCEV(AR->getStart(), Bs)) : nullptr;
+          if (!D || D->getAPInt().getSignificantBits() > 48)
+            continue;
+          // j: the copy this read is, from where it lies against the
+          // twin (in the twin's cell j, or in its bytes there when the
+          // epilogue reads fields together); any j < k is sound
+          int64_t d = D->getAPInt().getSExtValue();
+          int64_t j = s > 0 ? (d >= 0 ? d / s : -1) : (d % s == 0 ? d / s : -1);
+          if (j >= 0 && j < k) {
+            Base = SE.getMinusSCEV(AR->getStart(), SE.getConstant(O->getType(), s * j, true));
+            // a load over copies j to k-1 (an interleaved group, or SLP's
+            // pair of copies): each iteration's bytes lie in cells j + k*t
+            // to k*(t+1) - 1 < X, whole cells of the box
+            if (s > 0 && R.size > (uint64_t)s && R.size <= (uint64_t)((k - j) * s))
+              R.size = s;
+          }
+        }
+      if (!Base)
+        return dbg("no copy of the read in the epilogue");
+    } else {
+      if (!SCEVExprContains(O, [&](const SCEV *X) {
+            for (auto &IV : Sh->ivs)
+              if (X == SE.getSCEV(IV.first))
+                return true;
+            return false;
+          }))
+        return std::nullopt; // the same bytes whatever the epilogue's iteration
+      const SCEV *O0 = O;
+      if (auto *AR = dyn_cast<SCEVAddRecExpr>(O); AR && Sh->LE && AR->getLoop() == Sh->LE)
+        O0 = AR->getStart();
+      s = epilStride(O0);
+      const SCEV *Or = s ? epilStart(O, s) : nullptr;
+      Base = Or ? epilBase(Or, s) : nullptr;
+      if (!Base)
+        return dbg("not base + s*(iv.unr - iv0)");
+    }
+    // the dimension: X iterations, a constant or a bound load's
+    unsigned d = R.ndims;
+    if (auto *TC = dyn_cast<SCEVConstant>(Sh->XS); TC && TC->getAPInt().getActiveBits() <= 40) {
+      R.count[d] = TC->getAPInt().getZExtValue();
+    } else {
+      DaoSym u;
+      int64_t floor;
+      if (!symMayBTC(Main, u, floor, SE.getMinusSCEV(Sh->XS, SE.getOne(Sh->XS->getType()))))
+        return dbg("no bound for X");
+      u.add += 1;
+      R.count[d] = 0;
+      R.sym[d] = u;
+      R.floor[d] = floor == INT64_MIN ? 0 : std::max<int64_t>(floor + 1, 0);
+      R.symMask |= 1u << d;
+    }
+    R.stride[d] = s;
+    R.ndims++;
+    O = Base;
+    if (getenv("DAO_DEBUG_LOOPS"))
+      errs() << "dao-debug: read of " << GV->getName() << " in " << (Sh->vec ? "vectorised" : "runtime-unrolled") << " loop " << LoopIx[Main] << " taken whole, stride " << s << ", count " << *Sh->XS << ", base " << *Base << "\n";
+    return std::make_pair(Main->getParentLoop(), Sh->anchor);
   };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
   uint64_t splitBudget = uint64_t(1) << 24;
@@ -2565,6 +2991,55 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
     }
   }
+  // A read's remaining start c + a*V, V the plane `U + d` (U a bound load,
+  // d < 0 a constant; `sext (d + U)`, `zext (d + U)`, `zext U`): the planes 0
+  // to V as one more dimension, stride a, count U + d + 1 while U >= -d
+  // (`low`: a condition of every kill that uses the box, for below it the
+  // read is at a plane the box does not hold), and O becomes c. A box
+  // wider than the read (all planes up to V), never narrower.
+  auto symStartDim = [&](const SCEV *&O, DaoRead &R) -> bool {
+    if (R.ndims == 8)
+      return false;
+    const SCEV *C = SE.getZero(O->getType()), *T = O;
+    if (auto *A = dyn_cast<SCEVAddExpr>(O)) {
+      if (A->getNumOperands() != 2 || !isa<SCEVConstant>(A->getOperand(0)))
+        return false;
+      C = A->getOperand(0);
+      T = A->getOperand(1);
+    }
+    auto *M = dyn_cast<SCEVMulExpr>(T);
+    auto *Ka = M && M->getNumOperands() == 2 ? dyn_cast<SCEVConstant>(M->getOperand(0)) : nullptr;
+    if (!Ka || Ka->getAPInt().getSignificantBits() > 40 || Ka->getAPInt().isZero() || cast<SCEVConstant>(C)->getAPInt().getSignificantBits() > 48)
+      return false;
+    const SCEV *V = M->getOperand(1);
+    int64_t d = 0;
+    // (U itself only zero-extended: never a negative plane)
+    std::optional<DaoSym> U = isa<SCEVZeroExtendExpr>(V) ? boundLoad(V) : std::nullopt;
+    if (!U && (isa<SCEVSignExtendExpr>(V) || isa<SCEVZeroExtendExpr>(V)))
+      if (auto *A2 = dyn_cast<SCEVAddExpr>(cast<SCEVCastExpr>(V)->getOperand()); A2 && A2->getNumOperands() == 2) {
+        auto *Kd = dyn_cast<SCEVConstant>(A2->getOperand(0));
+        auto Bd = boundLoad(A2->getOperand(1));
+        // d + U in U's own width: no wrap for 0 <= d + U, d < 0
+        if (Kd && Kd->getAPInt().getSignificantBits() <= 20 && Kd->getAPInt().isNegative() && Bd && 8 * Bd->bytes == A2->getType()->getIntegerBitWidth()) {
+          d = Kd->getAPInt().getSExtValue();
+          U = Bd;
+        }
+      }
+    if (!U)
+      return false;
+    U->add = d + 1;
+    U->low = std::max<int64_t>(U->low, -d);
+    R.stride[R.ndims] = Ka->getAPInt().getSExtValue();
+    R.count[R.ndims] = 0;
+    R.sym[R.ndims] = *U;
+    R.floor[R.ndims] = 0;
+    R.symMask |= 1u << R.ndims;
+    R.ndims++;
+    O = C;
+    if (getenv("DAO_DEBUG_LOOPS"))
+      errs() << "dao-debug: read start at a bound's plane: stride " << R.stride[R.ndims - 1] << ", planes up to U + " << d << "\n";
+    return true;
+  };
   // The bytes of globals this function may read: every load and memory
   // transfer source whose underlying object is a global. Inside loops, a
   // box like a store's but with may-counts (the constant maximum trip
@@ -2592,18 +3067,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         R.inst = dyn_cast<Instruction>(BI->second);
       R.whole = true;
       R.size = Size;
-      const SCEV *Off = nullptr;
-      if (Size < (1ull << 40) && SE.isSCEVable(Ptr->getType())) {
-        const SCEV *P = SE.getSCEV(Ptr);
-        const SCEV *B = SE.getSCEV(GV);
-        if (SE.getPointerBase(P) == B) {
-          Off = SE.getMinusSCEV(P, B);
-          if (isa<SCEVCouldNotCompute>(Off))
-            Off = nullptr;
-          else
-            Off = DaoExtDistributor(SE).visit(Off);
-        }
-      }
+      const SCEV *Off = Size < (1ull << 40) ? globalOffset(Ptr, GV) : nullptr;
       if (!Off && getenv("DAO_DEBUG_LOOPS"))
       {
         errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *Ptr << " = " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
@@ -2621,7 +3085,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         const SCEV *O = Off;
         bool ok = true;
         BasicBlock *X = &BB;
-        for (Loop *L = LI.getLoopFor(&BB); L && ok; L = L->getParentLoop()) {
+        Loop *L = LI.getLoopFor(&BB);
+        // a runtime-unrolled loop's pieces: one dimension, then its parent
+        if (auto U = peelUnrolled(O, &BB, GV, R)) {
+          L = U->first;
+          X = U->second;
+        }
+        for (; L && ok; L = L->getParentLoop()) {
           // a bound from a stable global rather than the type's range
           // (`i < grid_points[0]`: at most 2^31 by the type alone)
           auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
@@ -2632,6 +3102,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           }
           X = L->getHeader();
         }
+        // a start at a plane given by a bound (`u[grid_points[0]-3][j][k]`,
+        // NPB BT's and SP's dissipation at the far boundary)
+        if (ok && !isa<SCEVConstant>(O))
+          symStartDim(O, R);
         auto *K = dyn_cast<SCEVConstant>(O);
         if (ok && K && K->getAPInt().getSignificantBits() <= 48) {
           R.whole = false;

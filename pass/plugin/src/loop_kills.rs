@@ -403,6 +403,10 @@ fn sym_inside(writes: &[SymBox<'_, SymCount>], read: &SymBox<'_, (SymCount, i64)
             // the write's `low`s (all its symbolic dims: its box is a must
             // only while they hold)
             conds.extend(wsym.iter().flatten().filter(|sc| sc.low > 0).map(|sc| (*sc, 0)));
+            // and the read's: a loop's count below its `low` is not entered
+            // (above), but a read whose start is at a bound's plane (the
+            // shim's `symStartDim`) is made at that plane whatever it is
+            conds.extend(read.sym.iter().flatten().filter(|(sc, _)| sc.low > 0).map(|(sc, _)| (*sc, 0)));
             conds.extend(reqs.iter().map(|(sc, m)| (SymCount { add: 0, low: *m, ..*sc }, 0)));
             if best.as_ref().is_none_or(|b| conds.len() < b.len()) {
                 best = Some(conds);
