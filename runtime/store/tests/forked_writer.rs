@@ -13,6 +13,14 @@ fn engine(dir: &std::path::Path, mode: Mode) -> Engine {
     Engine::open(dir, StoreConfig { mode, block_size: 1024, hash_threads: 2, ..StoreConfig::default() }).unwrap()
 }
 
+/// Held by each test for its whole run: the harness runs tests on threads
+/// of one process, and a child forked while another test's thread holds
+/// an allocator or pool lock inherits it held and waits forever (seen
+/// once: a child asleep on a futex, its parent in waitpid). In the
+/// runtime the other threads are parked in the checkpoint protocol when
+/// the writer forks; here they are serialized.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Commits one checkpoint of `m` in a forked child; returns the child's export.
 fn in_child(e: &mut Engine, m: &Model) -> Vec<u8> {
     let regions = m.regions();
@@ -61,6 +69,7 @@ fn in_child(e: &mut Engine, m: &Model) -> Vec<u8> {
 
 #[test]
 fn a_forked_writers_chain_continues_in_the_parent() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for mode in [Mode::Full, Mode::Incremental, Mode::Differential, Mode::Adaptive] {
         let forked = tempfile::tempdir().unwrap();
         let direct = tempfile::tempdir().unwrap();
@@ -100,6 +109,7 @@ fn a_forked_writers_chain_continues_in_the_parent() {
 
 #[test]
 fn a_malformed_hand_over_is_an_error() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let mut e = engine(tmp.path(), Mode::Incremental);
     assert!(e.import_advance(b"short").is_err());
