@@ -618,8 +618,9 @@ fn plane_scratch_is_dead_after_the_barrier() {
 /// default extent, 25, is odd: the remainder block runs, and a claim
 /// wider than its writes would show in the poisoned restart. Twins:
 /// `-DSHORT_COPY` (one cell short in k: kept), `-DREAD_FIRST` (a read of
-/// `rhs` before the copy: kept) and `-DREAD_PAD` (with extents 24, `add`
-/// reads the padding cell k = 24, never written after the start: kept).
+/// `rhs` before the copy: kept), `-DREAD_PAD` (with extents 24, `add`
+/// reads the padding cell k = 24, never written after the start: kept)
+/// and `-DREAD_PAD_VEC` (the same slip in the vectorised loop only: kept).
 /// Each run is killed after checkpoint 2 and restarted with the dead bytes
 /// poisoned.
 #[test]
@@ -632,7 +633,7 @@ fn unrolled_copy_rhs_is_dead() {
             assert!(b >= U + F && b <= U + F + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and forcing ({}), not rhs or qs", U + F);
         }
     }
-    for (opt, def, args, tag) in [(Opt::O2, "-DSHORT_COPY", &["30"][..], "defaults"), (Opt::O3, "-DREAD_FIRST", &["30"][..], "defaults"), (Opt::O2, "-DREAD_PAD", &["30", "24"][..], "even")] {
+    for (opt, def, args, tag) in [(Opt::O2, "-DSHORT_COPY", &["30"][..], "defaults"), (Opt::O3, "-DREAD_FIRST", &["30"][..], "defaults"), (Opt::O2, "-DREAD_PAD", &["30", "24"][..], "even"), (Opt::O2, "-DREAD_PAD_VEC", &["30", "24"][..], "even")] {
         for &(seq, b) in &defs_run("unrolled_copy", &[def], opt, args, tag) {
             assert!(b >= 2 * U + F, "[unrolled_copy {} {def} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and rhs ({})", opt.name(), 2 * U + F);
         }

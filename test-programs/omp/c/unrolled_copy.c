@@ -18,7 +18,9 @@
  *               checksum) before the copy rewrites it: `rhs` must be kept;
  * -DREAD_PAD    `add` reads one cell more in k than the copy writes (run
  *               with extents below 25: the padding cell, never written
- *               after the start): `rhs` must be kept.
+ *               after the start): `rhs` must be kept;
+ * -DREAD_PAD_VEC the same slip in the loop -O2 vectorises only (`qs`
+ *               takes rhs[..][k+1]): `rhs` must be kept.
  *
  * The reads of `rhs` are in loops -O2/-O3 vectorise or unroll at run time
  * too (`add`'s k loop, the second loop of compute_rhs), and one is at the
@@ -37,6 +39,11 @@
 #include "dao.h"
 
 #define N 25
+#ifdef READ_PAD_VEC
+#define VEC_SHIFT 1
+#else
+#define VEC_SHIFT 0
+#endif
 
 static int grid_points[3];
 static double u[N][N][N][5];
@@ -66,7 +73,7 @@ static void compute_rhs(void) {
     for (i = 0; i < grid_points[0]; i++)
         for (j = 0; j < grid_points[1]; j++)
             for (k = 0; k < grid_points[2]; k++)
-                qs[i][j][k] = 0.5 * rhs[i][j][k][1] + 0.25 * rhs[i][j][k][3];
+                qs[i][j][k] = 0.5 * rhs[i][j][k + VEC_SHIFT][1] + 0.25 * rhs[i][j][k][3];
     /* the far boundary plane, as NPB BT's dissipation: i = grid_points[0]-3 */
     i = grid_points[0] - 3;
 #pragma omp for
@@ -95,7 +102,7 @@ static void add(void) {
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 20;
     int n = argc > 2 ? atoi(argv[2]) : N;
-    if (n < 4 || n + PAD_EXTRA > N) {
+    if (n < 4 || n + PAD_EXTRA + VEC_SHIFT > N) {
         printf("extents out of range\n");
         return 1;
     }
