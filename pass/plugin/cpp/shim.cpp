@@ -250,7 +250,15 @@ struct DaoLoopRec {
   std::vector<std::pair<DaoSym, int64_t>> guardReqs;
 };
 struct DaoRead {
-  GlobalVariable *global;
+  GlobalVariable *global; // the object read (null: through `param`)
+  // reads through pointer parameters (`argReads`): a load or transfer
+  // through this function's parameter `param` (box relative to it), or a
+  // call passing a pointer into `global` or `param` to parameter
+  // `calleeArg` of the defined function `callee` (box of the pointer
+  // values, size 1)
+  int param = -1;
+  Function *callee = nullptr;
+  unsigned calleeArg = 0;
   Instruction *inst = nullptr; // the load or transfer (original function), if known
   bool whole; // any byte
   int64_t start; // else a box, as DaoSection's
@@ -302,6 +310,7 @@ struct DaoLoopFacts {
   std::vector<DaoLoopRec> loops;
   std::vector<DaoSection> sections;
   std::vector<DaoRead> reads;
+  std::vector<DaoRead> argReads;
   std::vector<DaoRel> relWrites, relReads;
   int team = 0;
 };
@@ -2617,7 +2626,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   };
   // The offset of an access to global GV in this function (as the reads'
   // boxes below take it), or nothing.
-  auto globalOffset = [&](Value *Ptr, GlobalVariable *GV) -> const SCEV * {
+  auto globalOffset = [&](Value *Ptr, Value *GV) -> const SCEV * {
     if (!SE.isSCEVable(Ptr->getType()))
       return nullptr;
     const SCEV *P = SE.getSCEV(Ptr), *B = SE.getSCEV(GV);
@@ -2642,7 +2651,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // Adds that dimension to R, sets O to base, and gives the loop to go on
   // peeling (L's parent) with the block that runs the whole in each of
   // its iterations (G or L's preheader).
-  auto peelUnrolled = [&](const SCEV *&O, BasicBlock *BB, GlobalVariable *GV, DaoRead &R) -> std::optional<std::pair<Loop *, BasicBlock *>> {
+  auto peelUnrolled = [&](const SCEV *&O, BasicBlock *BB, Value *GV, DaoRead &R) -> std::optional<std::pair<Loop *, BasicBlock *>> {
     if (R.ndims == 8 || !O->getType()->isIntegerTy())
       return std::nullopt;
     Loop *L = LI.getLoopFor(BB), *Main = nullptr;
@@ -3012,27 +3021,55 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     if (!Ka || Ka->getAPInt().getSignificantBits() > 40 || Ka->getAPInt().isZero() || cast<SCEVConstant>(C)->getAPInt().getSignificantBits() > 48)
       return false;
     const SCEV *V = M->getOperand(1);
-    int64_t d = 0;
+    int64_t d = 0, floorV = 0;
     // (U itself only zero-extended: never a negative plane)
     std::optional<DaoSym> U = isa<SCEVZeroExtendExpr>(V) ? boundLoad(V) : std::nullopt;
     if (!U && (isa<SCEVSignExtendExpr>(V) || isa<SCEVZeroExtendExpr>(V)))
       if (auto *A2 = dyn_cast<SCEVAddExpr>(cast<SCEVCastExpr>(V)->getOperand()); A2 && A2->getNumOperands() == 2) {
         auto *Kd = dyn_cast<SCEVConstant>(A2->getOperand(0));
-        auto Bd = boundLoad(A2->getOperand(1));
+        const SCEV *X = A2->getOperand(1);
+        // `smax(c0, U)`: a loop's exit value when it may not have run
+        // (`i` after `for (i = 1; i < U - 1; i++)` is max(2, U) - 1)
+        int64_t c0 = INT64_MIN;
+        if (auto *SM = dyn_cast<SCEVSMaxExpr>(X); SM && SM->getNumOperands() == 2)
+          if (auto *K0 = dyn_cast<SCEVConstant>(SM->getOperand(0)); K0 && K0->getAPInt().getSignificantBits() <= 20) {
+            c0 = K0->getAPInt().getSExtValue();
+            X = SM->getOperand(1);
+          }
+        auto Bd = boundLoad(X);
         // d + U in U's own width: no wrap for 0 <= d + U, d < 0
         if (Kd && Kd->getAPInt().getSignificantBits() <= 20 && Kd->getAPInt().isNegative() && Bd && 8 * Bd->bytes == A2->getType()->getIntegerBitWidth()) {
           d = Kd->getAPInt().getSExtValue();
           U = Bd;
+          // planes 0 to d + max(c0, U): at least c0 + d + 1 of them
+          if (c0 != INT64_MIN)
+            floorV = std::max<int64_t>(0, c0 + d + 1);
         }
       }
     if (!U)
       return false;
+    // a loop down from plane V (`for (i = U + d; i >= 0; i--)`, NPB BT's
+    // back substitution): its dim (-a, may-count U + e, no floor) reaches
+    // V - a*(U + e - 1) = c + a*(d - e + 1) at most, so it becomes the dim
+    // (a, U + e) from there: the same planes, never fewer (the count is a
+    // may-count), and none below the lowest the loop can reach
+    int64_t a = Ka->getAPInt().getSExtValue();
+    for (unsigned q = 0; q < R.ndims; ++q)
+      if (floorV == 0 && (R.symMask >> q & 1) && R.stride[q] == -a && R.floor[q] == 0 && R.sym[q].G == U->G && R.sym[q].off == U->off && R.sym[q].bytes == U->bytes &&
+          R.sym[q].sgn == U->sgn && std::abs(R.sym[q].add) < (1 << 20)) {
+        int64_t e = R.sym[q].add;
+        R.stride[q] = a;
+        O = SE.getAddExpr(C, SE.getConstant(O->getType(), a * (d - e + 1), true));
+        if (getenv("DAO_DEBUG_LOOPS"))
+          errs() << "dao-debug: read start at a bound's plane, a loop down from it: stride " << a << ", from plane " << (d - e + 1) << "\n";
+        return true;
+      }
     U->add = d + 1;
     U->low = std::max<int64_t>(U->low, -d);
     R.stride[R.ndims] = Ka->getAPInt().getSExtValue();
     R.count[R.ndims] = 0;
     R.sym[R.ndims] = *U;
-    R.floor[R.ndims] = 0;
+    R.floor[R.ndims] = floorV;
     R.symMask |= 1u << R.ndims;
     R.ndims++;
     O = C;
@@ -3049,26 +3086,165 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // left out: the vector loops `foldVectorChecks` cut off, whose accesses
   // the scalar copy makes too (with their resume phis gone, their
   // addresses are poison to ScalarEvolution: every byte, before).
+  // The box of a read of Size bytes at offset Off from Base (a global or
+  // a pointer parameter) in block BB: R's dims, start and size, or R left
+  // whole.
+  // A start through a phi of at most four incoming values that are not
+  // recurrences (a loop's exit value: `i` after `for (i = 1; i < isize;
+  // i++)`, 1 when the loop never ran, NPB BT's `binvrhs(.., rhs[i][j][k])`
+  // after its forward elimination): the start with each incoming value in
+  // its place; nothing when there is no such phi.
+  auto phiCases = [&](const SCEV *O) -> std::vector<const SCEV *> {
+    const SCEVUnknown *PU = nullptr;
+    SCEVExprContains(O, [&](const SCEV *S) {
+      if (auto *U = dyn_cast<SCEVUnknown>(S); U && !PU && isa<PHINode>(U->getValue()))
+        PU = U;
+      return false;
+    });
+    auto *P = PU ? cast<PHINode>(PU->getValue()) : nullptr;
+    if (!P || P->getNumIncomingValues() > 4 || !SE.isSCEVable(P->getType()))
+      return {};
+    std::vector<const SCEV *> out;
+    for (Value *V : P->incoming_values()) {
+      if (V == P)
+        return {};
+      const SCEV *S = SE.getSCEV(V);
+      if (S->getType() != PU->getType() || SCEVExprContains(S, [&](const SCEV *X) { return isa<SCEVAddRecExpr>(X) || X == PU; }))
+        return {};
+      ValueToSCEVMapTy Map;
+      Map[P] = S;
+      out.push_back(SCEVParameterRewriter::rewrite(O, SE, Map));
+    }
+    return out;
+  };
+  auto boxRead = [&](const SCEV *Off, BasicBlock &BB, Value *Base, uint64_t Size, DaoRead &R, std::vector<DaoRead> &Extra) {
+      // a box over the enclosing loops
+      const SCEV *O = Off;
+      bool ok = true;
+      BasicBlock *X = &BB;
+      Loop *L = LI.getLoopFor(&BB);
+      // a runtime-unrolled loop's pieces: one dimension, then its parent
+      if (auto U = peelUnrolled(O, &BB, Base, R)) {
+        L = U->first;
+        X = U->second;
+      }
+      for (; L && ok; L = L->getParentLoop()) {
+        // a bound from a stable global rather than the type's range
+        // (`i < grid_points[0]`: at most 2^31 by the type alone)
+        auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
+        bool wide = !MaxK || MaxK->getAPInt().getActiveBits() > 20;
+        if (!(wide && (peelMaySym(O, L, X, R) || peelSpan(O, L, X, R))) && !peelMay(O, L, X, R) && !peelSpan(O, L, X, R)) {
+          ok = false;
+          break;
+        }
+        X = L->getHeader();
+      }
+      // a start at a plane given by a bound (`u[grid_points[0]-3][j][k]`,
+      // NPB BT's and SP's dissipation at the far boundary)
+      if (ok && !isa<SCEVConstant>(O)) {
+        DaoRead R0 = R;
+        if (!symStartDim(O, R)) {
+          // one box per incoming value of a phi in the start
+          std::vector<DaoRead> Cases;
+          for (const SCEV *Oi : phiCases(O)) {
+            DaoRead Ri = R0;
+            if (!isa<SCEVConstant>(Oi))
+              symStartDim(Oi, Ri);
+            auto *Ki = dyn_cast<SCEVConstant>(Oi);
+            if (!Ki || Ki->getAPInt().getSignificantBits() > 48) {
+              Cases.clear();
+              break;
+            }
+            Ri.whole = false;
+            Ri.start = Ki->getAPInt().getSExtValue();
+            Cases.push_back(Ri);
+          }
+          if (!Cases.empty()) {
+            if (getenv("DAO_DEBUG_LOOPS"))
+              errs() << "dao-debug: read of " << Base->getName() << " at a phi's " << Cases.size() << " values: " << *O << "\n";
+            R = Cases[0];
+            Extra.insert(Extra.end(), Cases.begin() + 1, Cases.end());
+            return;
+          }
+        }
+      }
+      auto *K = dyn_cast<SCEVConstant>(O);
+      if (ok && K && K->getAPInt().getSignificantBits() <= 48) {
+        R.whole = false;
+        R.start = K->getAPInt().getSExtValue();
+      } else {
+        if (getenv("DAO_DEBUG_LOOPS"))
+          errs() << "dao-debug: whole read of " << Base->getName() << ": " << *Off << " (left " << *O << ", ok " << ok << ")\n";
+        R.ndims = 0;
+        R.symMask = 0;
+        ConstantRange CR = SE.getSignedRange(Off);
+        if (!CR.isFullSet() && !CR.isSignWrappedSet() && CR.getSignedMin().getSignificantBits() <= 48 && CR.getSignedMax().getSignificantBits() <= 48) {
+          R.whole = false;
+          R.start = CR.getSignedMin().getSExtValue();
+          R.size = (CR.getSignedMax() - CR.getSignedMin()).getZExtValue() + Size;
+        }
+      }
+  };
   for (auto &BB : *C) {
     if (!DT.isReachableFromEntry(&BB))
       continue;
     for (auto &I : BB) {
+      // a call passing pointers into a global or through a parameter to a
+      // defined function: what that function reads through them is read
+      // here (composed on the Rust side, `facts.rs` `set_readable`)
+      if (auto *CB = dyn_cast<CallInst>(&I); CB && !isa<IntrinsicInst>(CB)) {
+        // (as the Rust side's `provenance::reads_seen` takes a call: the
+        // called operand itself a defined function, as many arguments as
+        // parameters)
+        auto *Callee = dyn_cast<Function>(CB->getCalledOperand());
+        if (!Callee || Callee->isDeclaration() || CB->arg_size() != Callee->arg_size())
+          continue;
+        for (unsigned k = 0; k < CB->arg_size(); ++k) {
+          Value *Arg = CB->getArgOperand(k);
+          if (!Arg->getType()->isPointerTy())
+            continue;
+          Value *U = getUnderlyingObject(Arg, 0);
+          auto *GV = dyn_cast<GlobalVariable>(U);
+          auto *A = dyn_cast<Argument>(U);
+          if (!GV && !A)
+            continue;
+          DaoRead R{};
+          R.global = GV;
+          R.param = A ? (int)A->getArgNo() : -1;
+          R.callee = Callee;
+          R.calleeArg = k;
+          R.whole = true;
+          R.size = 1;
+          // a copy the call makes (byval): the callee reads its own
+          // copy, the call the whole pointee; left whole
+          bool copied = CB->isByValArgument(k) || CB->paramHasAttr(k, Attribute::InAlloca) || CB->paramHasAttr(k, Attribute::Preallocated);
+          std::vector<DaoRead> Extra;
+          if (const SCEV *Off = copied ? nullptr : globalOffset(Arg, U))
+            boxRead(Off, BB, U, 1, R, Extra);
+          Out->argReads.push_back(R);
+          Out->argReads.insert(Out->argReads.end(), Extra.begin(), Extra.end());
+        }
+        continue;
+      }
       auto Acc = readAccess(I);
       if (!Acc)
         continue;
       Value *Ptr = Acc->first;
       uint64_t Size = Acc->second;
-      auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0));
-      if (!GV)
+      Value *U = getUnderlyingObject(Ptr, 0);
+      auto *GV = dyn_cast<GlobalVariable>(U);
+      auto *A = dyn_cast<Argument>(U);
+      if (!GV && !(A && A->getType()->isPointerTy()))
         continue;
       DaoRead R{};
       R.global = GV;
+      R.param = A ? (int)A->getArgNo() : -1;
       if (auto BI = Back.find(&I); BI != Back.end())
         R.inst = dyn_cast<Instruction>(BI->second);
       R.whole = true;
       R.size = Size;
-      const SCEV *Off = Size < (1ull << 40) ? globalOffset(Ptr, GV) : nullptr;
-      if (!Off && getenv("DAO_DEBUG_LOOPS"))
+      const SCEV *Off = Size < (1ull << 40) ? globalOffset(Ptr, U) : nullptr;
+      if (!Off && GV && getenv("DAO_DEBUG_LOOPS"))
       {
         errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *Ptr << " = " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
         if (auto *GEP = dyn_cast<GetElementPtrInst>(Ptr))
@@ -3080,50 +3256,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
                   errs() << "dao-debug:       op " << *OI << "\n";
             }
       }
-      if (Off) {
-        // a box over the enclosing loops
-        const SCEV *O = Off;
-        bool ok = true;
-        BasicBlock *X = &BB;
-        Loop *L = LI.getLoopFor(&BB);
-        // a runtime-unrolled loop's pieces: one dimension, then its parent
-        if (auto U = peelUnrolled(O, &BB, GV, R)) {
-          L = U->first;
-          X = U->second;
-        }
-        for (; L && ok; L = L->getParentLoop()) {
-          // a bound from a stable global rather than the type's range
-          // (`i < grid_points[0]`: at most 2^31 by the type alone)
-          auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
-          bool wide = !MaxK || MaxK->getAPInt().getActiveBits() > 20;
-          if (!(wide && (peelMaySym(O, L, X, R) || peelSpan(O, L, X, R))) && !peelMay(O, L, X, R) && !peelSpan(O, L, X, R)) {
-            ok = false;
-            break;
-          }
-          X = L->getHeader();
-        }
-        // a start at a plane given by a bound (`u[grid_points[0]-3][j][k]`,
-        // NPB BT's and SP's dissipation at the far boundary)
-        if (ok && !isa<SCEVConstant>(O))
-          symStartDim(O, R);
-        auto *K = dyn_cast<SCEVConstant>(O);
-        if (ok && K && K->getAPInt().getSignificantBits() <= 48) {
-          R.whole = false;
-          R.start = K->getAPInt().getSExtValue();
-        } else {
-          if (getenv("DAO_DEBUG_LOOPS"))
-            errs() << "dao-debug: whole read of " << GV->getName() << ": " << *Off << " (left " << *O << ", ok " << ok << ")\n";
-          R.ndims = 0;
-          R.symMask = 0;
-          ConstantRange CR = SE.getSignedRange(Off);
-          if (!CR.isFullSet() && !CR.isSignWrappedSet() && CR.getSignedMin().getSignificantBits() <= 48 && CR.getSignedMax().getSignificantBits() <= 48) {
-            R.whole = false;
-            R.start = CR.getSignedMin().getSExtValue();
-            R.size = (CR.getSignedMax() - CR.getSignedMin()).getZExtValue() + Size;
-          }
-        }
-      }
-      Out->reads.push_back(R);
+      std::vector<DaoRead> Extra;
+      if (Off)
+        boxRead(Off, BB, U, Size, R, Extra);
+      auto &To = GV ? Out->reads : Out->argReads;
+      To.push_back(R);
+      To.insert(To.end(), Extra.begin(), Extra.end());
     }
   }
   // Reads relative to each loop around them, for the reads-after-writes of
@@ -3245,8 +3383,7 @@ unsigned dao_cxx_read_count(void *h) { return static_cast<DaoLoopFacts *>(h)->re
 // Read i's instruction in the original function (null: not known).
 LLVMValueRef dao_cxx_read_inst(void *h, unsigned i) { return wrap(static_cast<DaoLoopFacts *>(h)->reads[i].inst); }
 // Read i: its global (in `base`) and its box (loop: 1 when the whole global may be read).
-void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) {
-  auto &R = static_cast<DaoLoopFacts *>(h)->reads[i];
+static void readOut(const DaoRead &R, DaoSectionOut *o) {
   o->loop = R.whole ? 1 : 0;
   o->base = wrap(R.global);
   o->start = R.start;
@@ -3265,6 +3402,19 @@ void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) {
     o->symLow[d] = sy ? R.sym[d].low : 0;
     o->symFloor[d] = sy ? R.floor[d] : 0;
   }
+}
+void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) { readOut(static_cast<DaoLoopFacts *>(h)->reads[i], o); }
+// Reads through pointer parameters (`DaoRead::param`, `callee`): their
+// count, box (base: the global, or null), and where they come from
+// (param: -1 for a global; callee: null for a load or transfer through
+// `param`).
+unsigned dao_cxx_argread_count(void *h) { return static_cast<DaoLoopFacts *>(h)->argReads.size(); }
+void dao_cxx_argread_get(void *h, unsigned i, DaoSectionOut *o) { readOut(static_cast<DaoLoopFacts *>(h)->argReads[i], o); }
+void dao_cxx_argread_info(void *h, unsigned i, int *param, LLVMValueRef *callee, unsigned *calleeArg) {
+  auto &R = static_cast<DaoLoopFacts *>(h)->argReads[i];
+  *param = R.param;
+  *callee = R.callee ? wrap(static_cast<Value *>(R.callee)) : nullptr;
+  *calleeArg = R.calleeArg;
 }
 unsigned dao_cxx_section_count(void *h) { return static_cast<DaoLoopFacts *>(h)->sections.size(); }
 void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {

@@ -6,7 +6,8 @@
 use crate::cond::CondFacts;
 use crate::ir::{Module, Value};
 use crate::known::{self, Effect, Intr, Role};
-use crate::provenance::{address_taken, escapes, only_loaded_and_stored};
+use crate::ir::{ArgFrom, ArgRead, ReadBox};
+use crate::provenance::{address_taken, escapes, reads_seen};
 use dao_analysis::BitSet;
 use std::collections::{HashMap, HashSet};
 
@@ -158,21 +159,50 @@ impl ModuleFacts {
 
 impl ModuleFacts {
     /// The bytes of each global that any code may read, from every load of
-    /// every function (`reads`, the shim's ranges). A global is readable
-    /// anywhere (`None`) unless it is defined here with internal linkage
-    /// (no other module names it) and its address only reaches loads,
-    /// stores, memset/memcpy/memmove and lifetime markers through address
-    /// arithmetic ([`only_loaded_and_stored`]): then every read of it is one
-    /// of `reads` (the shim reports each by its underlying object).
-    pub fn set_readable(&self, reads: &[(Value, Option<crate::ir::ReadBox>)]) {
+    /// every function (`reads`, the shim's ranges) and every call passing
+    /// a pointer into it to a function defined here (`arg_reads`, per
+    /// function: composed with what the callee reads through that
+    /// parameter, [`ParamReads`]). A global is readable anywhere (`None`)
+    /// unless it is defined here with internal linkage (no other module
+    /// names it) and its address only reaches loads, stores,
+    /// memset/memcpy/memmove, lifetime markers and such parameters through
+    /// address arithmetic ([`reads_seen`]): then every read of it is one of
+    /// those (the shim reports each by its underlying object).
+    pub fn set_readable(&self, reads: &[(Value, Option<ReadBox>)], arg_reads: &[(Value, &[ArgRead])]) {
         use dao_analysis::sections::Section;
-        let mut acc: Vec<Option<(Vec<Section>, Vec<crate::ir::ReadBox>)>> = (0..self.globals.len())
+        let mut acc: Vec<Option<(Vec<Section>, Vec<ReadBox>)>> = (0..self.globals.len())
             .map(|g| {
                 let v = self.globals[g];
-                (!self.global_declared[g] && v.is_local_linkage() && only_loaded_and_stored(v)).then(Default::default)
+                (!self.global_declared[g] && v.is_local_linkage() && reads_seen(v)).then(Default::default)
             })
             .collect();
-        for (g, r) in reads {
+        // the calls' reads through their pointers into globals
+        let mut pr = ParamReads::new(arg_reads);
+        let mut via_calls: Vec<(Value, Option<ReadBox>)> = Vec::new();
+        for (_, list) in arg_reads {
+            for ar in list.iter() {
+                let ArgFrom::Call { callee, arg, global: Some(g), .. } = ar.from else { continue };
+                if !self.global_ix.contains_key(&g) {
+                    continue;
+                }
+                match (&ar.bx, pr.of(callee, arg)) {
+                    (Some(p), Some(inner)) => via_calls.extend(inner.iter().map(|r| (g, compose(p, r)))),
+                    _ => via_calls.push((g, None)),
+                }
+            }
+        }
+        let debug = crate::config::debug_loops();
+        if debug {
+            for (g, a) in acc.iter().enumerate() {
+                if a.is_none() && !self.global_declared[g] && self.global_size[g] >= 65536 {
+                    eprintln!("dao-debug: readable {}: any byte (its address reaches code the reads do not see)", self.globals[g].name());
+                }
+            }
+        }
+        for (g, r) in reads.iter().chain(&via_calls) {
+            if debug && r.is_none() && self.global_ix.get(g).is_some_and(|&gi| acc[gi].is_some() && self.global_size[gi] >= 65536) {
+                eprintln!("dao-debug: readable {}: any byte (a read with no box)", g.name());
+            }
             let Some(&gi) = self.global_ix.get(g) else { continue };
             // a box with counts known only at run time: kept as it is when
             // every count comes from a global no code writes once a thread
@@ -183,8 +213,18 @@ impl ModuleFacts {
             let frozen = r.as_ref().is_some_and(|b| b.sym.iter().flatten().all(|(sc, _)| self.global_ix.get(&sc.global).is_some_and(|&cg| self.cond.frozen(cg))));
             match (r, &mut acc[gi]) {
                 (Some(b), Some(list)) if sym && frozen => list.1.push(b.clone()),
-                (Some(_), slot) if sym => *slot = None,
-                (Some(b), Some(list)) => list.0.push(Section { start: b.start, size: b.size, dims: b.dims.clone() }),
+                (Some(_), slot) if sym => {
+                    if debug && slot.is_some() && self.global_size[gi] >= 65536 {
+                        eprintln!("dao-debug: readable {}: any byte (a box counted by a global written after a site)", g.name());
+                    }
+                    *slot = None
+                }
+                (Some(b), Some(list)) => {
+                    if debug && self.global_size[gi] >= 65536 {
+                        eprintln!("dao-debug: readable {}: box {} {} {:?}", g.name(), b.start, b.size, b.dims);
+                    }
+                    list.0.push(Section { start: b.start, size: b.size, dims: b.dims.clone() })
+                }
                 (None, slot) => *slot = None,
                 (_, None) => {}
             }
@@ -217,6 +257,98 @@ impl ModuleFacts {
     pub fn readable_parts(&self, g: usize) -> Option<(&dao_analysis::intervals::Intervals, &[crate::ir::ReadBox])> {
         self.global_readable.get().and_then(|r| r[g].as_ref()).map(|(r, s)| (r, &s[..]))
     }
+}
+
+/// What a call may read through each pointer parameter of each defined
+/// function, relative to the pointer it passes: the boxes of the loads and
+/// transfers through the parameter, and of what the functions it passes
+/// the pointer on to read through theirs (composed). `None`: unknown (a
+/// read with no box, a recursive pass, no facts for the function).
+pub struct ParamReads<'a> {
+    by_fn: HashMap<Value, &'a [ArgRead]>,
+    memo: HashMap<(Value, u32), Option<std::rc::Rc<Vec<ReadBox>>>>,
+    busy: HashSet<(Value, u32)>,
+}
+
+impl<'a> ParamReads<'a> {
+    pub fn new(arg_reads: &[(Value, &'a [ArgRead])]) -> Self {
+        ParamReads { by_fn: arg_reads.iter().map(|(f, l)| (*f, *l)).collect(), memo: HashMap::new(), busy: HashSet::new() }
+    }
+
+    pub fn of(&mut self, f: Value, k: u32) -> Option<std::rc::Rc<Vec<ReadBox>>> {
+        if let Some(r) = self.memo.get(&(f, k)) {
+            return r.clone();
+        }
+        if !self.busy.insert((f, k)) {
+            return None;
+        }
+        let r = self.compute(f, k).map(std::rc::Rc::new);
+        self.busy.remove(&(f, k));
+        self.memo.insert((f, k), r.clone());
+        r
+    }
+
+    fn compute(&mut self, f: Value, k: u32) -> Option<Vec<ReadBox>> {
+        let list = *self.by_fn.get(&f)?;
+        let mut out = Vec::new();
+        for ar in list {
+            match ar.from {
+                ArgFrom::Param(p) if p == k => out.push(ar.bx.clone()?),
+                ArgFrom::Call { callee, arg, param: Some(p), .. } if p == k => {
+                    let b = ar.bx.clone()?;
+                    let inner = self.of(callee, arg)?;
+                    for r in inner.iter() {
+                        out.push(compose(&b, r)?);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(hull_if_many(out))
+    }
+}
+
+/// The bytes read at `r` (relative to a pointer) by a callee given any
+/// pointer of box `p` (`size` 1): both boxes' dims, the starts added.
+pub fn compose(p: &ReadBox, r: &ReadBox) -> Option<ReadBox> {
+    let start = p.start.checked_add(r.start)?;
+    let size = p.size.checked_sub(1)?.checked_add(r.size)?;
+    let mut dims = p.dims.clone();
+    dims.extend_from_slice(&r.dims);
+    let mut sym = p.sym.clone();
+    sym.resize(p.dims.len(), None);
+    sym.extend_from_slice(&r.sym);
+    sym.resize(dims.len(), None);
+    Some(ReadBox { start, size, dims, sym })
+}
+
+/// Many boxes with constant counts (a straight-line function reading
+/// fields of a block through its parameter: NPB BT's `binvcrhs`) become
+/// their hull, so that every call site composes one box; symbolic ones
+/// stay as they are.
+fn hull_if_many(boxes: Vec<ReadBox>) -> Vec<ReadBox> {
+    let (fixed, mut out): (Vec<ReadBox>, Vec<ReadBox>) = boxes.into_iter().partition(|b| b.sym.iter().all(Option::is_none));
+    if fixed.len() <= 8 {
+        out.extend(fixed);
+        return out;
+    }
+    let mut lo = i64::MAX;
+    let mut hi = i64::MIN;
+    for b in &fixed {
+        let (mut l, mut h) = (b.start as i128, b.start as i128 + b.size as i128);
+        for &(s, c) in &b.dims {
+            let span = s as i128 * (c as i128 - 1).max(0);
+            if span < 0 {
+                l += span;
+            } else {
+                h += span;
+            }
+        }
+        lo = lo.min(l.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+        hi = hi.max(h.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+    }
+    out.push(ReadBox { start: lo, size: hi.saturating_sub(lo).max(0) as u64, dims: vec![], sym: vec![] });
+    out
 }
 
 /// The cache globals of flang's threadprivate variables (the `cache`
@@ -266,5 +398,74 @@ pub fn call_kind(mf: &ModuleFacts, call: Value) -> CallKind {
                 None => CallKind::Unknown,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bx(start: i64, size: u64, dims: &[(i64, u64)]) -> ReadBox {
+        ReadBox { start, size, dims: dims.to_vec(), sym: vec![None; dims.len()] }
+    }
+
+    /// Handles never dereferenced: only compared and hashed.
+    fn fake(n: usize) -> Value {
+        Value(n as llvm_sys::prelude::LLVMValueRef)
+    }
+
+    #[test]
+    fn compose_adds_starts_and_concatenates_dims() {
+        // pointers rhs[i][0][k] for i < 3, k < 4 (a 1-byte box), the callee
+        // reading 40 bytes from 8 past its parameter
+        let p = bx(1040, 1, &[(40, 4), (25000, 3)]);
+        let r = bx(8, 40, &[]);
+        let c = compose(&p, &r).unwrap();
+        assert_eq!((c.start, c.size, c.dims.clone()), (1048, 40, vec![(40, 4), (25000, 3)]));
+        // a pointer box of several bytes widens the read by them
+        let c = compose(&bx(0, 3, &[]), &bx(0, 8, &[(8, 2)])).unwrap();
+        assert_eq!((c.start, c.size, c.dims), (0, 10, vec![(8, 2)]));
+        assert!(compose(&bx(i64::MAX, 1, &[]), &bx(1, 8, &[])).is_none());
+    }
+
+    #[test]
+    fn many_constant_boxes_become_their_hull() {
+        let boxes: Vec<ReadBox> = (0..10).map(|m| bx(8 * m, 8, &[])).collect();
+        let h = hull_if_many(boxes);
+        assert_eq!(h.len(), 1);
+        assert_eq!((h[0].start, h[0].size), (0, 80));
+        // a negative stride reaches below its start
+        let mut boxes: Vec<ReadBox> = (0..9).map(|m| bx(100 + m, 1, &[])).collect();
+        boxes.push(bx(100, 8, &[(-10, 3)]));
+        let h = hull_if_many(boxes);
+        assert_eq!((h[0].start, h[0].size), (80, 29));
+        // few boxes stay as they are
+        assert_eq!(hull_if_many(vec![bx(0, 8, &[]), bx(64, 8, &[])]).len(), 2);
+    }
+
+    #[test]
+    fn param_reads_compose_through_calls_and_give_up_on_cycles_and_unknowns() {
+        let (f, g, h, rec) = (fake(0x10), fake(0x20), fake(0x30), fake(0x40));
+        // f reads 16 bytes at its parameter 0, and passes param 0 + 24 on
+        // to g's parameter 1, which reads 8 bytes at 4 of it
+        let fl = vec![
+            ArgRead { from: ArgFrom::Param(0), bx: Some(bx(0, 16, &[])) },
+            ArgRead { from: ArgFrom::Call { callee: g, arg: 1, global: None, param: Some(0) }, bx: Some(bx(24, 1, &[])) },
+            // its parameter 1 is read with no box
+            ArgRead { from: ArgFrom::Param(1), bx: None },
+        ];
+        let gl = vec![ArgRead { from: ArgFrom::Param(1), bx: Some(bx(4, 8, &[])) }];
+        // h passes its parameter to itself
+        let hl = vec![ArgRead { from: ArgFrom::Call { callee: h, arg: 0, global: None, param: Some(0) }, bx: Some(bx(0, 1, &[])) }];
+        let list = [(f, &fl[..]), (g, &gl[..]), (h, &hl[..])];
+        let mut pr = ParamReads::new(&list);
+        let r = pr.of(f, 0).unwrap();
+        let mut got: Vec<(i64, u64)> = r.iter().map(|b| (b.start, b.size)).collect();
+        got.sort();
+        assert_eq!(got, vec![(0, 16), (28, 8)]);
+        assert!(pr.of(f, 1).is_none(), "a read with no box: unknown");
+        assert!(pr.of(f, 2).unwrap().is_empty(), "an unused parameter reads nothing");
+        assert!(pr.of(h, 0).is_none(), "a recursive pass: unknown");
+        assert!(pr.of(rec, 0).is_none(), "a function with no facts: unknown");
     }
 }

@@ -28,6 +28,9 @@ extern "C" {
     pub fn dao_cxx_read_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_read_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_read_inst(h: *mut c_void, i: c_uint) -> LLVMValueRef;
+    pub fn dao_cxx_argread_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_argread_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
+    pub fn dao_cxx_argread_info(h: *mut c_void, i: c_uint, param: *mut c_int, callee: *mut LLVMValueRef, callee_arg: *mut c_uint);
     pub fn dao_cxx_section_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_loop_facts_free(h: *mut c_void);
     pub fn dao_cxx_relw_count(h: *mut c_void) -> c_uint;

@@ -283,6 +283,14 @@ pub fn add_loop_kills(
         }
         let cvars: Vec<(usize, bool)> = cond_cands.iter().map(|(g, _)| (vars.global_var(*g), ff.mf.global_escaped[*g])).collect();
         let cunread = loop_kills_excusing(body, &cblocks, &cvars, vars.unknown_var(), &excused);
+        if crate::config::debug_loops() {
+            for &(v, esc) in &cvars {
+                if !cunread.contains(&v) {
+                    let used_unknown = cblocks.iter().any(|&b| body.blocks[b].stmts.iter().any(|st| st.uses.contains(&vars.unknown_var())));
+                    eprintln!("dao-debug: conditional kill of var {v} in loop {li} refused: read in the loop (escaped {esc}, the loop reads unknown memory {used_unknown})");
+                }
+            }
+        }
         // the conditional kills the loop proved (recorded in world 0,
         // applied in world 1)
         let mut cond = Vec::new();
@@ -291,7 +299,11 @@ pub fn add_loop_kills(
             if !cunread.contains(&vars.global_var(g)) {
                 continue;
             }
-            if ff.mf.cond.kill(lp.header, g, conds.clone()) {
+            let k1 = ff.mf.cond.kill(lp.header, g, conds.clone());
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: conditional kill of {} in loop {li} of '{}': recorded, applied {k1}", ff.mf.globals[g].name(), ff.f.name());
+            }
+            if k1 {
                 ckills.push(vars.global_var(g));
             }
             cond.push(g);
@@ -316,6 +328,9 @@ pub fn add_loop_kills(
             .map(|(v, w)| (v - vars.global_var(0), w.bytes()))
             .collect();
         let mut kills = kills;
+        if crate::config::debug_loops() && !ckills.is_empty() {
+            eprintln!("dao-debug: world 1 kills of loop {li} in '{}' at block {:?} (pre {pre}, guard chain {:?})", ff.f.name(), guard.as_ref().map(|g| g.0), guard.as_ref().map(|g| g.1.clone()));
+        }
         match &guard {
             Some((top, _, _)) if !ckills.is_empty() => add_kills(body, *top, ckills, vec![]),
             _ => kills.extend(ckills),

@@ -74,7 +74,8 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let sections = config::sections();
     if sections {
         let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
-        facts.set_readable(&reads);
+        let arg_reads: Vec<_> = ffs.iter().map(|ff| (ff.f, &ff.loop_facts().arg_reads[..])).collect();
+        facts.set_readable(&reads, &arg_reads);
     }
     let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));

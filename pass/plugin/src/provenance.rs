@@ -58,14 +58,79 @@ pub fn address_taken(f: Value) -> bool {
 
 /// Whether every use of address `p` (through GEPs and casts, instructions
 /// or constant expressions) is a load from it, a store to it, a memory
-/// intrinsic's destination or source, or a lifetime marker: no merge
-/// (phi, select), no call, no escape. Then every read of the object is a
-/// load or a memory transfer whose underlying object it is.
-pub fn only_loaded_and_stored(p: Value) -> bool {
-    only_accessed(p, false)
+/// intrinsic's destination or source, a lifetime marker (no merge, no
+/// escape), or a pass to parameters of functions defined here that use it
+/// only in those ways, or pass it on to such
+/// parameters ([`param_reads_seen`]). Every read of the object is then a
+/// load or a transfer whose underlying object it is, or one through such a
+/// parameter: the shim reports both (`ir::ArgRead`, reads through a
+/// parameter and the calls that pass pointers on), and `facts.rs`
+/// `set_readable` composes them. Writes through the parameters are not
+/// seen: this is for the bytes that may be read, never for
+/// [`only_accessed`]'s question (every write seen).
+pub fn reads_seen(p: Value) -> bool {
+    accessed_or_passed(p, &mut HashSet::new())
 }
 
-/// [`only_loaded_and_stored`], or also passed as an argument to a known
+/// Every use of parameter `p` of a defined function (through GEPs and
+/// casts) is a load, a store through it, a memory intrinsic, a lifetime
+/// marker, or a pass to a parameter of a defined function that is such a
+/// parameter too (recursion: a parameter being checked counts as one).
+pub fn param_reads_seen(p: Value, seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(p) {
+        return true;
+    }
+    accessed_or_passed(p, seen)
+}
+
+fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
+    let mut work = vec![p];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in v.users() {
+            if u.is_const_expr() {
+                match u.const_opcode() {
+                    Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                    _ => return false,
+                }
+                continue;
+            }
+            if !u.is_instruction() {
+                return false;
+            }
+            match u.opcode() {
+                Opcode::LLVMLoad => {}
+                Opcode::LLVMStore if u.operand(0) != v => {}
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                Opcode::LLVMCall => match known::call_intrinsic(u) {
+                    Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
+                    Some(_) => return false,
+                    None => {
+                        // a direct call of a function defined here, its
+                        // parameters' count (the shim's `argReads`)
+                        let Some(f) = u.called_function() else { return false };
+                        if u.called_value() == v || f.is_declaration() || known::call_role(u).is_some() {
+                            return false;
+                        }
+                        let fps = f.params();
+                        let args = u.args();
+                        if args.len() != fps.len() || !args.iter().zip(&fps).all(|(a, fp)| *a != v || param_reads_seen(*fp, params)) {
+                            return false;
+                        }
+                    }
+                },
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Every use of `p` a load, a store to it, a memory intrinsic or a
+/// lifetime marker, or also passed as an argument to a known
 /// external function that reads and may write only through its pointer
 /// arguments, without keeping them (`fscanf(fp, "%d", &grid_points[0])`:
 /// `known::Effect::ReadsArgs`) when `through_known_calls`, or passed to a

@@ -20,13 +20,20 @@
  *               with extents below 25: the padding cell, never written
  *               after the start): `rhs` must be kept;
  * -DREAD_PAD_VEC the same slip in the loop -O2 vectorises only (`qs`
- *               takes rhs[..][k+1]): `rhs` must be kept.
+ *               takes rhs[..][k+1]): `rhs` must be kept;
+ * -DREAD_PAD_CALL the slip inside `cell_solve`, which reads one double past
+ *               the cell its pointer names: `rhs` must be kept;
+ * -DREAD_PAD_BACK the back substitution starts one plane higher and reads
+ *               the padding plane grid_points[0]: `rhs` must be kept.
  *
  * The reads of `rhs` are in loops -O2/-O3 vectorise or unroll at run time
- * too (`add`'s k loop, the second loop of compute_rhs), and one is at the
+ * too (`add`'s k loop, the second loop of compute_rhs), one is at the
  * far boundary plane `grid_points[0]-3` (NPB BT's fourth-order
- * dissipation): with every read inside the extents, the kill needs only
- * the extents, not extents covering the whole padded array.
+ * dissipation), and `solve` reads it as NPB BT's x_solve does: through a
+ * pointer passed to a function that is not inlined, at a loop's exit
+ * value, and in a loop running down from a plane given by the extents.
+ * With every read inside the extents, the kill needs only the extents,
+ * not extents covering the whole padded array.
  * A restart with the dead bytes poisoned (DAO_DEAD=poison) prints the
  * uninterrupted run's checksums only if what was left out was dead.
  *
@@ -88,6 +95,48 @@ static void compute_rhs(void) {
 #else
 #define PAD_EXTRA 0
 #endif
+#ifdef READ_PAD_CALL
+#define CALL_EXTRA 1
+#else
+#define CALL_EXTRA 0
+#endif
+#ifdef READ_PAD_BACK
+#define BACK_EXTRA 1
+#else
+#define BACK_EXTRA 0
+#endif
+
+/* One cell's solve through a pointer, as NPB BT's binvrhs(lhs, r): not
+ * inlined, it reads and rewrites r[0..4] (r[0..5] with -DREAD_PAD_CALL,
+ * whose `solve` runs k up to grid_points[2]-1: there the first field of
+ * the padding cell k = grid_points[2]). */
+static __attribute__((noinline)) void cell_solve(double *r, double c) {
+    double p = r[0];
+    for (int m = 1; m < 5 + CALL_EXTRA; m++)
+        p = 0.5 * p + c * r[m];
+    for (int m = 0; m < 5; m++)
+        r[m] = 0.9 * r[m] + 0.01 * p;
+}
+
+/* NPB BT's x_solve in small: a forward sweep through calls, a call at the
+ * sweep's exit value of i (the plane grid_points[0]-1, or 1 when the sweep
+ * never ran), then a back substitution from the plane grid_points[0]-2 down
+ * to 0 that reads the plane above (from grid_points[0]-1 with
+ * -DREAD_PAD_BACK: the padding plane at extents below 25). */
+static void solve(void) {
+    int i, j, k, m;
+    int isize = grid_points[0] - 1;
+#pragma omp for
+    for (j = 1; j < grid_points[1] - 1; j++)
+        for (k = 1; k < grid_points[2] - 1 + CALL_EXTRA; k++) {
+            for (i = 1; i < isize; i++)
+                cell_solve(rhs[i][j][k], 0.1);
+            cell_solve(rhs[i][j][k], 0.2);
+            for (i = isize - 1 + BACK_EXTRA; i >= 0; i--)
+                for (m = 0; m < 5; m++)
+                    rhs[i][j][k][m] -= 0.3 * rhs[i + 1][j][k][m];
+        }
+}
 
 static void add(void) {
     int i, j, k, m;
@@ -102,7 +151,7 @@ static void add(void) {
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 20;
     int n = argc > 2 ? atoi(argv[2]) : N;
-    if (n < 4 || n + PAD_EXTRA + VEC_SHIFT > N) {
+    if (n < 4 || n + PAD_EXTRA + VEC_SHIFT + CALL_EXTRA + BACK_EXTRA > N) {
         printf("extents out of range\n");
         return 1;
     }
@@ -124,6 +173,7 @@ int main(int argc, char **argv) {
 #pragma omp parallel
         {
             compute_rhs();
+            solve();
             add();
         }
         for (int i = 0; i < N; i++)

@@ -100,6 +100,31 @@ pub struct LoopFacts {
     /// The instruction of each of `reads` in the original function, when
     /// the shim knows it.
     pub read_insts: Vec<Option<Value>>,
+    /// Reads through pointer parameters ([`ArgRead`]): loads and
+    /// transfers through a parameter of this function, and calls passing
+    /// a pointer into a global or a parameter to a defined function.
+    pub arg_reads: Vec<ArgRead>,
+}
+
+/// A read through a pointer parameter (shim.cpp `DaoRead::param`,
+/// `callee`), for `facts.rs` `set_readable` to compose across calls.
+#[derive(Clone, Debug)]
+pub struct ArgRead {
+    pub from: ArgFrom,
+    /// A load or transfer: the bytes it may read, relative to the
+    /// parameter. A call: the pointer values it passes (`size` 1),
+    /// relative to the global or parameter. `None`: unknown.
+    pub bx: Option<ReadBox>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgFrom {
+    /// A load or transfer through parameter `param` of the function.
+    Param(u32),
+    /// A call passing, to parameter `arg` of the defined function
+    /// `callee`, a pointer into global `global` (`Some`) or through the
+    /// function's own parameter `param`.
+    Call { callee: Value, arg: u32, global: Option<Value>, param: Option<u32> },
 }
 
 /// The bytes a read may touch: `size` bytes at `start` plus any
@@ -202,6 +227,27 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let inst = ffi::dao_cxx_read_inst(h, i);
             read_insts.push((!inst.is_null()).then_some(Value(inst)));
         }
+        let mut arg_reads = Vec::new();
+        for i in 0..ffi::dao_cxx_argread_count(h) {
+            let mut o: ffi::DaoSectionOut = std::mem::zeroed();
+            ffi::dao_cxx_argread_get(h, i, &mut o);
+            let (mut param, mut callee, mut arg) = (0i32, std::ptr::null_mut(), 0u32);
+            ffi::dao_cxx_argread_info(h, i, &mut param, &mut callee, &mut arg);
+            let n = (o.ndims as usize).min(8);
+            let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
+            let sym = (0..n).map(|d| (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| (sym_count!(o, d), o.sym_floor[d]))).collect();
+            let bx = (o.loop_ix == 0).then_some(ReadBox { start: o.start, size: o.size, dims, sym });
+            let param = u32::try_from(param).ok();
+            let from = if callee.is_null() {
+                match param {
+                    Some(p) => ArgFrom::Param(p),
+                    None => continue,
+                }
+            } else {
+                ArgFrom::Call { callee: Value(callee), arg, global: (!o.base.is_null()).then_some(Value(o.base)), param }
+            };
+            arg_reads.push(ArgRead { from, bx });
+        }
         let rel = |which: i32, i: u32| {
             let mut o: ffi::DaoRelOut = std::mem::zeroed();
             ffi::dao_cxx_rel_get(h, which, i, &mut o);
@@ -239,6 +285,6 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes, read_sym, writes_sym });
         }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, rel_reads, reads, read_insts }
+        LoopFacts { team, loops, sections, rel_reads, reads, read_insts, arg_reads }
     }
 }
