@@ -628,6 +628,9 @@ fn plane_scratch_is_dead_after_the_barrier() {
 /// the extents give; its twins `-DREAD_PAD_CALL` (the callee reads one
 /// double past the cell, at the last k the padding cell: kept) and
 /// `-DREAD_PAD_BACK` (the loop down starts at the padding plane: kept).
+/// The step begins with a `nowait` loop over the same extent, whose
+/// zero-trip test jump threading sends past the copy's: without the kill
+/// on that edge (its conditions rule it out) `rhs` is kept at -O2/-O3.
 /// Each run is killed after checkpoint 2 and restarted with the dead bytes
 /// poisoned.
 #[test]

@@ -311,6 +311,16 @@ struct DaoLoopFacts {
   std::vector<DaoSection> sections;
   std::vector<DaoRead> reads;
   std::vector<DaoRead> argReads;
+  // Edges taken only while a bound load is below a value: (block, its
+  // successor, U, m) when the branch goes the other way whenever U >= m
+  // (original blocks). Under a kill's conditions U >= m the edge is never
+  // taken (`loop_kills.rs`: the kill also sits on it in world 1).
+  struct BoundEdge {
+    BasicBlock *from, *to;
+    DaoSym u;
+    int64_t m;
+  };
+  std::vector<BoundEdge> boundEdges;
   std::vector<DaoRel> relWrites, relReads;
   int team = 0;
 };
@@ -2958,6 +2968,27 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // the way is `a + U pred k` (U a bound load, k a constant) taken towards
   // the loop whenever U is at least some m: a kill under the conditions
   // plus `U >= m` may then sit at the top of that chain.
+  // The edges a branch on a bound takes only below some value (jump
+  // threading sends `if (n > 0)` of one worksharing loop straight past the
+  // next loop's own test of the same bound: NPB BT's compute_rhs).
+  if (!symOf.empty())
+    for (auto &BB : *C) {
+      auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
+      auto *IC = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+      if (!IC || Br->getSuccessor(0) == Br->getSuccessor(1) || !DT.isReachableFromEntry(&BB))
+        continue;
+      for (unsigned s = 0; s < 2; ++s) {
+        DaoSym u;
+        int64_t m;
+        // the other successor (wantTrue for successor 0) whenever U >= m
+        if (!decide(IC, s == 1, u, m))
+          continue;
+        auto F = Back.find(&BB), T = Back.find(Br->getSuccessor(s));
+        if (F == Back.end() || T == Back.end())
+          continue;
+        Out->boundEdges.push_back({cast<BasicBlock>(F->second), cast<BasicBlock>(T->second), u, m});
+      }
+    }
   if (!symOf.empty()) {
     for (Loop *L : LI.getLoopsInPreorder()) {
       auto &R = Out->loops[LoopIx[L]];
@@ -3377,6 +3408,19 @@ void dao_cxx_loop_guard_req(void *h, unsigned i, unsigned j, DaoGuardReqOut *o) 
   o->bytes = Q.first.bytes;
   o->sgn = Q.first.sgn;
   o->min = Q.second;
+}
+unsigned dao_cxx_bound_edge_count(void *h) { return static_cast<DaoLoopFacts *>(h)->boundEdges.size(); }
+// Bound edge i: its blocks, and (in `o`) the bound and the value m below
+// which alone the edge is taken.
+void dao_cxx_bound_edge_get(void *h, unsigned i, LLVMBasicBlockRef *from, LLVMBasicBlockRef *to, DaoGuardReqOut *o) {
+  auto &E = static_cast<DaoLoopFacts *>(h)->boundEdges[i];
+  *from = wrap(E.from);
+  *to = wrap(E.to);
+  o->global = wrap(static_cast<Value *>(E.u.G));
+  o->off = E.u.off;
+  o->bytes = E.u.bytes;
+  o->sgn = E.u.sgn;
+  o->min = E.m;
 }
 LLVMBasicBlockRef dao_cxx_loop_block(void *h, unsigned i, unsigned j) { return wrap(static_cast<DaoLoopFacts *>(h)->loops[i].blocks[j]); }
 unsigned dao_cxx_read_count(void *h) { return static_cast<DaoLoopFacts *>(h)->reads.size(); }

@@ -107,6 +107,10 @@ pub struct CondFacts {
     /// (loop header, killed global) -> its conditions, found while
     /// translating in world 0 (world 1 applies only these).
     kills: RefCell<HashMap<(Block, usize), Vec<Cond>>>,
+    /// The keys of `kills` that are loops' kills (the others excuse reads
+    /// covered by their own iteration's writes, `loop_kills.rs` `excuse`):
+    /// what `-Rdao` lists as loops that write all of an object.
+    loop_keys: RefCell<std::collections::HashSet<(Block, usize)>>,
 }
 
 impl CondFacts {
@@ -141,13 +145,24 @@ impl CondFacts {
         false
     }
 
-    /// The conditional kills as (function, loop location, killed global,
-    /// conditions), in a stable order, for `-Rdao`.
+    /// Record a loop's conditional kill ([`CondFacts::kill`]), and that
+    /// it is one (world 0).
+    pub fn loop_kill(&self, header: Block, g: usize, conds: Vec<Cond>) -> bool {
+        if !self.world1.get() {
+            self.loop_keys.borrow_mut().insert((header, g));
+        }
+        self.kill(header, g, conds)
+    }
+
+    /// The loops' conditional kills as (function, loop location, killed
+    /// global, conditions), in a stable order, for `-Rdao`.
     pub fn loops(&self) -> Vec<(String, Option<String>, usize, Vec<Cond>)> {
+        let keys = self.loop_keys.borrow();
         let mut v: Vec<_> = self
             .kills
             .borrow()
             .iter()
+            .filter(|(k, _)| keys.contains(k))
             .map(|((h, g), cs)| {
                 let f = h.parent_function().name();
                 (f, h.instructions().into_iter().find_map(|i| i.debug_loc()), *g, cs.clone())

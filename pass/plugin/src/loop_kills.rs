@@ -24,6 +24,33 @@ pub struct LoopKill {
     pub at: StmtPos,
 }
 
+/// World 1: the kill of global `g` under `conds` also sits on every edge
+/// of `f` that a branch on a bound takes only while the bound is below a
+/// value `conds` rule out (`LoopFacts::bound_edges`): under the conditions
+/// the edge is never taken. At -O2/-O3 jump threading sends the zero-trip
+/// test of one worksharing loop (`if (grid_points[0] > 0)`) straight past
+/// the next loop's own test of the same bound, around the kill at that
+/// loop's guard (NPB BT's compute_rhs: `rhs` is read after the copy loop
+/// that kills it, on that path). A statement on such an edge changes
+/// nothing when the conditions hold, and `g` is saved when they do not.
+fn ruled_out_edges(ff: &FuncFacts, edges: &[(crate::ir::Block, crate::ir::Block, SymCount, i64)], block_ix: &HashMap<crate::ir::Block, usize>, g: usize, conds: &[crate::cond::Cond]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (from, to, sc, m) in edges {
+        let Some(&cg) = ff.mf.global_ix.get(&sc.global) else { continue };
+        // the value at least m (both readings agree: 0 <= min, max below
+        // a quarter of the range, `Cond::at_least`)
+        let ruled_out = conds.iter().any(|c| c.global == cg && c.off == sc.off && c.bytes == sc.bytes && c.min >= *m && c.min >= 0 && c.max <= 1i64 << (8 * c.bytes.clamp(1, 8) - 2).min(62));
+        let (Some(&fb), Some(&tb)) = (block_ix.get(from), block_ix.get(to)) else { continue };
+        if ruled_out {
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: world 1: kill of {} also on the edge {fb} -> {tb} (taken only below {m})", ff.mf.globals[g].name());
+            }
+            out.push((fb, tb));
+        }
+    }
+    out
+}
+
 /// Blocks reachable from `from` (itself included), not going past the
 /// blocks of `stop` (included). `from` itself is always gone past: a block
 /// may end one worksharing loop (its fini) and start the next (its init),
@@ -89,6 +116,9 @@ pub fn add_loop_kills(
     let mut without = 0;
     let unrecognised = lf.loops.iter().filter(|l| l.stores > 0 && l.sections == 0).count();
     strip_iteration_local_reads(ff, vars, block_ix, pos, body);
+    // world 1: the blocks made on edges the conditions rule out, shared by
+    // the kills of every loop that sit on them
+    let mut edge_blocks: HashMap<(usize, usize), usize> = HashMap::new();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
@@ -295,18 +325,39 @@ pub fn add_loop_kills(
         // applied in world 1)
         let mut cond = Vec::new();
         let mut ckills = Vec::new();
+        let mut edge_kills: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
         for (g, conds) in cond_cands {
             if !cunread.contains(&vars.global_var(g)) {
                 continue;
             }
-            let k1 = ff.mf.cond.kill(lp.header, g, conds.clone());
+            let k1 = ff.mf.cond.loop_kill(lp.header, g, conds.clone());
             if crate::config::debug_loops() {
-                eprintln!("dao-debug: conditional kill of {} in loop {li} of '{}': recorded, applied {k1}", ff.mf.globals[g].name(), ff.f.name());
+                eprintln!("dao-debug: conditional kill of {} in loop {li} of '{}': recorded, applied {k1}, conditions {conds:?}", ff.mf.globals[g].name(), ff.f.name());
             }
             if k1 {
                 ckills.push(vars.global_var(g));
+                for (fb, tb) in ruled_out_edges(ff, &lf.bound_edges, &block_ix, g, &conds) {
+                    let e = edge_kills.entry((fb, tb)).or_insert_with(Vec::new);
+                    if !e.contains(&vars.global_var(g)) {
+                        e.push(vars.global_var(g));
+                    }
+                }
             }
             cond.push(g);
+        }
+        // (one block per edge: made while the edge is still there, then
+        // reused)
+        for ((fb, tb), vs) in std::mem::take(&mut edge_kills) {
+            let e = match edge_blocks.get(&(fb, tb)) {
+                Some(&e) => e,
+                None if body.blocks[fb].succs.contains(&tb) => {
+                    let e = entry_edge(body, fb, tb);
+                    edge_blocks.insert((fb, tb), e);
+                    e
+                }
+                None => continue,
+            };
+            add_kills(body, e, vs, vec![]);
         }
         let (pdefs, kills): (Vec<usize>, Vec<usize>) = unread
             .into_iter()

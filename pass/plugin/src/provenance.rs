@@ -58,8 +58,8 @@ pub fn address_taken(f: Value) -> bool {
 
 /// Whether every use of address `p` (through GEPs and casts, instructions
 /// or constant expressions) is a load from it, a store to it, a memory
-/// intrinsic's destination or source, a lifetime marker (no merge, no
-/// escape), or a pass to parameters of functions defined here that use it
+/// intrinsic's destination or source, a lifetime marker, a comparison (no
+/// merge, no escape), or a pass to parameters of functions defined here that use it
 /// only in those ways, or pass it on to such
 /// parameters ([`param_reads_seen`]). Every read of the object is then a
 /// load or a transfer whose underlying object it is, or one through such a
@@ -70,6 +70,15 @@ pub fn address_taken(f: Value) -> bool {
 /// [`only_accessed`]'s question (every write seen).
 pub fn reads_seen(p: Value) -> bool {
     accessed_or_passed(p, &mut HashSet::new())
+}
+
+/// A use that [`reads_seen`] does not take, for `DAO_DEBUG_LOOPS`.
+fn refused(u: Value) -> bool {
+    if crate::config::debug_loops() {
+        let f = if u.is_instruction() { u.parent_block().parent_function().name() } else { String::new() };
+        eprintln!("dao-debug: reads not all seen: a use in '{f}' at {:?}, opcode {:?}", u.debug_loc(), if u.is_instruction() { Some(u.opcode()) } else { None });
+    }
+    false
 }
 
 /// Every use of parameter `p` of a defined function (through GEPs and
@@ -94,35 +103,38 @@ fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
             if u.is_const_expr() {
                 match u.const_opcode() {
                     Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
-                    _ => return false,
+                    _ => return refused(u),
                 }
                 continue;
             }
             if !u.is_instruction() {
-                return false;
+                return refused(u);
             }
             match u.opcode() {
                 Opcode::LLVMLoad => {}
+                // a comparison of addresses (the vectoriser's overlap
+                // checks) reads nothing
+                Opcode::LLVMICmp => {}
                 Opcode::LLVMStore if u.operand(0) != v => {}
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
                 Opcode::LLVMCall => match known::call_intrinsic(u) {
                     Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
-                    Some(_) => return false,
+                    Some(_) => return refused(u),
                     None => {
                         // a direct call of a function defined here, its
                         // parameters' count (the shim's `argReads`)
-                        let Some(f) = u.called_function() else { return false };
+                        let Some(f) = u.called_function() else { return refused(u) };
                         if u.called_value() == v || f.is_declaration() || known::call_role(u).is_some() {
-                            return false;
+                            return refused(u);
                         }
                         let fps = f.params();
                         let args = u.args();
                         if args.len() != fps.len() || !args.iter().zip(&fps).all(|(a, fp)| *a != v || param_reads_seen(*fp, params)) {
-                            return false;
+                            return refused(u);
                         }
                     }
                 },
-                _ => return false,
+                _ => return refused(u),
             }
         }
     }

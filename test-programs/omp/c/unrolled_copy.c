@@ -58,8 +58,19 @@ static double forcing[N][N][N][5 + 1];
 static double rhs[N][N][N][5];
 static double qs[N][N][N]; /* a field of rhs, contiguous in k: a loop LLVM vectorises reads it */
 
+static double rho_i[N][N][N]; /* rewritten first in each step, as NPB BT's */
+
 static void compute_rhs(void) {
     int i, j, k, m;
+    /* a `nowait` loop over the same first extent before the copy: at -O2
+     * and -O3 jump threading sends its zero-trip test straight past the
+     * copy's own (NPB BT's compute_rhs), a path around the copy's kill
+     * that the kill's conditions rule out */
+#pragma omp for nowait
+    for (i = 0; i < grid_points[0]; i++)
+        for (j = 0; j < grid_points[1]; j++)
+            for (k = 0; k < grid_points[2]; k++)
+                rho_i[i][j][k] = 1.0 / u[i][j][k][0];
 #pragma omp for
     for (i = 0; i < grid_points[0]; i++)
         for (j = 0; j < grid_points[1]; j++)
@@ -145,7 +156,7 @@ static void add(void) {
         for (j = 0; j < grid_points[1]; j++)
             for (k = 0; k < grid_points[2] + PAD_EXTRA; k++)
                 for (m = 0; m < 5; m++)
-                    u[i][j][k][m] += 0.01 * rhs[i][j][k][m] + 0.001 * qs[i][j][k < grid_points[2] ? k : 0];
+                    u[i][j][k][m] += 0.01 * rhs[i][j][k][m] + 0.001 * qs[i][j][k < grid_points[2] ? k : 0] + 0.0001 * rho_i[i][j][k < grid_points[2] ? k : 0];
 }
 
 int main(int argc, char **argv) {

@@ -104,6 +104,10 @@ pub struct LoopFacts {
     /// transfers through a parameter of this function, and calls passing
     /// a pointer into a global or a parameter to a defined function.
     pub arg_reads: Vec<ArgRead>,
+    /// Edges a branch on a bound takes only while the bound is below a
+    /// value: (from, to, the bound, m): the branch goes the other way
+    /// whenever the bound is at least m.
+    pub bound_edges: Vec<(Block, Block, SymCount, i64)>,
 }
 
 /// A read through a pointer parameter (shim.cpp `DaoRead::param`,
@@ -227,6 +231,14 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let inst = ffi::dao_cxx_read_inst(h, i);
             read_insts.push((!inst.is_null()).then_some(Value(inst)));
         }
+        let bound_edges = (0..ffi::dao_cxx_bound_edge_count(h))
+            .map(|i| {
+                let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
+                let (mut from, mut to) = (std::ptr::null_mut(), std::ptr::null_mut());
+                ffi::dao_cxx_bound_edge_get(h, i, &mut from, &mut to, &mut q);
+                (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
+            })
+            .collect();
         let mut arg_reads = Vec::new();
         for i in 0..ffi::dao_cxx_argread_count(h) {
             let mut o: ffi::DaoSectionOut = std::mem::zeroed();
@@ -285,6 +297,6 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes, read_sym, writes_sym });
         }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, rel_reads, reads, read_insts, arg_reads }
+        LoopFacts { team, loops, sections, rel_reads, reads, read_insts, arg_reads, bound_edges }
     }
 }
