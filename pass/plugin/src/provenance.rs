@@ -92,7 +92,14 @@ pub fn param_reads_seen(p: Value, seen: &mut HashSet<Value>) -> bool {
     accessed_or_passed(p, seen)
 }
 
-fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
+/// Walk every use of address `p` through address arithmetic (GEPs and
+/// casts, instructions or constant expressions): `use_ok(v, u)` decides
+/// each other use `u` of an address `v` derived from `p`; a constant
+/// expression of another kind, or a user that is not an instruction, is
+/// refused (and, with `report`, shown by [`refused`]). Whether every use
+/// was taken.
+fn address_uses_all(p: Value, report: bool, mut use_ok: impl FnMut(Value, Value) -> bool) -> bool {
+    let no = |u: Value| if report { refused(u) } else { false };
     let mut work = vec![p];
     let mut seen = HashSet::new();
     while let Some(v) = work.pop() {
@@ -103,42 +110,49 @@ fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
             if u.is_const_expr() {
                 match u.const_opcode() {
                     Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
-                    _ => return refused(u),
+                    _ => return no(u),
                 }
                 continue;
             }
             if !u.is_instruction() {
-                return refused(u);
+                return no(u);
             }
             match u.opcode() {
-                Opcode::LLVMLoad => {}
-                // a comparison of addresses (the vectoriser's overlap
-                // checks) reads nothing
-                Opcode::LLVMICmp => {}
-                Opcode::LLVMStore if u.operand(0) != v => {}
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
-                Opcode::LLVMCall => match known::call_intrinsic(u) {
-                    Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
-                    Some(_) => return refused(u),
-                    None => {
-                        // a direct call of a function defined here, its
-                        // parameters' count (the shim's `argReads`)
-                        let Some(f) = u.called_function() else { return refused(u) };
-                        if u.called_value() == v || f.is_declaration() || known::call_role(u).is_some() {
-                            return refused(u);
-                        }
-                        let fps = f.params();
-                        let args = u.args();
-                        if args.len() != fps.len() || !args.iter().zip(&fps).all(|(a, fp)| *a != v || param_reads_seen(*fp, params)) {
-                            return refused(u);
-                        }
-                    }
-                },
-                _ => return refused(u),
+                _ if use_ok(v, u) => {}
+                _ => return no(u),
             }
         }
     }
     true
+}
+
+fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
+    address_uses_all(p, true, |v, u| {
+        match u.opcode() {
+            Opcode::LLVMLoad => true,
+            // a comparison of addresses (the vectoriser's overlap checks)
+            // reads nothing
+            Opcode::LLVMICmp => true,
+            Opcode::LLVMStore => u.operand(0) != v,
+            Opcode::LLVMCall => match known::call_intrinsic(u) {
+                Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) => u.called_value() != v,
+                Some(_) => false,
+                // a direct call of a function defined here, as many
+                // arguments as parameters (the shim's `argReads`)
+                None => u.called_function().is_some_and(|f| {
+                    let fps = f.params();
+                    let args = u.args();
+                    u.called_value() != v
+                        && !f.is_declaration()
+                        && known::call_role(u).is_none()
+                        && args.len() == fps.len()
+                        && args.iter().zip(&fps).all(|(a, fp)| *a != v || param_reads_seen(*fp, params))
+                }),
+            },
+            _ => false,
+        }
+    })
 }
 
 /// Every use of `p` a load, a store to it, a memory intrinsic or a
@@ -155,41 +169,20 @@ fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
 /// calls as writes); the defined functions it is passed to write nothing
 /// through it.
 pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
-    let mut work = vec![p];
-    let mut seen = HashSet::new();
-    while let Some(v) = work.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        for u in v.users() {
-            if u.is_const_expr() {
-                match u.const_opcode() {
-                    Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
-                    _ => return false,
-                }
-                continue;
+    address_uses_all(p, false, |v, u| match u.opcode() {
+        Opcode::LLVMLoad => true,
+        Opcode::LLVMStore if u.operand(0) != v => true,
+        Opcode::LLVMStore => through_known_calls && slot_read_only(u.operand(1)),
+        Opcode::LLVMCall => match known::call_intrinsic(u) {
+            Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) => u.called_value() != v,
+            Some(_) => false,
+            None => {
+                through_known_calls
+                    && ((u.called_value() != v && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs)) || passed_read_only(u, v, &mut HashSet::new()))
             }
-            if !u.is_instruction() {
-                return false;
-            }
-            match u.opcode() {
-                Opcode::LLVMLoad => {}
-                Opcode::LLVMStore if u.operand(0) != v => {}
-                Opcode::LLVMStore if through_known_calls && slot_read_only(u.operand(1)) => {}
-                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
-                Opcode::LLVMCall => match known::call_intrinsic(u) {
-                    Some(Intr::Copy { .. } | Intr::Set { .. } | Intr::Lifetime) if u.called_value() != v => {}
-                    None if through_known_calls
-                        && u.called_value() != v
-                        && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs) => {}
-                    None if through_known_calls && passed_read_only(u, v, &mut HashSet::new()) => {}
-                    _ => return false,
-                },
-                _ => return false,
-            }
-        }
-    }
-    true
+        },
+        _ => false,
+    })
 }
 
 /// A stack slot the address is stored into only to be read through: an
