@@ -18,6 +18,9 @@ every --threads count with one checkpoint at candidate k = N/2 + 1
 - `background (no release)`: `DAO_ASYNC=wait DAO_WRITER_RELEASE=off` (the
   forked writer holds every page of the snapshot until it exits, as before
   it gave each back once written);
+- `background (written only)`: `DAO_ASYNC=wait DAO_WRITER_RELEASE=written`
+  (the writer gives back what it has written, but not first the memory
+  the checkpoint does not hold, as before the dead pages were given back);
 - `in-program (O_DIRECT)`: `DAO_ASYNC=off DAO_DIRECT_IO=on`;
 - `staging copy`: `DAO_ASYNC=wait DAO_SNAPSHOT=copy` (the engine copies the live bytes into its staging arena, a thread of the program writes them);
 - `raw write + fsync`: the checkpoint's file bytes (from the in-program
@@ -61,6 +64,7 @@ CONFIGS = [
     ("background", {"DAO_ASYNC": "wait"}),
     ("background (buffered)", {"DAO_ASYNC": "wait", "DAO_DIRECT_IO": "off"}),
     ("background (no release)", {"DAO_ASYNC": "wait", "DAO_WRITER_RELEASE": "off"}),
+    ("background (written only)", {"DAO_ASYNC": "wait", "DAO_WRITER_RELEASE": "written"}),
     ("in-program (O_DIRECT)", {"DAO_ASYNC": "off", "DAO_DIRECT_IO": "on"}),
     ("staging copy", {"DAO_ASYNC": "wait", "DAO_SNAPSHOT": "copy"}),
 ]

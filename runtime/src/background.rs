@@ -75,13 +75,17 @@ pub struct Report {
     /// Bytes of program memory the child gave back as soon as they were
     /// in its pipeline (DAO_WRITER_RELEASE, `release::Releaser`).
     pub released_bytes: u64,
+    /// Bytes of program memory the checkpoint does not hold that the child
+    /// gave back before writing (DAO_WRITER_RELEASE,
+    /// `release::give_back_unsaved`).
+    pub released_unsaved_bytes: u64,
     /// DAO_STORE=engine: what the engine committed (`storage::Done::encode`).
     pub store: Option<String>,
 }
 
 impl Default for Report {
     fn default() -> Self {
-        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, released_bytes: 0, store: None }
+        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, released_bytes: 0, released_unsaved_bytes: 0, store: None }
     }
 }
 
@@ -95,7 +99,10 @@ impl Report {
             Ok((p, n)) => t.push_str(&format!("ok\t{n}\t{}\n", clean(&p.display().to_string()))),
             Err((k, e)) => t.push_str(&format!("err\t{}\t{}\n", clean(k), clean(e))),
         }
-        t.push_str(&format!("write_s\t{}\nencode_s\t{}\nextra\t{}\nreleased\t{}\n", self.write_s, self.encode_s, self.extra_bytes, self.released_bytes));
+        t.push_str(&format!(
+            "write_s\t{}\nencode_s\t{}\nextra\t{}\nreleased\t{}\nunsaved\t{}\n",
+            self.write_s, self.encode_s, self.extra_bytes, self.released_bytes, self.released_unsaved_bytes
+        ));
         if let Some(w) = &self.prune_warning {
             t.push_str(&format!("prune\t{}\n", clean(w)));
         }
@@ -123,6 +130,7 @@ impl Report {
                 "encode_s" => r.encode_s = f.next()?.parse().ok()?,
                 "extra" => r.extra_bytes = f.next()?.parse().ok()?,
                 "released" => r.released_bytes = f.next()?.parse().ok()?,
+                "unsaved" => r.released_unsaved_bytes = f.next()?.parse().ok()?,
                 "prune" => r.prune_warning = Some(f.next().unwrap_or("").to_string()),
                 "store" => r.store = Some(line["store\t".len()..].to_string()),
                 "end" => {
@@ -594,13 +602,14 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
         _ => "auto",
     };
     let background = format!(
-        "{{\"mode\":\"fork\",\"policy\":\"{policy_name}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{},\"released_bytes\":{}}}",
+        "{{\"mode\":\"fork\",\"policy\":\"{policy_name}\",\"pause_s\":{:.6},\"fork_s\":{:.6},\"wait_s\":{:.6},\"elapsed_s\":{:.6},\"extra_bytes\":{},\"released_bytes\":{},\"released_unsaved_bytes\":{}}}",
         f.pause_s,
         f.fork_s,
         wait_s,
         elapsed,
         report.as_ref().map_or(0, |r| r.extra_bytes),
-        report.as_ref().map_or(0, |r| r.released_bytes)
+        report.as_ref().map_or(0, |r| r.released_bytes),
+        report.as_ref().map_or(0, |r| r.released_unsaved_bytes)
     );
     let engine = f.engine.take();
     let Some(r) = report else {
@@ -688,7 +697,9 @@ pub struct ForkJob {
 /// Starts a forked writer that runs the engine on the child's image of
 /// `regions` and `skeleton`. Err (the pipe, the mapping or the fork
 /// failed): nothing was started, the caller writes synchronously.
-pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, p: crate::storage::Pending, t0: Instant, kill: Kill) -> Result<(), String> {
+/// `unsaved`: the program memory the checkpoint does not hold
+/// (`Collected::unsaved`), given back by the child first.
+pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, unsaved: &[(u64, u64)], p: crate::storage::Pending, t0: Instant, kill: Kill) -> Result<(), String> {
     let e = crate::storage::sync_engine(s).ok_or("no synchronous storage engine")?;
     // the skeleton and the regions are built by the child (246 797 regions
     // and a 6 MB skeleton for MG.A: 11-18 ms the program no longer waits
@@ -704,13 +715,14 @@ pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, p: crat
     let tmp = e.dir().path().join(format!(".{}.tmp", dao_store::StoreDir::file_name(seq)));
     let engine_ptr: *mut Engine = e;
     let (frames, collect_s) = (p.frames, p.collect_s);
-    let release = s.cfg.writer_release;
+    let (release, release_unsaved) = (s.cfg.writer_release, s.cfg.release_unsaved);
     let job = ForkJob { pending: p, shm: shm as usize, shm_len };
     let write = move || {
         // SAFETY: runs only in the forked child, on its own copy of the
         // engine (the parent's is not touched by it).
         let e = unsafe { &mut *engine_ptr };
-        engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len, release)
+        let given = if release_unsaved { crate::release::give_back_unsaved(unsaved, parts) } else { 0 };
+        Report { released_unsaved_bytes: given, ..engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len, release) }
     };
     match start(s, seq, tmp, frames, collect_s, t0, String::new(), Some(Box::new(job)), write) {
         Ok(()) => {
@@ -850,6 +862,7 @@ mod tests {
             prune_warning: Some("cannot prune\nx".into()),
             extra_bytes: 4096,
             released_bytes: 1 << 20,
+            released_unsaved_bytes: 3 << 20,
             store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4 2 7 300 0.125".into()),
         };
         let d = Report::decode(&r.encode()).unwrap();
@@ -859,7 +872,7 @@ mod tests {
         assert_eq!((done.regions, done.skeleton_bytes, done.encode_s), (7, 300, 0.125));
         assert_eq!(crate::storage::Done::decode(&done.encode(), PathBuf::from("x")), Some(done));
         assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
-        assert_eq!((d.write_s, d.encode_s, d.extra_bytes, d.released_bytes), (0.5, 0.25, 4096, 1 << 20));
+        assert_eq!((d.write_s, d.encode_s, d.extra_bytes, d.released_bytes, d.released_unsaved_bytes), (0.5, 0.25, 4096, 1 << 20, 3 << 20));
         assert_eq!(d.prune_warning.as_deref(), Some("cannot prune x"));
         let e = Report { result: Err(("write StorageFull".into(), "no space left".into())), ..Report::default() };
         assert_eq!(Report::decode(&e.encode()).unwrap().result, Err(("write StorageFull".into(), "no space left".into())));

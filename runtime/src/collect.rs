@@ -37,6 +37,11 @@ pub struct Collected {
     /// (dead at the checkpoint), for `dao inspect`.
     pub dead: Vec<dao_format::DeadGlobal<'static>>,
     pub heap: Heap<'static>,
+    /// Program memory the checkpoint does not hold, as address ranges: the
+    /// unsaved bytes of the defined globals and the heap blocks left out,
+    /// each range at least `release::RELEASE_MIN` long. A forked writer
+    /// gives their whole pages back first (`release::give_back_unsaved`).
+    pub unsaved: Vec<(u64, u64)>,
     pub bytes: Bytes,
     pub heap_blocks_total: u64,
     pub heap_blocks_saved: u64,
@@ -498,6 +503,7 @@ pub fn collect_team(
     // with the largest size, with the union of what every module's sites
     // want of it (whole if any wants it whole).
     let mut saved_at: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let mut saved_ranges: std::collections::HashMap<u64, Vec<(u64, u64)>> = std::collections::HashMap::new();
     for ((hash, i), m, ranges) in by_address(wanted) {
         let Some(d) = m.globals().get(i as usize) else {
             fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
@@ -508,6 +514,7 @@ pub fn collect_team(
             Some(r) => merge_ranges(r, d.size),
         };
         *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
+        saved_ranges.entry(d.addr as u64).or_default().extend(ranges.iter().copied());
         let why = if d.size >= KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
         for (lo, hi) in ranges {
             let addr = d.addr as usize + lo as usize;
@@ -527,6 +534,7 @@ pub fn collect_team(
     }
 
     let dead = if save_all { Vec::new() } else { dead_globals(&modules, &saved_at, &sites) };
+    let mut unsaved = if save_all { Vec::new() } else { unsaved_globals(&modules, &saved_ranges) };
 
     let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
     let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
@@ -544,6 +552,8 @@ pub fn collect_team(
         if s {
             n_saved += 1;
             bytes.heap += b.size as u64;
+        } else if b.size as u64 >= crate::release::RELEASE_MIN {
+            unsaved.push((b.addr as u64, (b.addr + b.size) as u64));
         }
         hb.push(HeapBlock { addr: b.addr as u64, size: b.size as u64, bytes: data });
     }
@@ -554,6 +564,7 @@ pub fn collect_team(
         globals,
         dead,
         heap: Heap { meta: Cow::Owned(meta), blocks: hb },
+        unsaved,
         bytes,
         heap_blocks_total: blocks.len() as u64,
         heap_blocks_saved: n_saved,
@@ -595,6 +606,48 @@ fn dead_globals(modules: &[&'static DaoModuleDesc], saved_at: &std::collections:
         }
     }
     dead
+}
+
+/// The bytes of the defined globals (one entry per address, the largest
+/// size any module gives it) that the checkpoint does not hold, as address
+/// ranges of at least `release::RELEASE_MIN` bytes; `saved`: the saved
+/// ranges per address, relative to it.
+fn unsaved_globals(modules: &[&'static DaoModuleDesc], saved: &std::collections::HashMap<u64, Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
+    let mut size_at: BTreeMap<u64, u64> = BTreeMap::new();
+    for m in modules {
+        for d in m.globals() {
+            if d.offset != crate::abi::DAO_GLOBAL_DECLARED && d.size >= crate::release::RELEASE_MIN {
+                let e = size_at.entry(d.addr as u64).or_default();
+                *e = (*e).max(d.size);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (addr, size) in size_at {
+        let have = saved.get(&addr).cloned().unwrap_or_default();
+        for (lo, hi) in complement(&merge_ranges(have, size), size) {
+            if hi - lo >= crate::release::RELEASE_MIN {
+                out.push((addr + lo, addr + hi));
+            }
+        }
+    }
+    out
+}
+
+/// The parts of `[0, size)` outside `have` (sorted, merged ranges).
+fn complement(have: &[(u64, u64)], size: u64) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &(lo, hi) in have {
+        if lo > at {
+            out.push((at, lo));
+        }
+        at = at.max(hi);
+    }
+    if at < size {
+        out.push((at, size));
+    }
+    out
 }
 
 /// Addresses of the globals the walked sites name.
@@ -725,6 +778,14 @@ fn scan(addr: usize, b: &[u8], blocks: &[Block], marked: &mut [bool], work: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn complement_of_saved_ranges() {
+        assert_eq!(complement(&[], 100), vec![(0, 100)]);
+        assert_eq!(complement(&[(0, 100)], 100), vec![]);
+        assert_eq!(complement(&[(10, 20), (30, 100)], 100), vec![(0, 10), (20, 30)]);
+        assert_eq!(complement(&[(0, 10), (90, 95)], 100), vec![(10, 90), (95, 100)]);
+    }
 
     /// An MG-like grid: a top table of 8 plane tables of 16 row pointers,
     /// rows of 16 doubles (tables and rows both 128 bytes), plus a leaked

@@ -111,6 +111,10 @@ pub struct Config {
     /// the pages of the program's globals and heap blocks once they are in
     /// its pipeline, so the program's later writes of them copy nothing.
     pub writer_release: bool,
+    /// DAO_WRITER_RELEASE=on (the default) also gives back, first, the
+    /// pages of the program memory the checkpoint does not hold (dead
+    /// globals, heap blocks left out); `written`: only what was written.
+    pub release_unsaved: bool,
     /// How this process was found to be an MPI program (a launcher's
     /// variables, or an MPI library in the process), if it is: dao does not
     /// checkpoint MPI programs yet (issue #17), so a DAO_DIR is then ignored
@@ -330,7 +334,7 @@ pub const VARS: &[Var] = &[
     v("DAO_DIRECT_IO", "engine: checkpoint files written with O_DIRECT (no page-cache copy, far less CPU; a file system without it gets plain writes): off, only by the background writer, or always", "background", "off, background, on"),
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
     v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background or in place, whichever measured cheaper: before the background cost is measured, in the background only when a core is spare; in place when checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
-    v("DAO_WRITER_RELEASE", "a forked writer (engine) gives the whole pages of the program's globals and heap blocks of at least 256 KiB back as soon as they are in its pipeline: the program's later writes of them copy nothing (off: the writer holds the whole snapshot until it exits)", "on", "on, off"),
+    v("DAO_WRITER_RELEASE", "a forked writer (engine) gives the whole pages of the program's globals and heap blocks of at least 256 KiB back as soon as they are in its pipeline, and before anything else those the checkpoint does not hold (dead arrays, heap blocks left out): the program's later writes of them copy nothing (written: only those in its pipeline; off: the writer holds the whole snapshot until it exits)", "on", "on, written, off"),
     v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (the engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
@@ -532,7 +536,8 @@ impl Config {
             placement,
             store: store(snapshot_copy),
             snapshot_copy,
-            writer_release: choice("DAO_WRITER_RELEASE", "on", "off").unwrap_or(true),
+            writer_release: var("DAO_WRITER_RELEASE").map_or(true, |v| v.trim() != "off" && (v.trim() == "on" || v.trim() == "written" || fatal(format_args!("DAO_WRITER_RELEASE={v:?}: expected on, written or off")))),
+            release_unsaved: var("DAO_WRITER_RELEASE").map_or(true, |v| v.trim() == "on"),
             async_policy: var("DAO_ASYNC").map(|v| match v.trim() {
                 "off" | "0" | "no" => Async::Off,
                 "auto" => Async::Auto,

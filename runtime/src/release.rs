@@ -28,7 +28,7 @@ pub struct Releaser {
 /// 2 KiB hold no whole page; giving its arena back in 1 MiB runs behind the
 /// writer made both the program and the writer slower, docs/design.md
 /// section 15, while FT.A's three large arrays gain.)
-const RELEASE_MIN: u64 = 256 << 10;
+pub const RELEASE_MIN: u64 = 256 << 10;
 
 impl Releaser {
     pub fn new(parts: &dao_format::Parts<'_>) -> Releaser {
@@ -61,6 +61,62 @@ impl Releaser {
     }
 }
 
+/// Gives back, in the forked writer, before anything else, the whole pages
+/// of the program memory the checkpoint does not hold (`unsaved`: dead
+/// globals and their dead parts, heap blocks left out; `collect.rs`) that
+/// hold no byte the writer reads (`parts`' payloads: a thread-local value
+/// or a threadprivate copy may sit in a block the heap scan left out).
+/// The program rewrites such memory soonest (an array is dead because the
+/// next step rewrites it before reading it), and each first write of a
+/// page the child still maps copies the page: NPB FT.A's `u1`, 128 MiB,
+/// rewritten by `evolve` while the writer runs. The bytes given back.
+pub fn give_back_unsaved(unsaved: &[(u64, u64)], parts: &dao_format::Parts<'_>) -> u64 {
+    if unsaved.is_empty() {
+        return 0;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let read = dao_format::payload_ranges(parts);
+    pages_to_give_back(unsaved, read, page).into_iter().map(|(lo, hi)| release(lo, hi)).sum()
+}
+
+/// The whole pages of the `unsaved` ranges (each at least [`RELEASE_MIN`]
+/// long) that no `read` range touches, merged: `[lo, hi)` page-aligned.
+fn pages_to_give_back(unsaved: &[(u64, u64)], mut read: Vec<(u64, u64)>, page: u64) -> Vec<(u64, u64)> {
+    // the pages any read byte lies in, sorted and merged
+    read.retain(|r| r.1 > r.0);
+    for r in read.iter_mut() {
+        *r = (r.0 / page * page, r.1.div_ceil(page) * page);
+    }
+    read.sort_unstable();
+    let mut busy: Vec<(u64, u64)> = Vec::with_capacity(read.len());
+    for (a, b) in read {
+        match busy.last_mut() {
+            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+            _ => busy.push((a, b)),
+        }
+    }
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &(lo, hi) in unsaved {
+        if hi < lo || hi - lo < RELEASE_MIN {
+            continue;
+        }
+        let (mut a, b) = (lo.next_multiple_of(page), hi / page * page);
+        // the busy pages from the first that ends after a
+        let mut k = busy.partition_point(|r| r.1 <= a);
+        while a < b {
+            let (next_busy, busy_end) = busy.get(k).map_or((b, b), |r| (r.0.min(b), r.1));
+            if next_busy > a {
+                out.push((a, next_busy));
+            }
+            a = a.max(busy_end);
+            k += 1;
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 /// `MADV_DONTNEED` on the whole pages `[lo, hi)`; the bytes given back.
 fn release(lo: u64, hi: u64) -> u64 {
     if hi <= lo {
@@ -74,5 +130,39 @@ fn release(lo: u64, hi: u64) -> u64 {
         hi - lo
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u64 = 4096;
+
+    #[test]
+    fn whole_pages_of_unsaved_ranges_only() {
+        // an unaligned dead global of 1 MiB + 100 bytes: its inner pages
+        let lo = 10 * P + 100;
+        let hi = lo + (1 << 20) + 100;
+        assert_eq!(pages_to_give_back(&[(lo, hi)], vec![], P), vec![(11 * P, hi / P * P)]);
+        // too small: nothing
+        assert!(pages_to_give_back(&[(lo, lo + RELEASE_MIN - 1)], vec![], P).is_empty());
+    }
+
+    #[test]
+    fn pages_a_payload_touches_stay() {
+        let lo = 100 * P;
+        let hi = lo + 256 * P;
+        // a thread-local value of 10 bytes straddling two pages in the middle,
+        // and one at the very start
+        let read = vec![(lo + 50 * P - 5, lo + 50 * P + 5), (lo, lo + 1), (0, 0)];
+        let got = pages_to_give_back(&[(lo, hi)], read, P);
+        assert_eq!(got, vec![(lo + P, lo + 49 * P), (lo + 51 * P, hi)]);
+        // a payload covering all of it: nothing
+        assert!(pages_to_give_back(&[(lo, hi)], vec![(lo - 1, hi + 1)], P).is_empty());
+        // payloads elsewhere change nothing; two unsaved ranges, sorted
+        let lo2 = 1000 * P;
+        let got = pages_to_give_back(&[(lo2, lo2 + 64 * P), (lo, hi)], vec![(5 * P, 6 * P), (2000 * P, 2001 * P)], P);
+        assert_eq!(got, vec![(lo, hi), (lo2, lo2 + 64 * P)]);
     }
 }

@@ -265,7 +265,7 @@ fn store_write(s: &mut Session, img: &Image, fork: Option<Kill>) {
         // the writer builds the skeleton and the regions (its DAO_STATS
         // line gets their numbers and encode_s when it is settled)
         let p = crate::storage::Pending { seq: parts.header.seq, fields: fields.clone(), frames: parts.chain.len(), regions: 0, skeleton_bytes: 0, collect_s, pause_s: 0.0, copy_s: 0.0, wait_s: 0.0 };
-        match crate::background::checkpoint_forked(s, parts, p, t0, kill) {
+        match crate::background::checkpoint_forked(s, parts, &img.c.unsaved, p, t0, kill) {
             Ok(()) => {
                 // DAO_CRASH_AFTER due at this one: the kill comes once
                 // it is committed, as when writing in place

@@ -619,3 +619,59 @@ fn writer_gives_back_written_pages() {
         .collect();
     assert!(!released.is_empty() && released.iter().all(|&n| n >= 2 * (590 << 10)), "jacobi2d's two arrays (2 x 619 200 B) should be given back: {released:?}");
 }
+
+/// Before anything else a forked writer gives back the whole pages of the
+/// program memory the checkpoint does not hold (DAO_WRITER_RELEASE=on, the
+/// default; DAO_STATS `background.released_unsaved_bytes`): the dead
+/// arrays the next step rewrites then cost the program no copy. `written`
+/// and `off` give back none of it. sections_dead's `work1`..`work3` (256
+/// KiB each) are dead at the top of its step loop, `work2` in its region;
+/// restarts from such checkpoints, through every crash scenario (and with
+/// the dead bytes poisoned), give the uninterrupted output: the writer
+/// read no page it gave back.
+#[test]
+fn writer_gives_back_unsaved_pages_first() {
+    let b = build("sections_dead", Lang::C, "test-programs/omp/c/sections_dead.c", &["-fopenmp"], Opt::O2);
+    // whole pages of one 256 KiB array, wherever it lies
+    let one = (256u64 << 10) - 4096;
+    for (release, min_top, min_region) in [("on", 3 * one, one), ("written", 0, 0), ("off", 0, 0)] {
+        let dir = fresh_dir(&format!("background-unsaved-{release}"));
+        let args = ["66"];
+        let r = process::run(&spec(&b.inst, &args, &dir, &[("DAO_EVERY", "33"), WAIT, ("DAO_WRITER_RELEASE", release), ("OMP_NUM_THREADS", "2")]), Duration::from_secs(120)).unwrap();
+        assert!(r.status.success(), "{}", r.describe());
+        let ev = events(&dir, "checkpoint");
+        assert_eq!(ev.len(), 4, "{ev:?}");
+        for e in &ev {
+            let got = e["background"]["released_unsaved_bytes"].as_u64().unwrap_or_else(|| panic!("no released_unsaved_bytes: {e}"));
+            let top = e["at"].as_str().unwrap_or("").starts_with("main#");
+            let want = if top { min_top } else { min_region };
+            if want == 0 {
+                assert_eq!(got, 0, "DAO_WRITER_RELEASE={release} gave back {got} unsaved bytes: {e}");
+            } else {
+                assert!(got >= want && got <= want + 3 * 8192, "DAO_WRITER_RELEASE={release}: {got} unsaved bytes given back, want about {want}: {e}");
+            }
+        }
+    }
+    let dir = fresh_dir("background-unsaved-plan");
+    check_plan(&Plan {
+        label: "sections_dead O2 t=3 DAO_ASYNC=wait (unsaved pages given back)".into(),
+        dir: dir.clone(),
+        clean: b.clean.clone(),
+        inst: b.inst.clone(),
+        args: &["66"],
+        env: [WAIT, ("OMP_NUM_THREADS", "3"), ("DAO_DEAD", "poison")].into_iter().map(|(k, v)| (k, v.to_string())).collect(),
+        every: 33,
+        crash_after: &[1, 3],
+        crash_in: &[2],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: true,
+    });
+    let given: Vec<u64> = plan_stats_lines(&dir)
+        .into_iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
+        .filter(|v| v["event"] == "checkpoint")
+        .filter_map(|v| v["background"]["released_unsaved_bytes"].as_u64())
+        .collect();
+    assert!(!given.is_empty() && given.iter().all(|&n| n >= one), "every checkpoint should give back a dead array's pages: {given:?}");
+}

@@ -29,4 +29,4 @@ pub use model::{
 pub use read::{decode, decode_skeleton, read_file, read_header};
 pub use sidecar::{mpi_log_body, MPI_LOG_MAGIC};
 pub use wire::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
-pub use write::{encode_skeleton, key_of, skeleton_regions, skeleton_regions_bound, Layout, Parts, Writer};
+pub use write::{encode_skeleton, key_of, payload_ranges, skeleton_regions, skeleton_regions_bound, Layout, Parts, Writer};

@@ -372,6 +372,18 @@ pub fn skeleton_regions<'a>(p: &Parts<'a>) -> Vec<(u64, &'a [u8])> {
     v
 }
 
+/// The address ranges `[start, end)` of every byte payload of `p` (the
+/// memory a writer of it reads; empty payloads left out).
+pub fn payload_ranges(p: &Parts<'_>) -> Vec<(u64, u64)> {
+    let mut v = Vec::new();
+    each_payload(p, |_, b| {
+        if !b.is_empty() {
+            v.push((b.as_ptr() as u64, b.as_ptr() as u64 + b.len() as u64));
+        }
+    });
+    v
+}
+
 /// Every byte payload of `p` with its key, in file order (aliases and
 /// repeated keys included).
 fn each_payload<'a>(p: &Parts<'a>, mut f: impl FnMut(u64, &'a [u8])) {
