@@ -643,6 +643,15 @@ fn unrolled_copy_rhs_is_dead() {
             assert!(b >= U + F && b <= U + F + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and forcing ({}), not rhs or qs", U + F);
         }
     }
+    // the extents set in a function main calls after an OpenMP setting:
+    // still frozen, and main's frame keeps only `note` (8 KiB), which it
+    // reads after the call
+    const NOTE: u64 = 1024 * 8;
+    for (opt, args, tag) in [(Opt::O2, &["30", "24"][..], "even"), (Opt::O3, &["30"][..], "defaults")] {
+        for &(seq, b) in &defs_run("unrolled_copy", &["-DSETUP_IN_RUN"], opt, args, tag) {
+            assert!(b >= U + F + NOTE && b <= U + F + NOTE + PAD_SMALL, "[unrolled_copy -DSETUP_IN_RUN {} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and note ({}), not rhs, qs or rho_i", opt.name(), U + F + NOTE);
+        }
+    }
     for (opt, def, args, tag) in [(Opt::O2, "-DSHORT_COPY", &["30"][..], "defaults"), (Opt::O3, "-DREAD_FIRST", &["30"][..], "defaults"), (Opt::O2, "-DREAD_PAD", &["30", "24"][..], "even"), (Opt::O2, "-DREAD_PAD_VEC", &["30", "24"][..], "even"), (Opt::O3, "-DREAD_PAD_CALL", &["30", "24"][..], "even"), (Opt::O2, "-DREAD_PAD_BACK", &["30", "24"][..], "even")] {
         for &(seq, b) in &defs_run("unrolled_copy", &[def], opt, args, tag) {
             assert!(b >= 2 * U + F, "[unrolled_copy {} {def} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and rhs ({})", opt.name(), 2 * U + F);

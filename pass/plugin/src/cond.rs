@@ -358,8 +358,19 @@ impl CondFacts {
                         // a runtime entry with a role (a barrier, a
                         // worksharing init or fini, a single...) may be a
                         // sync site where a thread waits for a checkpoint,
-                        // whatever its memory effect
-                        None => known::role(c).is_some() || !matches!(known::effect(c), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. })),
+                        // whatever its memory effect; not the lookup of a
+                        // thread's threadprivate copy (flang's
+                        // `__kmpc_threadprivate_cached`, routed to the
+                        // runtime's `omp::tp::cached`, which never waits:
+                        // NPB 3.3's /work_1d/ at the top of every program
+                        // unit) nor the thread count of the next fork
+                        None => match known::role(c) {
+                            Some(Role::ThreadprivateCached { .. } | Role::ForkPush) => false,
+                            Some(_) => true,
+                            // (hidden runtime state: the Fortran runtime's
+                            // start, OpenMP settings; never program code)
+                            None => !matches!(known::effect(c), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. } | known::Effect::Env)),
+                        },
                     },
                     None => true,
                 }
@@ -380,9 +391,24 @@ impl CondFacts {
             for b in &blocks {
                 let mut stopped = false;
                 for i in b.instructions() {
-                    stopped = stopped || stop(i);
+                    // the first stop point of the block: what its callee
+                    // writes before a thread can stop in it comes before
+                    // any checkpoint taken there, and what it writes after
+                    // one is the callee's own check (it is on a path); so
+                    // only its own writes count here (a call's writes after
+                    // an earlier stop count whole: below, and the blocks
+                    // reachable from a stop, this one's loop included)
+                    let first = !stopped && stop(i);
+                    if first && crate::config::debug_loops() {
+                        eprintln!("dao-debug: stop point in '{}' at {:?}: call of '{}'", f.name(), i.debug_loc(), i.called_function().map(|c| c.name()).unwrap_or_default());
+                    }
+                    stopped = stopped || first;
                     if stopped {
-                        for g in writes_of(i) {
+                        let ws = if first { direct_writes(i, &|p| globals_at(fi, p)) } else { writes_of(i) };
+                        for g in ws {
+                            if crate::config::debug_loops() && frozen.contains(g) {
+                                eprintln!("dao-debug: global {g} not frozen: written in '{}' at {:?} after a stop point", f.name(), i.debug_loc());
+                            }
                             frozen.remove(g);
                         }
                     }
@@ -397,6 +423,9 @@ impl CondFacts {
                 }
                 for i in blocks[k].instructions() {
                     for g in writes_of(i) {
+                        if crate::config::debug_loops() && frozen.contains(g) {
+                            eprintln!("dao-debug: global {g} not frozen: written in '{}' at {:?} after a stop point", f.name(), i.debug_loc());
+                        }
                         frozen.remove(g);
                     }
                 }

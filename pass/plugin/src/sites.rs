@@ -120,7 +120,7 @@ impl Planner<'_> {
                     }
                     continue;
                 };
-                sites.push(self.site_plan(f, b, i, kind, k, &t, live));
+                sites.push(self.site_plan(f, b, i, kind, k, &t, live, ff));
             }
         }
         check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves, &mut self.master_only);
@@ -251,6 +251,7 @@ impl Planner<'_> {
         k: CallKind,
         t: &Translated,
         (live, bytes): (&LiveSets, &dao_analysis::bytelive::ByteLive),
+        ff: &FuncFacts,
     ) -> SitePlan {
         let entry = f.entry_block();
         // a fork is replayed together with the pushes before it
@@ -265,7 +266,39 @@ impl Planner<'_> {
         };
         let (bi, si) = t.pos[&anchor];
         let re_executed = matches!(kind, SiteKind::Call | SiteKind::Fork | SiteKind::Sync);
-        let set = if re_executed {
+        // A call of a function defined here, on a marker path: on restart
+        // the call is made again, but the callee jumps at once to the site
+        // its own frame recorded (its entry block holds only its stack
+        // objects and the replayed environment calls), so what it reads
+        // before that site is never read again, and what it reads after it
+        // is in its own frame's set. The caller's frame needs what it
+        // reads after the call returns, the call's operands, the stack
+        // objects the call may use and every object its pointer arguments
+        // may reach (reads through a parameter are the caller's business);
+        // not the globals the callee's summary reads (nor, in world 1, the
+        // objects its writes of a condition's global use): a `main` that
+        // calls the function holding the step loop (flang's `main` calling
+        // the main program) no longer keeps everything that function reads
+        // before its loop.
+        let resumes = kind == SiteKind::Call && matches!(k, CallKind::Defined(g) if !self.calls.microtask[g]);
+        let by_args: Vec<usize> = if resumes {
+            let spec = ff.spec.borrow().get(&i).cloned();
+            let mut v = Vec::new();
+            crate::translate::uncovered_arg_uses(ff, &t.vars, i, spec.as_ref(), &mut v);
+            v
+        } else {
+            Vec::new()
+        };
+        let set = if resumes {
+            let (cb, ci) = t.pos[&i];
+            let mut s = live.after(&t.body, cb, ci);
+            for &u in &t.body.blocks[cb].stmts[ci].uses {
+                if u < t.vars.global_var(0) || by_args.contains(&u) {
+                    s.insert(u);
+                }
+            }
+            s
+        } else if re_executed {
             // The call is executed again on restart, but its callee resumes
             // at its own site, not from its start: what the callee kills
             // before that site must not make it dead here (the callee's frame
@@ -309,7 +342,15 @@ impl Planner<'_> {
         let mut partial = Vec::new();
         globals.retain(|&g| {
             let v = t.vars.global_var(g);
-            let at = if re_executed {
+            let at = if resumes {
+                let (cb, ci) = t.pos[&i];
+                // (an object a pointer argument may reach counts whole)
+                if by_args.contains(&v) {
+                    None
+                } else {
+                    bytes.after(&t.body, cb, ci, v)
+                }
+            } else if re_executed {
                 let (cb, ci) = t.pos[&i];
                 bytes
                     .before(&t.body, bi, si, v)
