@@ -282,9 +282,17 @@ impl Planner<'_> {
         // before its loop.
         let resumes = kind == SiteKind::Call && matches!(k, CallKind::Defined(g) if !self.calls.microtask[g]);
         let by_args: Vec<usize> = if resumes {
-            let spec = ff.spec.borrow().get(&i).cloned();
+            // every pointer argument, whatever a specialised summary of the
+            // call covers (the callee's own frame is planned unbound: its
+            // reads through a parameter are the caller's business), and the
+            // pointers the call passes in local slots
             let mut v = Vec::new();
-            crate::translate::uncovered_arg_uses(ff, &t.vars, i, spec.as_ref(), &mut v);
+            crate::translate::uncovered_arg_uses(ff, &t.vars, i, None, &mut v);
+            if let Some(sp) = ff.spec.borrow().get(&i) {
+                for &x in &sp.extra_uses {
+                    crate::translate::mem_uses(ff, &t.vars, x, &mut v);
+                }
+            }
             v
         } else {
             Vec::new()
