@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 11;
+pub const DAO_ABI_VERSION: u32 = 12;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -103,6 +103,8 @@ pub const C_CONSTANTS: &[(&str, u64)] = &[
     ("DAO_MODULE_GUARDED", DAO_MODULE_GUARDED as u64),
     ("DAO_GLOBAL_DECLARED", DAO_GLOBAL_DECLARED),
     ("DAO_TP_IN_REGION", DAO_TP_IN_REGION),
+    ("DAO_BOX_WRITE", DAO_BOX_WRITE as u64),
+    ("DAO_BOX_READ", DAO_BOX_READ as u64),
     ("DAO_FT_WORDS_BITS", FT_WORDS_BITS as u64),
 ];
 
@@ -209,6 +211,8 @@ pub const SITE_DESC: Layout = Layout {
         f("n_kept", I32),
         f("kept", Ptr),
         f("kept_why", Ptr),
+        f("n_cboxes", I32),
+        f("cboxes", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -245,6 +249,8 @@ pub const MODULE_DESC: Layout = Layout {
         f("tp", Ptr),
         f("n_conds", I32),
         f("conds", Ptr),
+        f("n_boxes", I32),
+        f("boxes", Ptr),
     ],
 };
 /// A runtime-checked condition of a conditional kill: global `object` is
@@ -263,11 +269,36 @@ pub const COND_DESC: Layout = Layout {
         f("max", I64),
     ],
 };
+/// A box of bytes of global `object` (ABI 12): `size` bytes at `start`
+/// plus any combination of the `n_dims` steps (`dims`), whose counts may
+/// be read from globals when the checkpoint is taken. Kind
+/// [`DAO_BOX_WRITE`]: a part a loop rewrites before any read when its
+/// `n_conds` conditions hold (their `object` field is unused), dead at a
+/// site listing it in `cboxes`. Kind [`DAO_BOX_READ`]: one of the boxes
+/// every read of `object` lies in (the module's reads of an internal
+/// global whose address reaches nothing else), valid when its conditions
+/// hold: the bytes of `object` outside all of them are never read.
+pub const BOX_DESC: Layout = Layout {
+    c_name: "dao_box_desc",
+    fields: &[f("object", I32), f("kind", I32), f("n_dims", I32), f("n_conds", I32), f("start", I64), f("size", I64), f("dims", Ptr), f("conds", Ptr)],
+};
+/// `dao_box_desc.kind`: a part rewritten under conditions.
+pub const DAO_BOX_WRITE: u32 = 0;
+/// `dao_box_desc.kind`: a box of a global's reads.
+pub const DAO_BOX_READ: u32 = 1;
+/// One step of a box: `stride` bytes, `count` times, or, when `global` is
+/// not `u32::MAX`, max(`count`, `add` + the `bytes`-wide integer at
+/// `offset` of global `global`, signed when `is_signed`) times (a write
+/// box's `count` is 0; a read box's may be a floor).
+pub const BOX_DIM: Layout = Layout {
+    c_name: "dao_box_dim",
+    fields: &[f("stride", I64), f("count", I64), f("global", I32), f("bytes", I32), f("offset", I64), f("add", I64), f("is_signed", I32), f("reserved", I32)],
+};
 /// One per activation of an instrumented function, in its stack frame.
 pub const FRAME: Layout =
     Layout { c_name: "dao_frame", fields: &[f("parent", Ptr), f("func", Ptr), f("site", I32), f("reserved", I32), f("allocas", Ptr), f("slots", Ptr)] };
 
-pub const LAYOUTS: [Layout; 6] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME, COND_DESC];
+pub const LAYOUTS: [Layout; 8] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME, COND_DESC, BOX_DESC, BOX_DIM];
 
 /// A runtime function the pass calls: name and signature (`ret` None: void).
 #[derive(Clone, Copy, Debug)]
@@ -495,9 +526,11 @@ mod tests {
                 FUNC_DESC.size(),
                 MODULE_DESC.size(),
                 FRAME.size(),
-                COND_DESC.size()
+                COND_DESC.size(),
+                BOX_DESC.size(),
+                BOX_DIM.size()
             ],
-            [40, 152, 72, 128, 40, 40]
+            [40, 168, 72, 144, 40, 40, 48, 48]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 11
+#define DAO_ABI_VERSION 12
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -99,6 +99,9 @@ typedef struct dao_site_desc {
     const uint32_t *kept;      /* ... as indices into module->globals, */
     const char *const *kept_why; /* ... and why each is kept ("read first by the
                                     loop at a.c:40"), for dao inspect */
+    uint32_t n_cboxes;    /* ABI 12: parts of globals in `globals` dead here when their
+                             runtime-checked conditions all hold ... */
+    const uint32_t *cboxes;    /* ... as indices into module->boxes */
 } dao_site_desc;
 
 /* A runtime-checked condition of a conditional kill (a loop whose extent is
@@ -115,6 +118,46 @@ typedef struct dao_cond_desc {
     int64_t min;
     int64_t max;
 } dao_cond_desc;
+
+/* One step of a box: `stride` bytes, `count` times; or, when `global` is not
+   UINT32_MAX, max(count, add + the `bytes`-wide integer at byte `offset` of
+   global `global`, signed when is_signed) times (a write box's count is 0, a
+   read box's may be a floor). */
+typedef struct dao_box_dim {
+    int64_t stride;
+    int64_t count;
+    uint32_t global;      /* index into module->globals, or UINT32_MAX */
+    uint32_t bytes;       /* 1, 2, 4 or 8 */
+    int64_t offset;
+    int64_t add;
+    uint32_t is_signed;
+    uint32_t reserved;
+} dao_box_dim;
+
+/* ABI 12: a box of bytes of global `object`: `size` bytes at byte `start`
+   plus every combination of the steps in `dims`, whose counts may be read
+   from globals when the checkpoint is taken. DAO_BOX_WRITE: a part a loop
+   rewrites before any read when its conditions hold (the interior of an
+   array whose extents are read from a global), dead at a site listing it in
+   cboxes when each condition holds (their `object` field is unused).
+   DAO_BOX_READ: one of the boxes every read of `object` lies in (an internal
+   global whose address reaches only the reads the pass saw), valid when its
+   conditions hold: the bytes outside all of them are never read. */
+enum dao_box_kind {
+    DAO_BOX_WRITE = 0,
+    DAO_BOX_READ = 1,
+};
+
+typedef struct dao_box_desc {
+    uint32_t object;      /* index into module->globals */
+    uint32_t kind;        /* enum dao_box_kind */
+    uint32_t n_dims;
+    uint32_t n_conds;
+    int64_t start;
+    int64_t size;
+    const dao_box_dim *dims;
+    const dao_cond_desc *conds;
+} dao_box_desc;
 
 typedef struct dao_module_desc dao_module_desc;
 
@@ -153,6 +196,8 @@ struct dao_module_desc {
                                          original variable, offset = DAO_TP_* flags) */
     uint32_t n_conds;                 /* runtime-checked conditions of the sites' cdead */
     const dao_cond_desc *conds;
+    uint32_t n_boxes;                 /* ABI 12: parts of globals rewritten under */
+    const dao_box_desc *boxes;        /* runtime-checked conditions (sites' cboxes) */
 };
 
 /* One per activation of an instrumented function; lives in that function's

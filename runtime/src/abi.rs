@@ -10,7 +10,7 @@
 use std::os::raw::c_char;
 
 pub use dao_abi::{
-    SiteKind, DAO_ABI_VERSION, DAO_GLOBAL_DECLARED, DAO_MODULE_GUARDED, DAO_TP_IN_REGION, DAO_SITE_CALL, DAO_SITE_EXIT, DAO_SITE_FORCED, DAO_SITE_FORK, DAO_SITE_MARKER,
+    SiteKind, DAO_ABI_VERSION, DAO_BOX_READ, DAO_BOX_WRITE, DAO_GLOBAL_DECLARED, DAO_MODULE_GUARDED, DAO_TP_IN_REGION, DAO_SITE_CALL, DAO_SITE_EXIT, DAO_SITE_FORCED, DAO_SITE_FORK, DAO_SITE_MARKER,
     DAO_SITE_SYNC, DAO_SITE_UNKNOWN_READS,
 };
 
@@ -55,6 +55,40 @@ pub struct DaoSiteDesc {
     pub n_kept: u32,
     pub kept: *const u32,
     pub kept_why: *const *const c_char,
+    /// ABI 12: boxes (module indices) of globals in `globals` whose bytes
+    /// are dead here when their conditions hold.
+    pub n_cboxes: u32,
+    pub cboxes: *const u32,
+}
+
+/// A part of a global rewritten under runtime-checked conditions
+/// (`dao_box_desc`, ABI 12).
+#[repr(C)]
+#[derive(Debug)]
+pub struct DaoBoxDesc {
+    pub object: u32,
+    /// DAO_BOX_WRITE or DAO_BOX_READ.
+    pub kind: u32,
+    pub n_dims: u32,
+    pub n_conds: u32,
+    pub start: i64,
+    pub size: i64,
+    pub dims: *const DaoBoxDim,
+    pub conds: *const DaoCondDesc,
+}
+
+/// One step of a box (`dao_box_dim`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct DaoBoxDim {
+    pub stride: i64,
+    pub count: i64,
+    pub global: u32,
+    pub bytes: u32,
+    pub offset: i64,
+    pub add: i64,
+    pub is_signed: u32,
+    pub reserved: u32,
 }
 
 /// A runtime-checked condition (`dao_cond_desc`): global `object` is dead
@@ -113,6 +147,9 @@ pub struct DaoModuleDesc {
     /// Runtime-checked conditions of the conditional kills.
     pub n_conds: u32,
     pub conds: *const DaoCondDesc,
+    /// Parts of globals rewritten under runtime-checked conditions.
+    pub n_boxes: u32,
+    pub boxes: *const DaoBoxDesc,
 }
 
 #[repr(C)]
@@ -129,7 +166,7 @@ pub struct DaoFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dao_abi::{check_layout, COND_DESC, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
+    use dao_abi::{check_layout, BOX_DESC, BOX_DIM, COND_DESC, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
 
     #[test]
     fn mirrors_match_the_contract() {
@@ -156,8 +193,12 @@ mod tests {
             dead_why,
             n_kept,
             kept,
-            kept_why
+            kept_why,
+            n_cboxes,
+            cboxes
         );
+        check_layout!(DaoBoxDesc, BOX_DESC, object, kind, n_dims, n_conds, start, size, dims, conds);
+        check_layout!(DaoBoxDim, BOX_DIM, stride, count, global, bytes, offset, add, is_signed, reserved);
         check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max);
         check_layout!(
             DaoFuncDesc,
@@ -191,7 +232,9 @@ mod tests {
             n_tp,
             tp,
             n_conds,
-            conds
+            conds,
+            n_boxes,
+            boxes
         );
         check_layout!(DaoFrame, FRAME, parent, func, site, reserved, allocas, slots);
     }

@@ -14,6 +14,7 @@
 //! blocks reachable from the saved bytes by a conservative scan (every
 //! 8-byte-aligned word whose value lies in [payload start, payload end] of
 //! an allocated block marks it; transitively), otherwise every block.
+use crate::ranges::{coalesce, complement, intersect_ranges, merge_ranges, minus_ranges, MIN_GAP};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -113,23 +114,6 @@ fn want(
             (None, _) => {}
         },
     }
-}
-
-/// Sorted, merged ranges within `[0, size)`.
-fn merge_ranges(mut r: Vec<(u64, u64)>, size: u64) -> Vec<(u64, u64)> {
-    r.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
-    for (a, b) in r {
-        let (a, b) = (a.min(size), b.min(size));
-        if a >= b {
-            continue;
-        }
-        match out.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
-            _ => out.push((a, b)),
-        }
-    }
-    out
 }
 
 /// The wanted globals merged by address, in the order of their keys: one
@@ -260,6 +244,9 @@ impl Walk {
                 // conditions hold (a loop bound read from a global large
                 // enough): live otherwise
                 let cdead = site.cdead().iter().copied().filter(|&g| !m.conds_hold(g));
+                // parts of globals dead here when the conditions of their
+                // boxes hold (ABI 12): evaluated with the bounds' values now
+                let boxes: Vec<(u32, Vec<(u64, u64)>)> = site.cboxes().iter().filter_map(|&k| m.box_ranges(k)).collect();
                 for g in site.globals().iter().copied().chain(cdead) {
                     let Some(d) = m.globals().get(g as usize) else {
                         continue;
@@ -271,7 +258,14 @@ impl Walk {
                         .filter(|p| p.0 == g)
                         .map(|p| (p.1, p.2))
                         .collect();
-                    let r = (!r.is_empty()).then_some(r);
+                    let mut r = (!r.is_empty()).then_some(r);
+                    if site.globals().contains(&g) && boxes.iter().any(|(o, _)| *o == g) {
+                        let mut live = r.take().unwrap_or_else(|| vec![(0, d.size)]);
+                        for (_, b) in boxes.iter().filter(|(o, _)| *o == g) {
+                            live = minus_ranges(&live, b);
+                        }
+                        r = Some(live);
+                    }
                     if d.offset == crate::abi::DAO_GLOBAL_DECLARED {
                         if let Some((dm, di)) = crate::modules::defining(d.addr as usize) {
                             want(&mut self.wanted, (dm.module_hash, di), dm, r);
@@ -509,10 +503,20 @@ pub fn collect_team(
             fatal(format_args!("module {}: global index {i} out of range (pass bug)", desc::name(m.source_name)))
         };
         // whole, or one record per live range, at its own address
-        let ranges = match ranges {
+        let mut ranges = match ranges {
             None => vec![(0, d.size)],
             Some(r) => merge_ranges(r, d.size),
         };
+        // bytes no code will ever read (outside every read box of the
+        // global, evaluated with its bounds now): not saved (ABI 12)
+        if !save_all {
+            if let Some(mask) = m.read_mask(i) {
+                ranges = intersect_ranges(&ranges, &mask);
+            }
+        }
+        // a gap smaller than a record's cost is saved with its neighbours
+        // (a padded field of every cell: thousands of 8-byte holes)
+        let ranges = coalesce(ranges, MIN_GAP);
         *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
         saved_ranges.entry(d.addr as u64).or_default().extend(ranges.iter().copied());
         let why = if d.size >= KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
@@ -630,22 +634,6 @@ fn unsaved_globals(modules: &[&'static DaoModuleDesc], saved: &std::collections:
                 out.push((addr + lo, addr + hi));
             }
         }
-    }
-    out
-}
-
-/// The parts of `[0, size)` outside `have` (sorted, merged ranges).
-fn complement(have: &[(u64, u64)], size: u64) -> Vec<(u64, u64)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for &(lo, hi) in have {
-        if lo > at {
-            out.push((at, lo));
-        }
-        at = at.max(hi);
-    }
-    if at < size {
-        out.push((at, size));
     }
     out
 }
@@ -778,14 +766,6 @@ fn scan(addr: usize, b: &[u8], blocks: &[Block], marked: &mut [bool], work: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn complement_of_saved_ranges() {
-        assert_eq!(complement(&[], 100), vec![(0, 100)]);
-        assert_eq!(complement(&[(0, 100)], 100), vec![]);
-        assert_eq!(complement(&[(10, 20), (30, 100)], 100), vec![(0, 10), (20, 30)]);
-        assert_eq!(complement(&[(0, 10), (90, 95)], 100), vec![(10, 90), (95, 100)]);
-    }
 
     /// An MG-like grid: a top table of 8 plane tables of 16 row pointers,
     /// rows of 16 doubles (tables and rows both 128 bytes), plus a leaked

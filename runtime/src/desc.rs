@@ -81,31 +81,188 @@ impl DaoModuleDesc {
     /// `cdead`: every condition of it holds now. A condition whose value
     /// lies outside its global, or an object with none, counts as failed.
     pub fn conds_hold(&self, object: u32) -> bool {
-        let globals = self.globals();
         let mut any = false;
         for c in self.conds().iter().filter(|c| c.object == object) {
             any = true;
-            let Some(d) = globals.get(c.global as usize) else { return false };
-            let n = c.bytes as u64;
-            if !matches!(n, 1 | 2 | 4 | 8) || d.addr.is_null() || c.offset < 0 || c.offset as u64 + n > d.size {
-                return false;
-            }
-            let b = memory(d.addr as usize + c.offset as usize, n as usize);
-            let mut raw = [0u8; 8];
-            raw[..n as usize].copy_from_slice(b);
-            let u = u64::from_le_bytes(raw);
-            let v: i128 = if c.is_signed != 0 {
-                let sh = 64 - 8 * n as u32;
-                (((u << sh) as i64) >> sh) as i128
-            } else {
-                u as i128
-            };
-            if v < c.min as i128 || v > c.max as i128 {
-                return false;
+            match self.value(c.global, c.offset, c.bytes, c.is_signed != 0) {
+                Some(v) if v >= c.min as i128 && v <= c.max as i128 => {}
+                _ => return false,
             }
         }
         any
     }
+
+    /// The `bytes`-wide integer at byte `offset` of global `global` now;
+    /// None when it lies outside the global.
+    fn value(&self, global: u32, offset: i64, bytes: u32, signed: bool) -> Option<i128> {
+        let d = self.globals().get(global as usize)?;
+        let n = bytes as u64;
+        if !matches!(n, 1 | 2 | 4 | 8) || d.addr.is_null() || offset < 0 || offset as u64 + n > d.size {
+            return None;
+        }
+        let b = memory(d.addr as usize + offset as usize, n as usize);
+        let mut raw = [0u8; 8];
+        raw[..n as usize].copy_from_slice(b);
+        let u = u64::from_le_bytes(raw);
+        Some(if signed {
+            let sh = 64 - 8 * n as u32;
+            (((u << sh) as i64) >> sh) as i128
+        } else {
+            u as i128
+        })
+    }
+
+    /// The parts of globals rewritten under runtime-checked conditions
+    /// (ABI 12).
+    pub fn boxes(&self) -> &'static [crate::abi::DaoBoxDesc] {
+        table(self.boxes, self.n_boxes)
+    }
+
+    /// The byte ranges of box `k` (global-relative, sorted, merged) when
+    /// every condition of it holds now; None when one does not, when a
+    /// count cannot be read, or when the box has more than `MAX_BOX_RANGES`
+    /// runs (then nothing is left out: the global is saved as it is).
+    pub fn box_ranges(&self, k: u32) -> Option<(u32, Vec<(u64, u64)>)> {
+        let b = self.boxes().get(k as usize).filter(|b| b.kind == crate::abi::DAO_BOX_WRITE)?;
+        Some((b.object, self.eval_box(b)?))
+    }
+
+    /// The bytes of global `g` that any code may still read, when the
+    /// module describes every read of it by boxes (DAO_BOX_READ) and the
+    /// conditions of each hold now (sorted, merged); None: any byte.
+    pub fn read_mask(&self, g: u32) -> Option<Vec<(u64, u64)>> {
+        let read = || self.boxes().iter().filter(move |b| b.kind == crate::abi::DAO_BOX_READ && b.object == g);
+        read().next()?;
+        // the values the boxes read: the bounds are frozen once a thread may
+        // stop, so the mask of the last checkpoint usually holds again (a
+        // few hundred boxes of NPB BT's lhs take 50 ms to evaluate)
+        let inputs: Vec<Option<i128>> = read()
+            .flat_map(|b| {
+                let c = table(b.conds, b.n_conds).iter().map(|c| (c.global, c.offset, c.bytes, c.is_signed != 0));
+                let d = table(b.dims, b.n_dims).iter().filter(|d| d.global != u32::MAX).map(|d| (d.global, d.offset, d.bytes, d.is_signed != 0));
+                c.chain(d).collect::<Vec<_>>()
+            })
+            .map(|(gl, off, n, s)| self.value(gl, off, n, s))
+            .collect();
+        let key = (self as *const Self as usize, g);
+        let cache = MASKS.get_or_init(Default::default);
+        if let Some((i, m)) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            if *i == inputs {
+                return m.clone();
+            }
+        }
+        let m = self.eval_mask(g);
+        cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (inputs, m.clone()));
+        m
+    }
+
+    /// [`DaoModuleDesc::read_mask`] evaluated now.
+    fn eval_mask(&self, g: u32) -> Option<Vec<(u64, u64)>> {
+        let mut all = Vec::new();
+        for b in self.boxes().iter().filter(|b| b.kind == crate::abi::DAO_BOX_READ && b.object == g) {
+            all.extend(self.eval_box(b)?);
+        }
+        all.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::with_capacity(all.len());
+        for (a, b) in all {
+            match out.last_mut() {
+                Some(l) if a <= l.1 => l.1 = l.1.max(b),
+                _ => out.push((a, b)),
+            }
+        }
+        Some(out)
+    }
+
+    /// A box's byte runs now (clipped to its global, sorted, merged); None
+    /// when a condition does not hold or a value cannot be read.
+    fn eval_box(&self, b: &crate::abi::DaoBoxDesc) -> Option<Vec<(u64, u64)>> {
+        for c in table(b.conds, b.n_conds) {
+            let v = self.value(c.global, c.offset, c.bytes, c.is_signed != 0)?;
+            if v < c.min as i128 || v > c.max as i128 {
+                return None;
+            }
+        }
+        let size = self.globals().get(b.object as usize)?.size;
+        let mut dims = Vec::new();
+        for d in table(b.dims, b.n_dims) {
+            let n = if d.global == u32::MAX {
+                d.count as i128
+            } else {
+                (d.add as i128 + self.value(d.global, d.offset, d.bytes, d.is_signed != 0)?).max(d.count as i128).max(0)
+            };
+            dims.push((d.stride as i128, n));
+        }
+        box_runs(b.start as i128, b.size as i128, &dims, size)
+    }
+}
+
+/// The read masks of the last checkpoint, by (module descriptor, global),
+/// with the values they were computed from.
+type MaskCache = std::sync::Mutex<std::collections::HashMap<(usize, u32), (Vec<Option<i128>>, Option<Vec<(u64, u64)>>)>>;
+static MASKS: std::sync::OnceLock<MaskCache> = std::sync::OnceLock::new();
+
+/// At most this many byte runs per box (a checkpoint evaluates each).
+pub const MAX_BOX_RANGES: usize = 1 << 20;
+
+/// The byte runs of the box of `size` bytes at `start` stepped by `dims`
+/// ((stride, count)), clipped to `[0, limit)`, sorted and merged; None past
+/// [`MAX_BOX_RANGES`] runs or when the counts make no sense.
+pub fn box_runs(start: i128, size: i128, dims: &[(i128, i128)], limit: u64) -> Option<Vec<(u64, u64)>> {
+    if dims.iter().any(|&(_, n)| n < 0) {
+        return None;
+    }
+    if size <= 0 || dims.iter().any(|&(_, n)| n == 0) {
+        return Some(Vec::new());
+    }
+    // steps that continue the run (stride = the run's size) widen it
+    let mut size = size;
+    let mut dims: Vec<(i128, i128)> = dims.iter().copied().filter(|&(st, n)| st != 0 && n > 1).collect();
+    // innermost (smallest step) first: the runs then come out in order
+    // for the usual boxes, and the sort below finds them sorted
+    dims.sort_by_key(|&(st, _)| st.abs());
+    while let Some(k) = dims.iter().position(|&(st, _)| st == size) {
+        size *= dims[k].1;
+        dims.remove(k);
+    }
+    let dims = &dims[..];
+    let mut total: i128 = 1;
+    for &(_, n) in dims {
+        total = total.checked_mul(n)?;
+        if total > MAX_BOX_RANGES as i128 {
+            return None;
+        }
+    }
+    let mut runs: Vec<(u64, u64)> = Vec::with_capacity(total as usize);
+    let mut idx = vec![0i128; dims.len()];
+    loop {
+        let off: i128 = start + dims.iter().zip(&idx).map(|(&(st, _), &i)| st * i).sum::<i128>();
+        let (a, b) = (off.clamp(0, limit as i128), (off + size).clamp(0, limit as i128));
+        if a < b {
+            runs.push((a as u64, b as u64));
+        }
+        // next combination
+        let mut d = 0;
+        while d < dims.len() {
+            idx[d] += 1;
+            if idx[d] < dims[d].1 {
+                break;
+            }
+            idx[d] = 0;
+            d += 1;
+        }
+        if d == dims.len() {
+            break;
+        }
+    }
+    runs.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
+    for (a, b) in runs {
+        match out.last_mut() {
+            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    Some(out)
 }
 
 impl DaoSiteDesc {
@@ -117,6 +274,10 @@ impl DaoSiteDesc {
     }
     pub fn globals(&self) -> &'static [u32] {
         table(self.globals, self.n_globals)
+    }
+    /// Boxes (module indices) dead here when their conditions hold (ABI 12).
+    pub fn cboxes(&self) -> &'static [u32] {
+        table(self.cboxes, self.n_cboxes)
     }
     /// Globals live here unless their conditions hold
     /// ([`DaoModuleDesc::conds_hold`]).
@@ -243,6 +404,8 @@ mod tests {
             tp: null(),
             n_conds: conds.len() as u32,
             conds: conds.as_ptr(),
+            n_boxes: 0,
+            boxes: null(),
         }
     }
 
@@ -279,5 +442,55 @@ mod tests {
             let m = module(globals, Box::leak(Box::new([bad])));
             assert!(!m.conds_hold(0));
         }
+    }
+
+    /// A box's runs: every combination of its steps, contiguous steps
+    /// folded into the run, clipped to the global, merged; counts that
+    /// cannot be right (negative) or too many runs: None (nothing left out).
+    #[test]
+    fn box_runs_enumerate_and_clip() {
+        use super::box_runs;
+        // 2 x 3 cells of 8 bytes, rows of 40
+        assert_eq!(box_runs(8, 8, &[(8, 2), (40, 3)], 1000), Some(vec![(8, 24), (48, 64), (88, 104)]));
+        // a zero count: empty; a stride 0 step repeats the same run
+        assert_eq!(box_runs(0, 8, &[(8, 0)], 100), Some(vec![]));
+        assert_eq!(box_runs(16, 8, &[(0, 5)], 100), Some(vec![(16, 24)]));
+        // clipped at both ends, negative strides
+        assert_eq!(box_runs(-8, 16, &[(40, 3)], 90), Some(vec![(0, 8), (32, 48), (72, 88)]));
+        assert_eq!(box_runs(80, 8, &[(-40, 3)], 1000), Some(vec![(0, 8), (40, 48), (80, 88)]));
+        assert_eq!(box_runs(0, 8, &[(8, -1)], 100), None);
+        assert_eq!(box_runs(0, 1, &[(2, 1 << 11), (1 << 12, 1 << 11)], u64::MAX), None);
+    }
+
+    /// A write box is left out only while all its conditions hold, with
+    /// its counts read now (`max(0, add + value)`); a read box's count has
+    /// a floor; a read mask is the union of a global's read boxes, none
+    /// when any of them cannot be evaluated.
+    #[test]
+    fn boxes_are_evaluated_with_the_values_now() {
+        use crate::abi::{DaoBoxDesc, DaoBoxDim, DAO_BOX_READ, DAO_BOX_WRITE};
+        let ext: &'static mut [i32; 1] = Box::leak(Box::new([4]));
+        let globals: &'static [DaoVarDesc] = Box::leak(Box::new([var(null_mut(), 800), var(ext.as_mut_ptr() as *mut u8, 4)]));
+        let sym = |add: i64, floor: i64| DaoBoxDim { stride: 80, count: floor, global: 1, bytes: 4, offset: 0, add, is_signed: 1, reserved: 0 };
+        let c: &'static [DaoCondDesc] = Box::leak(Box::new([cond(0, 1, 0, 4, 1, 3, 1 << 29)]));
+        let wdims: &'static [DaoBoxDim] = Box::leak(Box::new([sym(-1, 0)]));
+        let rdims: &'static [DaoBoxDim] = Box::leak(Box::new([sym(0, 6)]));
+        let bx = |kind: u32, dims: &'static [DaoBoxDim], conds: &'static [DaoCondDesc]| DaoBoxDesc { object: 0, kind, n_dims: dims.len() as u32, n_conds: conds.len() as u32, start: 8, size: 16, dims: dims.as_ptr(), conds: conds.as_ptr() };
+        let boxes: &'static [DaoBoxDesc] = Box::leak(Box::new([bx(DAO_BOX_WRITE, wdims, c), bx(DAO_BOX_READ, rdims, &[]), bx(DAO_BOX_READ, &[], &[])]));
+        let mut m = module(globals, &[]);
+        m.n_boxes = boxes.len() as u32;
+        m.boxes = boxes.as_ptr();
+        // value 4: the write box has 3 rows; the read boxes 6 (the floor)
+        // and one
+        assert_eq!(m.box_ranges(0), Some((0, vec![(8, 24), (88, 104), (168, 184)])));
+        assert_eq!(m.box_ranges(1), None, "a read box is not a write box");
+        assert_eq!(m.read_mask(0), Some(vec![(8, 24), (88, 104), (168, 184), (248, 264), (328, 344), (408, 424)]));
+        assert_eq!(m.read_mask(1), None);
+        ext[0] = 8;
+        assert_eq!(m.box_ranges(0).map(|r| r.1.len()), Some(7));
+        assert_eq!(m.read_mask(0).map(|r| r.len()), Some(8));
+        // a condition that fails: nothing left out
+        ext[0] = 2;
+        assert_eq!(m.box_ranges(0), None);
     }
 }

@@ -89,6 +89,7 @@ pub mod policy;
 pub mod process;
 pub mod profile;
 pub mod protocol;
+pub mod ranges;
 pub mod release;
 pub mod session;
 pub mod stack;

@@ -97,6 +97,8 @@ static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
     tp: std::ptr::null(),
     n_conds: 0,
     conds: std::ptr::null(),
+    n_boxes: 0,
+    boxes: std::ptr::null(),
 });
 
 /// Registers the runtime's module (at start, before a restart reads the

@@ -293,6 +293,16 @@ fn prog_run(stem: &str, opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
 
 /// [`prog_run`] with `defs` (`-D...`) added to the build.
 fn defs_run(stem: &str, defs: &[&str], opt: Opt, args: &[&str], tag: &str) -> Vec<(u64, u64)> {
+    defs_run_in(stem, defs, opt, args, tag, false).0
+}
+
+/// [`defs_run`], and the bytes the last checkpoint of the instrumented
+/// run holds of each global, by name (`dao inspect --json`).
+fn defs_run_objs(stem: &str, defs: &[&str], opt: Opt, args: &[&str], tag: &str) -> (Vec<(u64, u64)>, std::collections::HashMap<String, u64>) {
+    defs_run_in(stem, defs, opt, args, tag, true)
+}
+
+fn defs_run_in(stem: &str, defs: &[&str], opt: Opt, args: &[&str], tag: &str, inspect: bool) -> (Vec<(u64, u64)>, std::collections::HashMap<String, u64>) {
     let label = format!("{stem} {defs:?} {} {tag}", opt.name());
     let clean = flags_binary(stem, defs, opt, Variant::Clean);
     let inst = flags_binary(stem, defs, opt, Variant::Instrumented);
@@ -313,8 +323,19 @@ fn defs_run(stem: &str, defs: &[&str], opt: Opt, args: &[&str], tag: &str) -> Ve
     compare_outputs(&dir.join("clean.stdout"), &dir.join("crash.stdout")).unwrap_or_else(|e| panic!("[{label}] after a restart from checkpoint 2: {e}"));
     let sizes = all_checkpoints(&dir.join("live.stats"));
     assert!(sizes.len() >= 3, "[{label}] only {} checkpoints", sizes.len());
+    let mut objs = std::collections::HashMap::new();
+    if inspect {
+        let evs = events(&dir.join("live.stats"), "checkpoint");
+        let last = evs.last().and_then(|e| e["file"].as_str()).map(PathBuf::from).unwrap_or_else(|| panic!("[{label}] no file in the last checkpoint event"));
+        let out = std::process::Command::new(&tools().dao).arg("inspect").arg("--json").arg(&last).output().expect("run dao inspect");
+        assert!(out.status.success(), "[{label}] dao inspect --json {}: {}", last.display(), String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("dao inspect --json prints JSON");
+        for g in r["globals"].as_array().unwrap_or_else(|| panic!("[{label}] no globals: {r}")) {
+            *objs.entry(g["name"].as_str().unwrap_or("?").to_string()).or_insert(0) += g["size"].as_u64().unwrap_or(0);
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
-    sizes
+    (sizes, objs)
 }
 
 /// Full extents: `scan` (a serial recurrence), `vec` (a loop -O2
@@ -417,6 +438,20 @@ fn bt3_c_o2() {
 const PAD_ARRAY: u64 = 25 * 25 * 25 * 8;
 /// Frames, `grid_points`, a few scalars.
 const PAD_SMALL: u64 = 16384;
+
+/// The bytes of an array of `fields` doubles per cell inside extents `e`:
+/// what a checkpoint keeps at least of such an array when it is live.
+/// Its padding beyond the extents, which no code reads while the extents
+/// stay as they are, is left out (read boxes, ABI 12); the poisoned
+/// restarts check that nothing read was.
+fn inside(e: [u64; 3], fields: u64) -> u64 {
+    e[0] * e[1] * e[2] * fields * 8
+}
+
+/// The extents of `extents_file()`.
+const FILE_EXTENTS: [u64; 3] = [20, 22, 24];
+/// The programs' default extents (arrays of 25, padded as in NPB).
+const DEFAULT_EXTENTS: [u64; 3] = [24, 24, 24];
 /// 40 steps: checkpoints 1 and 2 (candidates 7 and 14) come before
 /// LATE_WRITE's move of the extent at step 21.
 const PAD_STEPS: &str = "40";
@@ -433,15 +468,15 @@ fn extents_file() -> String {
 fn padded_check(opt: Opt) {
     let label = format!("padded_extents {}", opt.name());
     let file = extents_file();
-    for (tag, args) in [("defaults", vec![PAD_STEPS]), ("file", vec![PAD_STEPS, file.as_str()])] {
+    for (tag, args, e) in [("defaults", vec![PAD_STEPS], DEFAULT_EXTENTS), ("file", vec![PAD_STEPS, file.as_str()], FILE_EXTENTS)] {
         let sizes = defs_run("padded_extents", &[], opt, &args, tag);
         for &(seq, b) in &sizes {
-            assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label} {tag}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}) and not work and flux ({})", 3 * PAD_ARRAY);
+            assert!(b >= inside(e, 1) && b <= PAD_ARRAY + PAD_SMALL, "[{label} {tag}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}) and not work and flux ({})", 3 * PAD_ARRAY);
         }
     }
     // one loop reads `work` one past the extent: `work` kept, `flux` dead
     for &(seq, b) in &defs_run("padded_extents", &["-DPAD_READ"], opt, &[PAD_STEPS], "pad-read") {
-        assert!(b >= 2 * PAD_ARRAY && b <= 2 * PAD_ARRAY + PAD_SMALL, "[{label} PAD_READ] checkpoint {seq} saved {b} bytes: want u and work ({}), not flux", 2 * PAD_ARRAY);
+        assert!(b >= 2 * inside(DEFAULT_EXTENTS, 1) && b <= 2 * PAD_ARRAY + PAD_SMALL, "[{label} PAD_READ] checkpoint {seq} saved {b} bytes: want u and work ({}), not flux", 2 * PAD_ARRAY);
     }
     // the extent moves after the marker: everything kept
     for &(seq, b) in &defs_run("padded_extents", &["-DLATE_WRITE"], opt, &[PAD_STEPS], "late-write") {
@@ -466,10 +501,10 @@ fn padded_c_o2_o3() {
     for opt in [Opt::O2, Opt::O3] {
         let label = format!("padded_extents {}", opt.name());
         for &(seq, b) in &defs_run("padded_extents", &[], opt, &[PAD_STEPS, file.as_str()], "file") {
-            assert!(b >= 3 * PAD_ARRAY && b <= 3 * PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and flux ({}), not work", 3 * PAD_ARRAY);
+            assert!(b >= 3 * inside(FILE_EXTENTS, 1) && b <= 3 * PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and flux ({}), not work", 3 * PAD_ARRAY);
         }
         for &(seq, b) in &defs_run("padded_extents", &["-DPAD_READ"], opt, &[PAD_STEPS, file.as_str()], "pad-read") {
-            assert!(b >= 4 * PAD_ARRAY, "[{label} PAD_READ] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
+            assert!(b >= 4 * inside(FILE_EXTENTS, 1), "[{label} PAD_READ] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
         }
         for &(seq, b) in &defs_run("padded_extents", &["-DLATE_WRITE"], opt, &[PAD_STEPS, file.as_str()], "late-write") {
             assert!(b >= 4 * PAD_ARRAY, "[{label} LATE_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
@@ -479,7 +514,7 @@ fn padded_c_o2_o3() {
         // parameters; at -O0 the parameter is spilled to a stack slot and
         // not followed)
         for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_READ"], opt, &[PAD_STEPS, file.as_str()], "param-read") {
-            assert!(b >= 3 * PAD_ARRAY && b <= 3 * PAD_ARRAY + PAD_SMALL, "[{label} PARAM_READ] checkpoint {seq} saved {b} bytes: want u and flux ({}), not work", 3 * PAD_ARRAY);
+            assert!(b >= 3 * inside(FILE_EXTENTS, 1) && b <= 3 * PAD_ARRAY + PAD_SMALL, "[{label} PARAM_READ] checkpoint {seq} saved {b} bytes: want u and flux ({}), not work", 3 * PAD_ARRAY);
         }
         // the extent moved through such a parameter after the marker: kept
         for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_WRITE"], opt, &[PAD_STEPS, file.as_str()], "param-write") {
@@ -506,11 +541,15 @@ fn line_local_scratch_is_dead() {
     for (opt, args, tag) in [(Opt::O0, &["30"][..], "defaults"), (Opt::O2, &["30"][..], "defaults"), (Opt::O2, &["30", file.as_str()][..], "file"), (Opt::O3, &["30"][..], "defaults")] {
         {
             let label = format!("line_local {} {tag}", opt.name());
+            let e = if tag == "file" { FILE_EXTENTS } else { DEFAULT_EXTENTS };
             for &(seq, b) in &defs_run("line_local", &[], opt, args, tag) {
-                assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not jac");
+                assert!(b >= inside(e, 1) && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not jac");
             }
+            // (jac's fields 0 to 3 of the interior cells, which the second
+            // loop of each line reads)
+            let _ = JAC;
             for &(seq, b) in &defs_run("line_local", &["-DNEIGHBOUR_READ"], opt, args, tag) {
-                assert!(b >= PAD_ARRAY + JAC, "[{label} NEIGHBOUR_READ] checkpoint {seq} saved {b} bytes: want u and jac ({})", PAD_ARRAY + JAC);
+                assert!(b >= inside(e, 1) + inside([e[0] - 2, e[1] - 2, e[2] - 2], 4), "[{label} NEIGHBOUR_READ] checkpoint {seq} saved {b} bytes: want u and jac ({})", PAD_ARRAY + JAC);
             }
         }
     }
@@ -590,14 +629,17 @@ fn plane_scratch_is_dead_after_the_barrier() {
     for (opt, args, tag) in [(Opt::O0, &["30"][..], "defaults"), (Opt::O2, &["30"][..], "defaults"), (Opt::O2, &["30", file.as_str()][..], "file"), (Opt::O3, &["30"][..], "defaults")] {
         {
             let label = format!("plane_scratch {} {tag}", opt.name());
+            let e = if tag == "file" { FILE_EXTENTS } else { DEFAULT_EXTENTS };
             let sizes = defs_run("plane_scratch", &[], opt, args, tag);
             if opt != Opt::O0 {
                 for &(seq, b) in &sizes {
-                    assert!(b >= PAD_ARRAY && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not s");
+                    assert!(b >= inside(e, 1) && b <= PAD_ARRAY + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u ({PAD_ARRAY}), not s");
                 }
             }
+            // (s's interior, which both sweeps read)
+            let _ = S;
             for &(seq, b) in &defs_run("plane_scratch", &["-DSTALE_READ"], opt, args, tag) {
-                assert!(b >= PAD_ARRAY + S, "[{label} STALE_READ] checkpoint {seq} saved {b} bytes: want u and s ({})", PAD_ARRAY + S);
+                assert!(b >= inside(e, 1) + inside([e[0] - 2, e[1] - 2, e[2] - 2], 5), "[{label} STALE_READ] checkpoint {seq} saved {b} bytes: want u and s ({})", PAD_ARRAY + S);
             }
         }
     }
@@ -639,8 +681,10 @@ fn unrolled_copy_rhs_is_dead() {
     const F: u64 = 25 * 25 * 25 * 6 * 8; // forcing
     for (opt, args, tag) in [(Opt::O2, &["30"][..], "defaults"), (Opt::O3, &["30"][..], "defaults"), (Opt::O2, &["30", "24"][..], "even"), (Opt::O3, &["30", "24"][..], "even")] {
         let label = format!("unrolled_copy {} {tag}", opt.name());
+        // (forcing's sixth field is padding, never read)
+        let e = if tag == "even" { DEFAULT_EXTENTS } else { [25; 3] };
         for &(seq, b) in &defs_run("unrolled_copy", &[], opt, args, tag) {
-            assert!(b >= U + F && b <= U + F + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and forcing ({}), not rhs or qs", U + F);
+            assert!(b >= 2 * inside(e, 5) && b <= U + F + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want u and forcing ({}), not rhs or qs", U + F);
         }
     }
     // the extents set in a function main calls after an OpenMP setting:
@@ -648,13 +692,58 @@ fn unrolled_copy_rhs_is_dead() {
     // reads after the call
     const NOTE: u64 = 1024 * 8;
     for (opt, args, tag) in [(Opt::O2, &["30", "24"][..], "even"), (Opt::O3, &["30"][..], "defaults")] {
+        let e = if tag == "even" { DEFAULT_EXTENTS } else { [25; 3] };
         for &(seq, b) in &defs_run("unrolled_copy", &["-DSETUP_IN_RUN"], opt, args, tag) {
-            assert!(b >= U + F + NOTE && b <= U + F + NOTE + PAD_SMALL, "[unrolled_copy -DSETUP_IN_RUN {} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and note ({}), not rhs, qs or rho_i", opt.name(), U + F + NOTE);
+            assert!(b >= 2 * inside(e, 5) + NOTE && b <= U + F + NOTE + PAD_SMALL, "[unrolled_copy -DSETUP_IN_RUN {} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and note ({}), not rhs, qs or rho_i", opt.name(), U + F + NOTE);
         }
     }
-    for (opt, def, args, tag) in [(Opt::O2, "-DSHORT_COPY", &["30"][..], "defaults"), (Opt::O3, "-DREAD_FIRST", &["30"][..], "defaults"), (Opt::O2, "-DREAD_PAD", &["30", "24"][..], "even"), (Opt::O2, "-DREAD_PAD_VEC", &["30", "24"][..], "even"), (Opt::O3, "-DREAD_PAD_CALL", &["30", "24"][..], "even"), (Opt::O2, "-DREAD_PAD_BACK", &["30", "24"][..], "even")] {
-        for &(seq, b) in &defs_run("unrolled_copy", &[def], opt, args, tag) {
-            assert!(b >= 2 * U + F, "[unrolled_copy {} {def} {tag}] checkpoint {seq} saved {b} bytes: want u, forcing and rhs ({})", opt.name(), 2 * U + F);
+    // what of `rhs` each twin must keep at least: the plane k = 24 the
+    // short copy leaves (i, j < 25), all of it (read first), the padding
+    // plane k = 24 within the extents (`add`: five fields; the vector
+    // loop: one), the first field of the padding cell past each row the
+    // call reads (j, k 1..22), the padding plane i = 24 the back
+    // substitution reads (j, k 1..22)
+    const PLANE_K: u64 = 25 * 25 * 5 * 8;
+    const PLANE_24: u64 = 24 * 24 * 5 * 8;
+    const INNER: u64 = 22 * 22 * 8;
+    for (opt, def, args, tag, need) in [(Opt::O2, "-DSHORT_COPY", &["30"][..], "defaults", PLANE_K), (Opt::O3, "-DREAD_FIRST", &["30"][..], "defaults", U), (Opt::O2, "-DREAD_PAD", &["30", "24"][..], "even", PLANE_24), (Opt::O2, "-DREAD_PAD_VEC", &["30", "24"][..], "even", PLANE_24 / 5), (Opt::O3, "-DREAD_PAD_CALL", &["30", "24"][..], "even", INNER), (Opt::O2, "-DREAD_PAD_BACK", &["30", "24"][..], "even", 5 * INNER)] {
+        let (sizes, objs) = defs_run_objs("unrolled_copy", &[def], opt, args, tag);
+        let rhs = objs.get("rhs").copied().unwrap_or(0);
+        assert!(rhs >= need, "[unrolled_copy {} {def} {tag}] the first checkpoint holds {rhs} bytes of rhs: want at least {need} ({objs:?}, sizes {sizes:?})", opt.name());
+    }
+}
+
+/// NPB BT's `lhs` (issue #33, `boundary_planes.c`): written whole before
+/// the step loop, its interior (i, j, k from 1 to n-2, n read from
+/// `grid_points`) rewritten by the first worksharing loop of every step
+/// in a loop after a sibling loop over the Jacobians, its faces read and
+/// carried from step to step. The interior is a box whose bytes the
+/// runtime computes at the checkpoint from the extents (a write box under
+/// runtime-checked conditions, ABI 12): left out. Twins: `-DREAD_INTERIOR`
+/// (a read of one interior cell before the rewrite: the whole interior
+/// kept) and `-DSHORT_ROWS` (the rewrite stops one plane short: exactly
+/// that plane kept). Extents 24 (padding beyond them, never read) and 25;
+/// every run killed after checkpoint 2 and restarted with the dead bytes
+/// poisoned.
+#[test]
+fn boundary_planes_interior_is_dead() {
+    const U: u64 = 25 * 25 * 25 * 5 * 8; // u, jac
+    const LHS: u64 = 25 * 25 * 25 * 15 * 8;
+    for (opt, n, tag) in [(Opt::O0, 24u64, "even"), (Opt::O2, 24, "even"), (Opt::O3, 25, "full")] {
+        let args: &[&str] = if n == 24 { &["30", "24"] } else { &["30", "25"] };
+        let interior = (n - 2).pow(3) * 15 * 8;
+        let plane = (n - 2).pow(2) * 15 * 8;
+        let label = format!("boundary_planes {} {tag}", opt.name());
+        let base = defs_run("boundary_planes", &[], opt, args, tag);
+        let twin = defs_run("boundary_planes", &["-DREAD_INTERIOR"], opt, args, tag);
+        for (&(seq, b), &(_, t)) in base.iter().zip(&twin) {
+            assert!(b <= 2 * U + LHS - interior + PAD_SMALL, "[{label}] checkpoint {seq} saved {b} bytes: want at most u, jac and lhs less its interior ({})", 2 * U + LHS - interior);
+            assert!(t >= b + interior, "[{label} -DREAD_INTERIOR] checkpoint {seq} saved {t} bytes: want the interior of lhs ({interior}) more than without the read ({b})");
+        }
+        if opt == Opt::O2 {
+            for (&(seq, b), &(_, s)) in base.iter().zip(&defs_run("boundary_planes", &["-DSHORT_ROWS"], opt, args, tag)) {
+                assert!(s >= b + plane && s <= b + plane + PAD_SMALL, "[{label} -DSHORT_ROWS] checkpoint {seq} saved {s} bytes: want one plane of lhs ({plane}) more than the full rewrite ({b})");
+            }
         }
     }
 }

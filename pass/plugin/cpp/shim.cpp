@@ -1620,6 +1620,21 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           B = SE.getZeroExtendExpr(A->getOperand(1), Ext->getType());
         }
       }
+    // `sext (c + U)` (after a peeled `smax(k, .)`: `k < grid_points[2]-1`
+    // from 1 at -O3, `-2 + smax(2, sext(-1 + U))`): c + U, U from
+    // max(0, -c) on (then neither the add nor the extension wraps: U is
+    // at most 2^(8*bytes-2))
+    if (auto *Ext = dyn_cast<SCEVSignExtendExpr>(B))
+      if (auto *A = dyn_cast<SCEVAddExpr>(Ext->getOperand()); A && A->getNumOperands() == 2) {
+        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
+        auto Bd = boundLoad(A->getOperand(1));
+        if (K && K->getAPInt().getSignificantBits() <= 20 && Bd && 8 * Bd->bytes == A->getType()->getIntegerBitWidth()) {
+          int64_t c = K->getAPInt().getSExtValue();
+          add += c;
+          innerLow = std::max<int64_t>(innerLow, -c);
+          B = SE.getZeroExtendExpr(A->getOperand(1), Ext->getType());
+        }
+      }
     if (add < -(1 << 20) || add > (1 << 20))
       return false;
     auto Bd = boundLoad(B);
@@ -2850,7 +2865,25 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           BasicBlock *Cur = Child && !symOf.empty() ? Child->getHeader() : nullptr;
           BasicBlock *Y = Child && !symOf.empty() ? Child->getLoopPredecessor() : nullptr;
           std::vector<std::pair<DaoSym, int64_t>> G;
-          for (int k = 0; Y && k < 6; ++k) {
+          for (int k = 0; Y && k < 8; ++k) {
+            // a sibling loop before it in L's body (lhsx in NPB BT: per
+            // row, a loop over the Jacobians, then the loop writing lhs):
+            // Cur is reached whenever that loop's entry is, if Cur is its
+            // only exit and it terminates (a computable count); go on from
+            // its entry
+            if (Loop *LY = LI.getLoopFor(Y); LY && LY != L && L->contains(LY)) {
+              while (LY->getParentLoop() != L)
+                LY = LY->getParentLoop();
+              BasicBlock *P = LY->getLoopPredecessor();
+              bool only = Cur->getSinglePredecessor() == Y || (Cur == Child->getHeader() && Child->getLoopPredecessor() == Y);
+              if (!P || LY->getExitBlock() != Cur || !only || isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(LY))) {
+                Y = nullptr;
+                break;
+              }
+              Cur = LY->getHeader();
+              Y = P;
+              continue;
+            }
             auto *Br = L->contains(Y) ? dyn_cast<BranchInst>(Y->getTerminator()) : nullptr;
             if (!Br) {
               Y = nullptr;

@@ -111,6 +111,38 @@ pub struct CondFacts {
     /// covered by their own iteration's writes, `loop_kills.rs` `excuse`):
     /// what `-Rdao` lists as loops that write all of an object.
     loop_keys: RefCell<std::collections::HashSet<(Block, usize)>>,
+    /// Kills of a *part* of a global whose bytes are known only at run
+    /// time ([`WBox`]): (loop header, box, conditions), found in world 0.
+    /// In world 1 box `k` is object `ng + k` (a variable after the
+    /// globals, `VarMap::n_globals` counts them): every read of its global
+    /// reads it, the loop kills it.
+    boxes: RefCell<Vec<(Block, WBox, Vec<Cond>)>>,
+    /// The module's number of tracked globals (set up with the rest).
+    ng: Cell<usize>,
+}
+
+/// The count of one dimension of a [`WBox`] known only at run time: at
+/// least `add` plus the `bytes`-wide integer at `off` of global `global`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SymRef {
+    pub global: usize,
+    pub off: i64,
+    pub bytes: u32,
+    pub signed: bool,
+    pub add: i64,
+}
+
+/// A box a loop certainly writes, with counts read from globals: `size`
+/// bytes at `start` of global `object` plus any combination of (stride,
+/// count) steps, a dimension's count `max(0, add + value)` where it has a
+/// [`SymRef`] (issue #33: NPB BT's `lhs`, whose interior `lhsx` rewrites
+/// each step while its boundary planes stay live).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WBox {
+    pub object: usize,
+    pub start: i64,
+    pub size: u64,
+    pub dims: Vec<(i64, u64, Option<SymRef>)>,
 }
 
 impl CondFacts {
@@ -173,7 +205,57 @@ impl CondFacts {
     }
 
     pub fn any(&self) -> bool {
-        !self.kills.borrow().is_empty()
+        !self.kills.borrow().is_empty() || !self.boxes.borrow().is_empty()
+    }
+
+    /// Record a loop's kill of box `b` under `conds` (world 0: returns
+    /// None), or find it (world 1: its object index, `ng + k`, if world 0
+    /// recorded it).
+    pub fn box_kill(&self, header: Block, b: WBox, conds: Vec<Cond>) -> Option<usize> {
+        let mut boxes = self.boxes.borrow_mut();
+        let k = boxes.iter().position(|(h, x, _)| *h == header && *x == b);
+        if self.world1.get() {
+            return k.map(|k| self.ng.get() + k);
+        }
+        match k {
+            Some(k) => {
+                let e = &mut boxes[k].2;
+                e.extend(conds);
+                *e = merge(std::mem::take(e));
+            }
+            None => boxes.push((header, b, merge(conds))),
+        }
+        None
+    }
+
+    /// The objects beyond the globals: the boxes, in world 1 only.
+    pub fn n_boxes(&self) -> usize {
+        if self.world1.get() {
+            self.boxes.borrow().len()
+        } else {
+            0
+        }
+    }
+
+    /// World 1: the box objects (`ng + k`) of global `g`, which every read
+    /// of `g` also reads.
+    pub fn boxes_of(&self, g: usize) -> Vec<usize> {
+        if !self.world1.get() {
+            return Vec::new();
+        }
+        let ng = self.ng.get();
+        self.boxes.borrow().iter().enumerate().filter(|(_, (_, b, _))| b.object == g).map(|(k, _)| ng + k).collect()
+    }
+
+    /// The boxes as (function, loop location, box, conditions), by index,
+    /// for `-Rdao`.
+    pub fn box_loops(&self) -> Vec<(String, Option<String>, WBox, Vec<Cond>)> {
+        self.boxes.borrow().iter().map(|(h, b, c)| (h.parent_function().name(), h.instructions().into_iter().find_map(|i| i.debug_loc()), b.clone(), c.clone())).collect()
+    }
+
+    /// The boxes and their conditions (for the descriptor), by index.
+    pub fn boxes(&self) -> Vec<(WBox, Vec<Cond>)> {
+        self.boxes.borrow().iter().map(|(_, b, c)| (b.clone(), c.clone())).collect()
     }
 
     /// Per killed global, the conjunction of the conditions of all its
@@ -192,6 +274,8 @@ impl CondFacts {
     /// World 1: the objects (global indices) a write of global `w` uses.
     fn killed_under(&self, w: usize) -> Vec<usize> {
         let mut v: Vec<usize> = self.kills.borrow().iter().filter(|(_, cs)| cs.iter().any(|c| c.global == w)).map(|((_, g), _)| *g).collect();
+        let ng = self.ng.get();
+        v.extend(self.boxes.borrow().iter().enumerate().filter(|(_, (_, _, cs))| cs.iter().any(|c| c.global == w)).map(|(k, _)| ng + k));
         v.sort();
         v.dedup();
         v
@@ -280,6 +364,7 @@ impl CondFacts {
     /// into.
     pub fn setup(&self, globals: &[Value], declared: &[bool], funcs: &[Value], graph: &CallGraph, globals_at: impl Fn(usize, Value) -> Vec<usize>) {
         let ng = globals.len();
+        self.ng.set(ng);
         let mut el = BitSet::new_empty(ng);
         for g in 0..ng {
             let v = globals[g];

@@ -60,6 +60,8 @@ pub struct Types {
     pub module: Desc,
     pub frame: Desc,
     pub cond: Desc,
+    pub bx: Desc,
+    pub bdim: Desc,
 }
 
 pub fn types(m: Module) -> Types {
@@ -70,6 +72,8 @@ pub fn types(m: Module) -> Types {
         module: Desc::new(m, dao_abi::MODULE_DESC),
         frame: Desc::new(m, dao_abi::FRAME),
         cond: Desc::new(m, dao_abi::COND_DESC),
+        bx: Desc::new(m, dao_abi::BOX_DESC),
+        bdim: Desc::new(m, dao_abi::BOX_DIM),
     }
 }
 

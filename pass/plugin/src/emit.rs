@@ -171,6 +171,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 let allocas: Vec<u32> = s.allocas.iter().map(|a| *a as u32).collect();
                 let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
                 let cdead: Vec<u32> = s.cdead.iter().map(|g| *g as u32).collect();
+                let cboxes: Vec<u32> = s.cboxes.iter().map(|k| *k as u32).collect();
                 let base = format!("dao.site.{fi}.{k}");
                 // (global, first byte, end byte) of the globals live in part
                 let parts: Vec<Value> = s
@@ -242,6 +243,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("n_kept", m.const_i32(kept.len() as u32)),
                         ("kept", idx_arr(&format!("{base}.kept"), &kept)),
                         ("kept_why", kept_why),
+                        ("n_cboxes", m.const_i32(cboxes.len() as u32)),
+                        ("cboxes", idx_arr(&format!("{base}.cboxes"), &cboxes)),
                     ],
                 )
             })
@@ -359,6 +362,74 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         })
         .collect();
     let conds_g = if cond_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, cond_descs.len() as u64), "dao.conds", m.const_array(t.cond.ty, &cond_descs)) };
+    let cond_desc = |c: &crate::cond::Cond| {
+        t.cond.constant(
+            m,
+            &[
+                ("object", m.const_i32(0)),
+                ("global", m.const_i32(c.global as u32)),
+                ("offset", m.const_i64(c.off as u64)),
+                ("bytes", m.const_i32(c.bytes)),
+                ("is_signed", m.const_i32(c.signed as u32)),
+                ("min", m.const_i64(c.min as u64)),
+                ("max", m.const_i64(c.max as u64)),
+            ],
+        )
+    };
+    // the boxes of parts of globals rewritten under conditions, then the
+    // read boxes of the globals whose every read the pass saw (ABI 12)
+    let mut all_boxes: Vec<(u32, crate::cond::WBox, Vec<crate::cond::Cond>)> = plan.sections.boxes.iter().map(|(_, _, b, cs)| (dao_abi::DAO_BOX_WRITE, b.clone(), cs.clone())).collect();
+    if crate::config::sections() {
+        for (b, cs) in crate::read_boxes::read_boxes(&plan.facts) {
+            all_boxes.push((dao_abi::DAO_BOX_READ, b, cs));
+        }
+    }
+    let box_descs: Vec<Value> = all_boxes
+        .iter()
+        .enumerate()
+        .map(|(k, (kind, b, cs))| {
+            let dims: Vec<Value> = b
+                .dims
+                .iter()
+                .map(|(st, n, y)| {
+                    let (g, bytes, off, add, sg) = match y {
+                        Some(y) => (y.global as u32, y.bytes, y.off, y.add, y.signed as u32),
+                        None => (u32::MAX, 0, 0, 0, 0),
+                    };
+                    t.bdim.constant(
+                        m,
+                        &[
+                            ("stride", m.const_i64(*st as u64)),
+                            ("count", m.const_i64(*n)),
+                            ("global", m.const_i32(g)),
+                            ("bytes", m.const_i32(bytes)),
+                            ("offset", m.const_i64(off as u64)),
+                            ("add", m.const_i64(add as u64)),
+                            ("is_signed", m.const_i32(sg)),
+                            ("reserved", m.const_i32(0)),
+                        ],
+                    )
+                })
+                .collect();
+            let conds: Vec<Value> = cs.iter().map(cond_desc).collect();
+            let dims_g = if dims.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.bdim.ty, dims.len() as u64), &format!("dao.box.{k}.dims"), m.const_array(t.bdim.ty, &dims)) };
+            let conds_g = if conds.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, conds.len() as u64), &format!("dao.box.{k}.conds"), m.const_array(t.cond.ty, &conds)) };
+            t.bx.constant(
+                m,
+                &[
+                    ("object", m.const_i32(b.object as u32)),
+                    ("kind", m.const_i32(*kind)),
+                    ("n_dims", m.const_i32(dims.len() as u32)),
+                    ("n_conds", m.const_i32(conds.len() as u32)),
+                    ("start", m.const_i64(b.start as u64)),
+                    ("size", m.const_i64(b.size)),
+                    ("dims", dims_g),
+                    ("conds", conds_g),
+                ],
+            )
+        })
+        .collect();
+    let boxes_g = if box_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.bx.ty, box_descs.len() as u64), "dao.boxes", m.const_array(t.bx.ty, &box_descs)) };
     let src = strs.get(&m.source_name());
     // DAO_MODULE_GUARDED: guard.rs runs after emit on this module
     let flags = if crate::config::guards() { dao_abi::DAO_MODULE_GUARDED } else { 0 };
@@ -382,6 +453,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             ("tp", tp_g),
             ("n_conds", m.const_i32(cond_descs.len() as u32)),
             ("conds", conds_g),
+            ("n_boxes", m.const_i32(box_descs.len() as u32)),
+            ("boxes", boxes_g),
         ],
     ));
     // registration from a constructor

@@ -101,6 +101,13 @@ pub fn callback_globals(mf: &ModuleFacts) -> Vec<usize> {
 }
 
 impl ModuleFacts {
+    /// The objects of a body's variables after the stack objects: the
+    /// tracked globals, then (in world 1 of the conditions) the boxes a
+    /// loop rewrites under runtime-checked conditions (`cond::WBox`).
+    pub fn n_objs(&self) -> usize {
+        self.globals.len() + self.cond.n_boxes()
+    }
+
     pub fn has_defined_globals(&self) -> bool {
         self.global_declared.iter().any(|d| !d)
     }

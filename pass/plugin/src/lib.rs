@@ -46,6 +46,7 @@ mod omp;
 mod plan;
 mod planning;
 mod provenance;
+mod read_boxes;
 mod remarks;
 mod replica;
 mod route;

@@ -192,6 +192,10 @@ pub fn add_loop_kills(
         // symbolic counts (loop bounds read from stable globals) that cover
         // a global when the counts are large enough (`cond.rs`)
         let mut cond_cands: Vec<(usize, Vec<crate::cond::Cond>)> = Vec::new();
+        // kills of parts whose bytes are known only at run time, where the
+        // loop does not rewrite all of a global (its boundary planes
+        // stay live): boxes evaluated by the runtime at the checkpoint
+        let mut box_cands: Vec<(crate::cond::WBox, Vec<crate::cond::Cond>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && (s.sym.iter().any(Option::is_some) || !s.reqs.is_empty())) {
             let Some(&g) = ff.mf.global_ix.get(&sr.base) else { continue };
             let var = vars.global_var(g);
@@ -214,14 +218,26 @@ pub fn add_loop_kills(
                 .map(|s| (s.start, s.size))
                 .collect();
             let ks = if need.0.is_empty() { Some(Vec::new()) } else { dao_analysis::sections::symbolic_cover_cells(&cells, &dims, &others, &need) };
-            let Some(mut ks) = ks else { continue };
             // reads whose counts are known only at run time (from frozen
             // globals): each inside this loop's writes for the same values
-            let inside = sym_reads_inside(sr, &cells, sym_reads);
+            let inside = ks.as_ref().and_then(|_| sym_reads_inside(sr, &cells, sym_reads));
             if crate::config::debug_loops() {
                 eprintln!("dao-debug: conditional kill of {} in loop {li}: need {:?}, {} reads with run-time counts: {}", ff.mf.globals[g].name(), need.0, sym_reads.len(), if inside.is_some() { "inside" } else { "not inside" });
             }
-            let Some((more, rlows)) = inside else { continue };
+            let (Some(mut ks), Some((more, rlows))) = (ks, inside) else {
+                for b in write_boxes(ff, g, sr, &cells) {
+                    if box_cands.iter().any(|(x, _)| *x == b) {
+                        continue;
+                    }
+                    if let Some(conds) = box_conds(ff, sr) {
+                        if crate::config::debug_loops() {
+                            eprintln!("dao-debug: box kill of {} in loop {li}: {b:?} if {conds:?}", ff.mf.globals[g].name());
+                        }
+                        box_cands.push((b, conds));
+                    }
+                }
+                continue;
+            };
             ks.extend(more);
             // and the inner loops' guards (`if (0 < n)` in every row)
             let guards = sr.reqs.iter().map(|(sc, m)| {
@@ -245,7 +261,7 @@ pub fn add_loop_kills(
                 cond_cands.push((g, crate::cond::merge(conds)));
             }
         }
-        let Some(pre) = pre.filter(|_| !cands.is_empty() || !cond_cands.is_empty()) else {
+        let Some(pre) = pre.filter(|_| !cands.is_empty() || !cond_cands.is_empty() || !box_cands.is_empty()) else {
             if lp.stores > 0 {
                 without += 1;
             }
@@ -293,7 +309,7 @@ pub fn add_loop_kills(
         // a guard above the loop that goes towards it under the same kind
         // of condition (`if (0 < n)` around a worksharing loop): the
         // conditional kills then sit at its top, with its requirements
-        let guard = lp.guard.as_ref().filter(|_| !cond_cands.is_empty()).and_then(|gd| {
+        let guard = lp.guard.as_ref().filter(|_| !cond_cands.is_empty() || !box_cands.is_empty()).and_then(|gd| {
             let top = *block_ix.get(&gd.top)?;
             let mut reqs = Vec::new();
             for (sc, m) in &gd.reqs {
@@ -307,7 +323,7 @@ pub fn add_loop_kills(
         let mut cblocks = blocks.clone();
         if let Some((_, chain, reqs)) = &guard {
             cblocks.extend(chain.iter().copied());
-            for (_, conds) in cond_cands.iter_mut() {
+            for conds in cond_cands.iter_mut().map(|(_, c)| c).chain(box_cands.iter_mut().map(|(_, c)| c)) {
                 conds.extend(reqs.iter().cloned());
             }
         }
@@ -340,6 +356,30 @@ pub fn add_loop_kills(
                     let e = edge_kills.entry((fb, tb)).or_insert_with(Vec::new);
                     if !e.contains(&vars.global_var(g)) {
                         e.push(vars.global_var(g));
+                    }
+                }
+            }
+            cond.push(g);
+        }
+        // the boxes: their global not read in the loop (every read of it
+        // reads them in world 1)
+        let bvars: Vec<(usize, bool)> = box_cands.iter().map(|(b, _)| (vars.global_var(b.object), ff.mf.global_escaped[b.object])).collect();
+        let bunread = loop_kills_excusing(body, &cblocks, &bvars, vars.unknown_var(), &excused);
+        for (b, conds) in box_cands {
+            let g = b.object;
+            if !bunread.contains(&vars.global_var(g)) {
+                if crate::config::debug_loops() {
+                    eprintln!("dao-debug: box kill of {} in loop {li} refused: read in the loop", ff.mf.globals[g].name());
+                }
+                continue;
+            }
+            if let Some(obj) = ff.mf.cond.box_kill(lp.header, b, conds.clone()) {
+                let v = vars.global_var(obj);
+                ckills.push(v);
+                for (fb, tb) in ruled_out_edges(ff, &lf.bound_edges, &block_ix, g, &conds) {
+                    let e = edge_kills.entry((fb, tb)).or_insert_with(Vec::new);
+                    if !e.contains(&v) {
+                        e.push(v);
                     }
                 }
             }
@@ -771,4 +811,55 @@ fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads:
         lows.extend(rb.sym.iter().flatten().filter(|(sc, _)| sc.low > 0).map(|(sc, _)| *sc));
     }
     Some((need, lows))
+}
+
+/// The boxes a loop's symbolic write section `sr` of global `g` and its
+/// cells (`cells`: the loop's sections of `g` with the same dimensions,
+/// counts and guards) certainly write: one per run of adjacent cells, at
+/// most four (else none). Every symbolic count must be read from a global
+/// of this module.
+fn write_boxes(ff: &FuncFacts, g: usize, sr: &crate::ir::SectionRec, cells: &[(i64, u64)]) -> Vec<crate::cond::WBox> {
+    let mut dims = Vec::new();
+    for (&(st, n), y) in sr.dims.iter().zip(&sr.sym) {
+        let sym = match y {
+            Some(sc) => {
+                let Some(&cg) = ff.mf.global_ix.get(&sc.global) else { return Vec::new() };
+                Some(crate::cond::SymRef { global: cg, off: sc.off, bytes: sc.bytes, signed: sc.signed, add: sc.add })
+            }
+            None => None,
+        };
+        dims.push((st, if sym.is_some() { 0 } else { n }, sym));
+    }
+    if !dims.iter().any(|d| d.2.is_some()) {
+        return Vec::new();
+    }
+    let mut cs: Vec<(i64, i64)> = cells.iter().map(|&(s, n)| (s, s + n as i64)).collect();
+    cs.sort_unstable();
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for (a, b) in cs {
+        match runs.last_mut() {
+            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+            _ => runs.push((a, b)),
+        }
+    }
+    if runs.len() > 4 {
+        return Vec::new();
+    }
+    runs.into_iter().map(|(a, b)| crate::cond::WBox { object: g, start: a, size: (b - a) as u64, dims: dims.clone() }).collect()
+}
+
+/// The conditions of a box of write section `sr`: each symbolic count
+/// not negative and its value small enough not to wrap (`Cond::at_least`),
+/// and the inner loops' guards it sits under.
+fn box_conds(ff: &FuncFacts, sr: &crate::ir::SectionRec) -> Option<Vec<crate::cond::Cond>> {
+    let mut conds = Vec::new();
+    for sc in sr.sym.iter().flatten() {
+        let cg = *ff.mf.global_ix.get(&sc.global)?;
+        conds.push(crate::cond::Cond::at_least(cg, sc, 0)?);
+    }
+    for (sc, m) in &sr.reqs {
+        let cg = *ff.mf.global_ix.get(&sc.global)?;
+        conds.push(crate::cond::Cond::at_least(cg, &SymCount { add: 0, low: *m, ..*sc }, 0)?);
+    }
+    Some(crate::cond::merge(conds))
 }

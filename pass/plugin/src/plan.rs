@@ -62,6 +62,12 @@ pub struct SitePlan {
     /// their conditional kills hold (`cond.rs`; not in `globals`, their
     /// parts, if any, in `partial`).
     pub cdead: Vec<usize>,
+    /// World 1: the boxes (`cond::WBox`, as objects `ng + k`) live here.
+    pub boxes_live: Vec<usize>,
+    /// Boxes (indices `k` of `CondFacts::boxes`) of globals in `globals`
+    /// dead here when their conditions hold: the runtime leaves their
+    /// bytes out (live in world 0, not in world 1).
+    pub cboxes: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -160,6 +166,10 @@ pub struct SectionReport {
     /// runtime's table), and the sites where one is dead under them.
     pub conds: Vec<(usize, Vec<crate::cond::Cond>)>,
     pub cond_sites: usize,
+    /// (function, loop location, box rewritten when the conditions hold,
+    /// the conditions), and the sites where one is dead under them.
+    pub boxes: Vec<(String, Option<String>, crate::cond::WBox, Vec<crate::cond::Cond>)>,
+    pub box_sites: usize,
     /// Callee summaries specialised to the globals a call passes.
     pub specialised: usize,
 }

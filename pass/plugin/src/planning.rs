@@ -108,6 +108,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
+        let boxes = facts.cond.boxes();
         for (fi, ff) in ffs.iter().enumerate() {
             if !paths.on_path[fi] {
                 continue;
@@ -122,10 +123,17 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
                 }
                 s0.globals = keep;
                 s0.cdead = cdead;
+                // boxes of kept globals, dead in world 1
+                let ng = facts.globals.len();
+                s0.cboxes = boxes.iter().enumerate().filter(|(k, (b, _))| s0.globals.contains(&b.object) && !s1.boxes_live.contains(&(ng + k))).map(|(k, _)| k).collect();
+                if !s0.cboxes.is_empty() {
+                    sections.box_sites += 1;
+                }
             }
         }
         facts.cond.world1.set(false);
         sections.cond_loops = facts.cond.loops();
+        sections.boxes = facts.cond.box_loops();
         let mut conds: Vec<_> = of_object.into_iter().collect();
         conds.sort();
         sections.conds = conds;

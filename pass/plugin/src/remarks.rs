@@ -208,6 +208,28 @@ pub fn print(m: Module, plan: &ModulePlan) {
             cond_text(plan, cs)
         );
     }
+    for (func, loc, b, cs) in &plan.sections.boxes {
+        let loc = loc.clone().unwrap_or_else(|| source.clone());
+        let dims: Vec<String> = b
+            .dims
+            .iter()
+            .map(|(st, n, y)| match y {
+                Some(y) => format!("{} x ({}{:+})", st, plan.facts.globals[y.global].name(), y.add),
+                None => format!("{st} x {n}"),
+            })
+            .collect();
+        eprintln!(
+            "remark: dao: {loc}: loop in '{func}' writes a part of {} before reading it if {} (checked at run time): {} B at byte {} in steps {}; those bytes dead before the loop",
+            dm(&plan.facts.globals[b.object].name()),
+            cond_text(plan, cs),
+            b.size,
+            b.start,
+            dims.join(", ")
+        );
+    }
+    if !plan.sections.boxes.is_empty() {
+        eprintln!("remark: dao: {source}: {} sites with parts of globals dead under runtime-checked conditions", plan.sections.box_sites);
+    }
     for (func, gs) in &plan.sections.calls {
         let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g])).collect();
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));

@@ -345,6 +345,10 @@ impl Planner<'_> {
         if unknown_reads {
             self.conservative += 1;
         }
+        // (world 1: the boxes beyond the globals)
+        let ng = self.facts.globals.len();
+        let boxes_live: Vec<usize> = globals.iter().copied().filter(|&g| g >= ng).collect();
+        globals.retain(|&g| g < ng);
         // the live bytes of the globals rewritten in part on some path: the
         // same two positions as the live set above
         let mut partial = Vec::new();
@@ -400,6 +404,8 @@ impl Planner<'_> {
             unread,
             kept,
             cdead: Vec::new(),
+            boxes_live,
+            cboxes: Vec::new(),
             inst: i,
             kind,
             callee,
@@ -549,6 +555,8 @@ pub fn exit_site(f: Value) -> Option<SitePlan> {
         unread: (0, 0),
         kept: Vec::new(),
         cdead: Vec::new(),
+        boxes_live: Vec::new(),
+        cboxes: Vec::new(),
         inst: ret,
         kind: SiteKind::Exit,
         callee: None,

@@ -136,7 +136,7 @@ impl<'a> Specs<'a> {
 /// bytes of those it rewrites in part.
 pub fn summarize(facts: &ModuleFacts, t: &Translated) -> Summary {
     {
-        let ng = facts.globals.len();
+        let ng = facts.n_objs();
         let mut of_interest = dao_analysis::BitSet::new_empty(t.body.num_vars);
         for g in 0..ng {
             of_interest.insert(t.vars.global_var(g));

@@ -62,6 +62,9 @@ pub fn mem_uses(ff: &FuncFacts, vars: &VarMap, p: Value, out: &mut Vec<usize>) {
             Obj::Alloca(i) => vars.alloca_var(i),
             Obj::Global(g) => vars.global_var(g),
         });
+        if let Obj::Global(g) = *o {
+            out.extend(ff.mf.cond.boxes_of(g).into_iter().map(|x| vars.global_var(x)));
+        }
     }
     if b.unknown {
         unknown_uses(ff, vars, out);
@@ -84,6 +87,7 @@ pub fn unknown_uses(ff: &FuncFacts, vars: &VarMap, out: &mut Vec<usize>) {
     for (g, esc) in ff.mf.global_escaped.iter().enumerate() {
         if *esc {
             out.push(vars.global_var(g));
+            out.extend(ff.mf.cond.boxes_of(g).into_iter().map(|x| vars.global_var(x)));
         }
     }
 }
@@ -253,7 +257,7 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
         }
     }
     let ssa_ix = ssa.iter().enumerate().map(|(i, v)| (*v, i)).collect();
-    let vars = VarMap { ssa, ssa_ix, n_allocas: ff.allocas.len(), n_globals: ff.mf.globals.len() };
+    let vars = VarMap { ssa, ssa_ix, n_allocas: ff.allocas.len(), n_globals: ff.mf.n_objs() };
     let mut body = Body::new(vars.num_vars());
     let mut pos = HashMap::new();
     let mut phi_uses: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
@@ -334,9 +338,9 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
 pub fn local_summary(ff: &FuncFacts) -> Summary {
     let t = translate(ff, None);
     let mut s = Summary {
-        globals: BitSet::new_empty(ff.mf.globals.len()),
+        globals: BitSet::new_empty(ff.mf.n_objs()),
         reads_unknown: false,
-        kills: BitSet::new_empty(ff.mf.globals.len()),
+        kills: BitSet::new_empty(ff.mf.n_objs()),
         partial: Vec::new(),
         exposed: Vec::new(),
     };

@@ -41,7 +41,7 @@ int main(void) {
 // CHECK: @counter = dso_local thread_local global i32 0
 // CHECK: @hist = internal thread_local {{(unnamed_addr )?}}global [4 x double] zeroinitializer
 // The module descriptor: 1 global, then 2 thread-local variables and their accessor.
-// CHECK: @dao.module = private constant {{.*}} i32 1, ptr @dao.globals, {{.*}} i32 2, ptr @dao.tls, ptr @dao.tls_addrs, i32 0, ptr null, i32 0, ptr null }
+// CHECK: @dao.module = private constant {{.*}} i32 1, ptr @dao.globals, {{.*}} i32 2, ptr @dao.tls, ptr @dao.tls_addrs, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null }
 // CHECK: @dao.globals = private unnamed_addr constant [1 x
 // CHECK-NOT: @counter
 // CHECK-NOT: @hist
