@@ -449,7 +449,7 @@ mod tests {
     /// cannot be right (negative) or too many runs: None (nothing left out).
     #[test]
     fn box_runs_enumerate_and_clip() {
-        use super::box_runs;
+        use crate::desc::box_runs;
         // 2 x 3 cells of 8 bytes, rows of 40
         assert_eq!(box_runs(8, 8, &[(8, 2), (40, 3)], 1000), Some(vec![(8, 24), (48, 64), (88, 104)]));
         // a zero count: empty; a stride 0 step repeats the same run

@@ -20,7 +20,7 @@
 //!
 //! 1. LLVM: ffi, ir
 //! 2. foundation: config, known, diag, declare
-//! 3. facts: provenance, cond, facts, func_facts, varmap
+//! 3. facts: provenance, cond, facts, read_boxes, func_facts, varmap
 //! 4. translation: loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
 //! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, sites, planning
