@@ -162,15 +162,7 @@ impl DaoModuleDesc {
         for b in self.boxes().iter().filter(|b| b.kind == crate::abi::DAO_BOX_READ && b.object == g) {
             all.extend(self.eval_box(b)?);
         }
-        all.sort_unstable();
-        let mut out: Vec<(u64, u64)> = Vec::with_capacity(all.len());
-        for (a, b) in all {
-            match out.last_mut() {
-                Some(l) if a <= l.1 => l.1 = l.1.max(b),
-                _ => out.push((a, b)),
-            }
-        }
-        Some(out)
+        Some(crate::ranges::merge_ranges(all, u64::MAX))
     }
 
     /// A box's byte runs now (clipped to its global, sorted, merged); None
@@ -254,15 +246,7 @@ pub fn box_runs(start: i128, size: i128, dims: &[(i128, i128)], limit: u64) -> O
             break;
         }
     }
-    runs.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
-    for (a, b) in runs {
-        match out.last_mut() {
-            Some(l) if a <= l.1 => l.1 = l.1.max(b),
-            _ => out.push((a, b)),
-        }
-    }
-    Some(out)
+    Some(crate::ranges::merge_ranges(runs, u64::MAX))
 }
 
 impl DaoSiteDesc {

@@ -1587,9 +1587,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     std::vector<int64_t> umaxAt; // `add` outside each umax
     if (!peelBTC(L, B, width, add, floor, umaxAt, given))
       return false;
-    // `zext (c + U)` (the bound minus one, extended: NPB BT's `k <
-    // grid_points[2]-1` at -O3): c + U while U >= -c (`low`: a condition
-    // of the kills that use the count)
+    // the least value of U the count needs (`low`: a condition of the
+    // kills that use it; below)
     int64_t innerLow = 0;
     // `zext (smax(k, U))`, k >= 0: at least U whatever its sign (U < 0:
     // k >= 0 > U), so U
@@ -1609,22 +1608,13 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
             }
           }
         }
-    if (auto *Ext = dyn_cast<SCEVZeroExtendExpr>(B))
-      if (auto *A = dyn_cast<SCEVAddExpr>(Ext->getOperand()); A && A->getNumOperands() == 2) {
-        auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
-        auto Bd = boundLoad(A->getOperand(1));
-        if (K && K->getAPInt().getSignificantBits() <= 20 && Bd && 8 * Bd->bytes == A->getType()->getIntegerBitWidth()) {
-          int64_t c = K->getAPInt().getSExtValue();
-          add += c;
-          innerLow = std::max<int64_t>(0, -c);
-          B = SE.getZeroExtendExpr(A->getOperand(1), Ext->getType());
-        }
-      }
-    // `sext (c + U)` (after a peeled `smax(k, .)`: `k < grid_points[2]-1`
-    // from 1 at -O3, `-2 + smax(2, sext(-1 + U))`): c + U, U from
-    // max(0, -c) on (then neither the add nor the extension wraps: U is
-    // at most 2^(8*bytes-2))
-    if (auto *Ext = dyn_cast<SCEVSignExtendExpr>(B))
+    // `zext (c + U)` (the bound minus one, extended: NPB BT's `k <
+    // grid_points[2]-1` at -O3), or `sext (c + U)` (after a peeled
+    // `smax(k, .)`: `-2 + smax(2, sext(-1 + U))`): c + U while U >= -c
+    // (`low`), where neither the add nor the extension wraps (U is at most
+    // 2^(8*bytes-2): the Rust side's condition)
+    if (isa<SCEVZeroExtendExpr>(B) || isa<SCEVSignExtendExpr>(B)) {
+      auto *Ext = cast<SCEVCastExpr>(B);
       if (auto *A = dyn_cast<SCEVAddExpr>(Ext->getOperand()); A && A->getNumOperands() == 2) {
         auto *K = dyn_cast<SCEVConstant>(A->getOperand(0));
         auto Bd = boundLoad(A->getOperand(1));
@@ -1635,6 +1625,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           B = SE.getZeroExtendExpr(A->getOperand(1), Ext->getType());
         }
       }
+    }
     if (add < -(1 << 20) || add > (1 << 20))
       return false;
     auto Bd = boundLoad(B);

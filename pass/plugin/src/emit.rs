@@ -340,33 +340,13 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         })
         .collect();
     let tp_g = if tp_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.var.ty, tp_descs.len() as u64), "dao.tp", m.const_array(t.var.ty, &tp_descs)) };
-    // the runtime-checked conditions of the conditional kills (cond.rs)
-    let cond_descs: Vec<Value> = plan
-        .sections
-        .conds
-        .iter()
-        .flat_map(|(o, cs)| cs.iter().map(move |c| (*o, c)))
-        .map(|(o, c)| {
-            t.cond.constant(
-                m,
-                &[
-                    ("object", m.const_i32(o as u32)),
-                    ("global", m.const_i32(c.global as u32)),
-                    ("offset", m.const_i64(c.off as u64)),
-                    ("bytes", m.const_i32(c.bytes)),
-                    ("is_signed", m.const_i32(c.signed as u32)),
-                    ("min", m.const_i64(c.min as u64)),
-                    ("max", m.const_i64(c.max as u64)),
-                ],
-            )
-        })
-        .collect();
-    let conds_g = if cond_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, cond_descs.len() as u64), "dao.conds", m.const_array(t.cond.ty, &cond_descs)) };
-    let cond_desc = |c: &crate::cond::Cond| {
+    // the runtime-checked conditions of the conditional kills (cond.rs),
+    // `object` the killed global's index (unused in a box's conditions)
+    let cond_desc = |o: usize, c: &crate::cond::Cond| {
         t.cond.constant(
             m,
             &[
-                ("object", m.const_i32(0)),
+                ("object", m.const_i32(o as u32)),
                 ("global", m.const_i32(c.global as u32)),
                 ("offset", m.const_i64(c.off as u64)),
                 ("bytes", m.const_i32(c.bytes)),
@@ -376,6 +356,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             ],
         )
     };
+    let cond_descs: Vec<Value> = plan.sections.conds.iter().flat_map(|(o, cs)| cs.iter().map(move |c| (*o, c))).map(|(o, c)| cond_desc(o, c)).collect();
+    let conds_g = if cond_descs.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, cond_descs.len() as u64), "dao.conds", m.const_array(t.cond.ty, &cond_descs)) };
     // the boxes of parts of globals rewritten under conditions, then the
     // read boxes of the globals whose every read the pass saw (ABI 12)
     let mut all_boxes: Vec<(u32, crate::cond::WBox, Vec<crate::cond::Cond>)> = plan.sections.boxes.iter().map(|(_, _, b, cs)| (dao_abi::DAO_BOX_WRITE, b.clone(), cs.clone())).collect();
@@ -411,7 +393,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                     )
                 })
                 .collect();
-            let conds: Vec<Value> = cs.iter().map(cond_desc).collect();
+            let conds: Vec<Value> = cs.iter().map(|c| cond_desc(0, c)).collect();
             let dims_g = if dims.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.bdim.ty, dims.len() as u64), &format!("dao.box.{k}.dims"), m.const_array(t.bdim.ty, &dims)) };
             let conds_g = if conds.is_empty() { m.const_null() } else { m.add_const_global(m.array(t.cond.ty, conds.len() as u64), &format!("dao.box.{k}.conds"), m.const_array(t.cond.ty, &conds)) };
             t.bx.constant(
