@@ -361,7 +361,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     // the boxes of parts of globals rewritten under conditions, then the
     // read boxes of the globals whose every read the pass saw (ABI 12)
     let mut all_boxes: Vec<(u32, crate::cond::WBox, Vec<crate::cond::Cond>)> = plan.sections.boxes.iter().map(|(_, _, b, cs)| (dao_abi::DAO_BOX_WRITE, b.clone(), cs.clone())).collect();
-    if crate::config::sections() {
+    if crate::config::partial() {
         for (b, cs) in crate::read_boxes::read_boxes(&plan.facts) {
             all_boxes.push((dao_abi::DAO_BOX_READ, b, cs));
         }

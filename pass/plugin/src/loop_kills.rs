@@ -225,7 +225,9 @@ pub fn add_loop_kills(
                 eprintln!("dao-debug: conditional kill of {} in loop {li}: need {:?}, {} reads with run-time counts: {}", ff.mf.globals[g].name(), need.0, sym_reads.len(), if inside.is_some() { "inside" } else { "not inside" });
             }
             let (Some(mut ks), Some((more, rlows))) = (ks, inside) else {
-                for b in write_boxes(ff, g, sr, &cells) {
+                // (a part: not with DAO_SECTIONS=whole)
+                let boxes = if crate::config::partial() { write_boxes(ff, g, sr, &cells) } else { Vec::new() };
+                for b in boxes {
                     if box_cands.iter().any(|(x, _)| *x == b) {
                         continue;
                     }
