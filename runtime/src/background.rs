@@ -362,8 +362,14 @@ pub fn start(
     let (rfd, wfd) = (fds[0], fds[1]);
     let parent = std::process::id() as libc::pid_t;
     let tf = Instant::now();
+    // every signal blocked across the fork: the child changes its
+    // dispositions before any handler can run in it (then unblocks all)
+    let mask = crate::batch::block_for_fork(true);
     // SAFETY: fork; the child runs only `child` below and _exits.
     let pid = unsafe { libc::fork() };
+    if pid != 0 {
+        crate::batch::unblock_after_fork(&mask);
+    }
     if pid < 0 {
         let e = std::io::Error::last_os_error();
         // SAFETY: closing the descriptors pipe2 gave us.

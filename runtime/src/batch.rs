@@ -470,6 +470,41 @@ pub fn in_writer_child() {
     }
 }
 
+/// Around a fork: blocks the signals whose handler is dao's on the
+/// calling thread and returns the mask to put back (after the fork, in
+/// both processes; in the child once [`in_program_child`] or
+/// [`in_writer_child`] has changed the dispositions). Without this a
+/// signal that reaches the child before it resets them runs dao's handler
+/// there: an exit signal is then recorded in a child that takes no
+/// checkpoint, and the child goes on as if it had not been sent (a
+/// program that forks and at once sends SIGTERM to its child then waits
+/// for it forever).
+pub fn block_for_fork(all: bool) -> libc::sigset_t {
+    // SAFETY: building a signal set and changing this thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        if all {
+            libc::sigfillset(&mut set);
+        } else {
+            libc::sigemptyset(&mut set);
+            let mut m = INSTALLED.load(SeqCst);
+            while m != 0 {
+                libc::sigaddset(&mut set, m.trailing_zeros() as i32);
+                m &= m - 1;
+            }
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+        old
+    }
+}
+
+/// After the fork: the mask [`block_for_fork`] returned.
+pub fn unblock_after_fork(old: &libc::sigset_t) {
+    // SAFETY: putting back this thread's mask.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, old, std::ptr::null_mut()) };
+}
+
 /// In a child the program forked: the default action back (the child
 /// takes no checkpoints and has no grace watcher).
 pub fn in_program_child() {

@@ -370,13 +370,15 @@ pub extern "C" fn __wrap_fork() -> libc::pid_t {
     if in_runtime() {
         return real_fork();
     }
+    let mask = crate::batch::block_for_fork(false);
     let pid = real_fork();
     if pid == 0 {
         crate::policy::disable();
         crate::batch::in_program_child();
-    } else {
+    } else if pid > 0 {
         crate::files::note_child(pid);
     }
+    crate::batch::unblock_after_fork(&mask);
     pid
 }
 libc_fn!(real_tmpfile, c"tmpfile", fn() -> File);

@@ -22,6 +22,8 @@
 //!   run starts from the last periodic one and prints the clean output;
 //! - `own_handler_*`: a program's SIGTERM handler is kept (one warning)
 //!   unless DAO_EXIT_SIGNALS names TERM;
+//! - `forked_children_die_of_term`: children the program forks and stops
+//!   with SIGTERM at once die of it (dao's handler never runs in them);
 //! - `deadline_*`: DAO_DEADLINE=+3 (and SLURM_JOB_END_TIME) takes one
 //!   checkpoint (`trigger` `deadline`) that is committed before the
 //!   deadline, and the run goes on to the end;
@@ -343,6 +345,26 @@ fn own_handler_overridden_when_named() {
     assert_eq!(triggers(&dir, "signal"), 1);
     let out = std::fs::read_to_string(dir.join("out.txt")).unwrap();
     assert!(!out.contains("stopped by its own handler"), "{out}");
+}
+
+/// A child the program forks and at once stops with SIGTERM dies of it,
+/// also when the signal reaches it before it has run an instruction after
+/// the fork: dao's handler must never run in it (it would record an exit
+/// request in a process that takes no checkpoint, and the child would go
+/// on waiting). 2000 children, a checkpoint every 200 candidates (the
+/// background writer forks too); the runtime blocks its signals across
+/// both forks. Without that, this run hung on the first few hundred
+/// children on this machine.
+#[test]
+fn forked_children_die_of_term() {
+    let b = build("fork_term", Lang::C, "c/fork_term.c", false);
+    let dir = fresh_dir("signals/fork_term");
+    let args = ["2000"];
+    let s = spec(&b.inst, &args, &dir, &[("DAO_EVERY", "200")]);
+    let r = process::run(&s, Duration::from_secs(60)).unwrap_or_else(|e| panic!("fork_term: {e}"));
+    let out = std::fs::read_to_string(&s.stdout_append).unwrap();
+    assert!(r.status.success() && out.contains("children stopped: 2000 of 2000"), "{}\n{out}", r.describe());
+    assert!(checkpoints(&dir).len() >= 9, "{:?}", checkpoints(&dir));
 }
 
 /// A run of 6-7 s with a deadline 3 s in: one checkpoint for it, committed
