@@ -42,6 +42,7 @@ const PROGRAMS: &[(&str, Lang, &[&str])] = &[
     ("state_f", Lang::Fortran, &["state_mod.f90", "main.f90"]),
     ("whole_c", Lang::C, &["main.c", "work.c"]),
     ("whole_f", Lang::Fortran, &["work.f90", "main.F90"]),
+    ("common_f", Lang::Fortran, &["work.F90", "main.f90"]),
 ];
 
 fn run(cmd: &mut Command) -> Result<(), String> {
@@ -142,6 +143,7 @@ cases! {
     wc_whole: "whole_c", Whole;
     wf_separate: "whole_f", Separate;
     wf_whole: "whole_f", Whole;
+    cf_whole: "common_f", Whole;
 }
 
 /// Whole-program mode (issue #33) sees across files: `whole_c`'s and
@@ -210,6 +212,70 @@ fn whole_program_sees_across_files() {
                 assert_eq!(bytes_of(name), want, "{label}: {name}'s saved bytes; globals {globals:?}");
             }
         }
+    }
+}
+
+/// Members of one common block, one read and others rewritten by the same
+/// loop (issue #33, NPB 3.3 BT's `/fields/`: `compute_rhs` rewrites
+/// `rho_i`, `us`, ..., `square` from `u` over the extents of `/global/`):
+/// `common_f` with OpenMP, 2 threads, extents 25 25 24 (the declared ones:
+/// rho and sq whole). In whole-program mode at -O2 and -O3 the rewritten
+/// members are left out (`fields_` saves u, 600000 of its 840000 bytes),
+/// under bounds on the extents that keep the reads of u below them; with
+/// `-DREAD_RHO` (the loop reads the old rho) rho is kept (720000); file by
+/// file and at -O0 (bounds loaded in every iteration) all of it. Every
+/// build is killed after its second checkpoint and restarted with the dead
+/// bytes poisoned: the output equals its uninterrupted run's.
+#[test]
+fn common_members_rewritten_beside_a_read_are_dead() {
+    let root = tools().repo.join("test-programs/multifile/common_f");
+    for (opt, whole, def, want) in [
+        (Opt::O2, true, None, 600000u64),
+        (Opt::O3, true, None, 600000),
+        (Opt::O2, true, Some("-DREAD_RHO"), 720000),
+        (Opt::O2, false, None, 840000),
+        (Opt::O0, true, None, 840000),
+    ] {
+        let label = format!("common_f {} whole={whole} {def:?}", opt.name());
+        let dir = fresh_dir(&format!("multifile-common_f-{}-{whole}-{}", opt.name(), def.is_some()));
+        let dao = || {
+            let mut c = Command::new(&tools().dao);
+            c.arg("fc").arg(opt.flag()).arg("-fopenmp").current_dir(&dir);
+            if whole {
+                c.arg("--dao-whole-program");
+            }
+            c
+        };
+        let mut objs = Vec::new();
+        for f in ["work.F90", "main.f90"] {
+            let o = dir.join(format!("{f}.o"));
+            run(dao().args(def).arg("-c").arg(root.join(f)).arg("-o").arg(&o)).unwrap_or_else(|e| panic!("{label}: {e}"));
+            objs.push(o);
+        }
+        let exe = dir.join("prog");
+        run(dao().args(&objs).arg("-o").arg(&exe)).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let go = |ck: &str, env: &[(&str, &str)]| {
+            let mut c = Command::new(&exe);
+            c.arg("12").env("DAO_DIR", dir.join(ck)).env("DAO_EVERY", "3").env("OMP_NUM_THREADS", "2").env_remove("DAO_SAVE").env_remove("DAO_WHOLE_PROGRAM");
+            for (k, v) in env {
+                c.env(k, v);
+            }
+            c.output().unwrap()
+        };
+        let clean = go("ck-clean", &[]);
+        assert!(clean.status.success(), "{label}: {}", String::from_utf8_lossy(&clean.stderr));
+        let killed = go("ck", &[("DAO_CRASH_AFTER", "2")]);
+        assert!(!killed.status.success(), "{label}: the run was not killed after its second checkpoint");
+        let again = go("ck", &[("DAO_DEAD", "poison")]);
+        assert!(again.status.success(), "{label}: restart failed: {}", String::from_utf8_lossy(&again.stderr));
+        assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&clean.stdout), "{label}: the restarted run's output differs");
+        // the last checkpoint of the uninterrupted run
+        let out = Command::new(&tools().dao).arg("inspect").arg("--json").arg(dir.join("ck-clean").join("store.000004.dst")).output().unwrap();
+        assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let globals = v["globals"].as_array().unwrap();
+        let fields: u64 = globals.iter().filter(|g| g["name"] == "fields_").map(|g| g["size"].as_u64().unwrap()).sum();
+        assert_eq!(fields, want, "{label}: bytes of fields_ saved; globals {globals:?}");
     }
 }
 

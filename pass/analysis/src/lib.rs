@@ -31,6 +31,9 @@
 //!   (boxes from the front's ScalarEvolution facts, as byte intervals), the
 //!   objects a loop kills at its entry, and a function's entry summary
 //!   (exposed reads, kills) for its callers (liveness from two boundaries).
+//! - [`disjoint`]: bounds on the values of run-time counts under which two
+//!   boxes share no byte (a read of one member of a Fortran common block
+//!   in the loop that rewrites another).
 //! - [`textcfg`]: a tiny text format for hand-written test bodies with the
 //!   expected live sets written inline.
 //!
@@ -44,7 +47,7 @@
 //! its own line. `tests/layers.rs` parses this list and fails on any other
 //! reference.
 //!
-//! 1. foundation: bitset, intervals, graph, callgraph, known
+//! 1. foundation: bitset, intervals, graph, callgraph, known, disjoint
 //! 2. bodies: body, dataflow, textcfg
 //! 3. analyses: liveness, bytelive, sections, omp, guards, team, paths
 #![forbid(unsafe_code)]
@@ -54,6 +57,7 @@ pub mod bytelive;
 pub mod body;
 pub mod callgraph;
 pub mod dataflow;
+pub mod disjoint;
 pub mod graph;
 pub mod guards;
 pub mod intervals;

@@ -1500,6 +1500,37 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     }
     return SE.isLoopInvariant(O, L);
   };
+  // `A - smin(K, A)` as `smax(K, A) - K` (and `A - umin(K, A)` as
+  // `umax(K, A) - K`), K a constant: the same value, in the shape the
+  // peeling below reads. flang's counted loops `do i = 0, n - 1` at -O3
+  // give this backedge-taken count: `1 + sext(-1 + U) - smin(1, 1 +
+  // sext(-1 + U))` (NPB 3.3 BT's compute_rhs, issue #33).
+  auto minusMin = [&](const SCEV *B) -> const SCEV * {
+    auto *A = dyn_cast<SCEVAddExpr>(B);
+    if (!A)
+      return B;
+    for (unsigned i = 0; i < A->getNumOperands(); ++i) {
+      auto *M = dyn_cast<SCEVMulExpr>(A->getOperand(i));
+      if (!M || M->getNumOperands() != 2 || !M->getOperand(0)->isAllOnesValue())
+        continue;
+      auto *Mn = dyn_cast<SCEVMinMaxExpr>(M->getOperand(1));
+      if (!Mn || Mn->getNumOperands() != 2 || !(isa<SCEVSMinExpr>(Mn) || isa<SCEVUMinExpr>(Mn)))
+        continue;
+      auto *K = dyn_cast<SCEVConstant>(Mn->getOperand(0));
+      if (!K || K->getAPInt().getSignificantBits() > 20)
+        continue;
+      SmallVector<const SCEV *, 4> Rest;
+      for (unsigned j = 0; j < A->getNumOperands(); ++j)
+        if (j != i)
+          Rest.push_back(A->getOperand(j));
+      const SCEV *X = Rest.size() == 1 ? Rest[0] : SE.getAddExpr(Rest);
+      if (X != Mn->getOperand(1))
+        continue;
+      const SCEV *Mx = isa<SCEVSMinExpr>(Mn) ? SE.getSMaxExpr(K, X) : SE.getUMaxExpr(K, X);
+      return SE.getAddExpr(SE.getNegativeSCEV(K), Mx);
+    }
+    return B;
+  };
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
     if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
@@ -1547,6 +1578,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     B = given ? given : SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(B))
       return false;
+    B = minusMin(B);
     width = B->getType()->getIntegerBitWidth();
     add = 0;
     floor = INT64_MIN;

@@ -72,6 +72,63 @@ impl Cond {
     }
 }
 
+/// The conditions under which a read's box (`crate::ir::ReadBox`, its
+/// bounds mapped to global indices by `global_ix`) and write box `w` share
+/// no byte (`dao_analysis::disjoint::apart`): each value at most the bound
+/// chosen, and at least the read's `low` (its count's own requirement).
+/// None when no bounds keep them apart, or a count is read from a global
+/// that is not tracked.
+pub fn apart(read: &crate::ir::ReadBox, w: &WBox, global_ix: &HashMap<Value, usize>) -> Option<Vec<Cond>> {
+    use dao_analysis::disjoint::{Boxy, Count};
+    // the values: (global, off, bytes, signed), numbered as they come
+    let mut vals: Vec<(usize, i64, u32, bool)> = Vec::new();
+    let mut lows: Vec<i64> = Vec::new();
+    let mut num = |k: (usize, i64, u32, bool), low: i64| match vals.iter().position(|v| *v == k) {
+        Some(i) => {
+            lows[i] = lows[i].max(low);
+            i
+        }
+        None => {
+            vals.push(k);
+            lows.push(low);
+            vals.len() - 1
+        }
+    };
+    let mut rd = Vec::new();
+    for (&(stride, c), y) in read.dims.iter().zip(&read.sym) {
+        rd.push((
+            stride,
+            match y {
+                None => Count::Const(c),
+                Some((sc, floor)) => {
+                    let g = *global_ix.get(&sc.global)?;
+                    Count::Sym { value: num((g, sc.off, sc.bytes, sc.signed), sc.low), add: sc.add, floor: *floor }
+                }
+            },
+        ));
+    }
+    let mut wd = Vec::new();
+    for &(stride, c, ref y) in &w.dims {
+        wd.push((
+            stride,
+            match y {
+                None => Count::Const(c),
+                Some(r) => Count::Sym { value: num((r.global, r.off, r.bytes, r.signed), 0), add: r.add, floor: 0 },
+            },
+        ));
+    }
+    let bounds = dao_analysis::disjoint::apart(&Boxy { start: read.start, size: read.size, dims: rd }, &Boxy { start: w.start, size: w.size, dims: wd })?;
+    let conds = bounds
+        .into_iter()
+        .map(|(v, max)| {
+            let (global, off, bytes, signed) = vals[v];
+            let min = lows[v].max(0);
+            (min <= max).then_some(Cond { global, off, bytes, signed, min, max })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(merge(conds))
+}
+
 /// One condition per value read (the conjunction of `conds`): the largest
 /// least value, the smallest greatest; sorted.
 pub fn merge(mut conds: Vec<Cond>) -> Vec<Cond> {

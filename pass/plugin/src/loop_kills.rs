@@ -367,13 +367,19 @@ pub fn add_loop_kills(
         // reads them in world 1)
         let bvars: Vec<(usize, bool)> = box_cands.iter().map(|(b, _)| (vars.global_var(b.object), ff.mf.global_escaped[b.object])).collect();
         let bunread = loop_kills_excusing(body, &cblocks, &bvars, vars.unknown_var(), &excused);
-        for (b, conds) in box_cands {
+        for (b, mut conds) in box_cands {
             let g = b.object;
             if !bunread.contains(&vars.global_var(g)) {
+                // reads of the global in the loop that never touch the box
+                // for the values the conditions allow (another member of a
+                // common block: BT's `u` read where `rho_i` is rewritten)
+                let more = excuse_apart(ff, lf, pos, body, &cblocks, vars, &excused, &b);
                 if crate::config::debug_loops() {
-                    eprintln!("dao-debug: box kill of {} in loop {li} refused: read in the loop", ff.mf.globals[g].name());
+                    eprintln!("dao-debug: box kill of {} in loop {li}: read in the loop, {}", ff.mf.globals[g].name(), if more.is_some() { "every read apart from the box" } else { "refused" });
                 }
-                continue;
+                let Some(more) = more else { continue };
+                conds.extend(more);
+                conds = crate::cond::merge(conds);
             }
             if let Some(obj) = ff.mf.cond.box_kill(lp.header, b, conds.clone()) {
                 let v = vars.global_var(obj);
@@ -442,6 +448,31 @@ pub fn add_loop_kills(
         });
     }
     (out, without, unrecognised)
+}
+
+/// The conditions under which every read of box `b`'s global in `blocks`
+/// misses the box (`cond::apart`, bounds on the counts' values), when
+/// with those reads excused the global is not read there; None otherwise.
+#[allow(clippy::too_many_arguments)]
+fn excuse_apart(ff: &FuncFacts, lf: &crate::ir::LoopFacts, pos: &HashMap<Value, StmtPos>, body: &Body, blocks: &[usize], vars: &VarMap, excused: &HashSet<(usize, usize, usize)>, b: &crate::cond::WBox) -> Option<Vec<crate::cond::Cond>> {
+    let var = vars.global_var(b.object);
+    let mut ex = excused.clone();
+    let mut conds = Vec::new();
+    for (k, (gv, bx)) in lf.reads.iter().enumerate() {
+        if ff.mf.global_ix.get(gv) != Some(&b.object) {
+            continue;
+        }
+        let (Some(bx), Some(&(bb, i))) = (bx, lf.read_insts.get(k).copied().flatten().and_then(|inst| pos.get(&inst))) else { continue };
+        if !blocks.contains(&bb) {
+            continue;
+        }
+        if let Some(c) = crate::cond::apart(bx, b, &ff.mf.global_ix) {
+            ex.insert((bb, i, var));
+            conds.extend(c);
+        }
+    }
+    let esc = ff.mf.global_escaped[b.object];
+    dao_analysis::sections::loop_kills_excusing(body, blocks, &[(var, esc)], vars.unknown_var(), &ex).contains(&var).then_some(conds)
 }
 
 /// One box of a write (must-counts) or a read (may-counts): `size` bytes
@@ -844,7 +875,7 @@ fn write_boxes(ff: &FuncFacts, g: usize, sr: &crate::ir::SectionRec, cells: &[(i
             _ => runs.push((a, b)),
         }
     }
-    if runs.len() > 4 {
+    if runs.len() > 16 {
         return Vec::new();
     }
     runs.into_iter().map(|(a, b)| crate::cond::WBox { object: g, start: a, size: (b - a) as u64, dims: dims.clone() }).collect()

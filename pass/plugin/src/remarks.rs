@@ -263,7 +263,15 @@ fn cond_text(plan: &crate::plan::ModulePlan, cs: &[crate::cond::Cond]) -> String
             } else {
                 format!("{name}[bytes {}..{}]", c.off, c.off + c.bytes as i64)
             };
-            format!("{at} >= {}", c.min)
+            // (the largest value a count may have without wrapping is
+            // every condition's upper end: said only when one is lower,
+            // a bound keeping two boxes apart, `cond::apart`)
+            let wrap = if c.bytes >= 8 { 1i64 << 62 } else { 1i64 << (8 * c.bytes - 2) };
+            if c.max < wrap {
+                format!("{} <= {at} <= {}", c.min, c.max)
+            } else {
+                format!("{at} >= {}", c.min)
+            }
         })
         .collect();
     if v.is_empty() {
