@@ -321,6 +321,11 @@ struct DaoLoopFacts {
     int64_t m;
   };
   std::vector<BoundEdge> boundEdges;
+  // Original blocks the scratch clone cannot reach once the vectoriser's
+  // checks are folded (`foldVectorChecks`): the vector loops cut off,
+  // whose accesses the kept scalar copy makes too. Their reads are not
+  // among `reads` (`loop_kills.rs` `excuse_apart` excuses them).
+  std::vector<BasicBlock *> dropped;
   std::vector<DaoRel> relWrites, relReads;
   int team = 0;
 };
@@ -509,8 +514,9 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
 // count is symbolic. A
 // branch is folded when its two sides lead (through blocks with one
 // successor) straight to two loops at the branch's own depth, both marked
-// `llvm.loop.isvectorized`, exactly one of them with vector memory
-// accesses, whose stores carry the same set of source locations (the
+// `llvm.loop.isvectorized` (or holding such a loop: the check hoisted out
+// of a loop unswitching versioned), one of them with wider vector memory
+// accesses than the other (the scalar copy may hold SLP's narrow ones), whose stores carry the same set of source locations (the
 // scalar one is the vectoriser's copy), and which leave to the same block
 // (the vector one possibly through one middle block, or into the scalar
 // copy, which runs the remainder). Returns how many.
@@ -529,13 +535,31 @@ unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forge
           return true;
       return false;
     };
-    auto vectorMem = [](Loop *L) {
-      for (BasicBlock *B : L->blocks())
-        for (auto &I : *B)
-          if ((isa<LoadInst>(I) && I.getType()->isVectorTy()) ||
-              (isa<StoreInst>(I) && cast<StoreInst>(I).getValueOperand()->getType()->isVectorTy()))
-            return true;
+    // L or a loop inside it: the vectoriser's check may sit outside an
+    // enclosing loop that loop unswitching versioned whole (NPB 3.3 BT's
+    // `rhs = forcing` at -O3: the `j` loop in two copies, one holding the
+    // vector loop and its remainder, the other the scalar copy)
+    std::function<bool(Loop *)> anyVectorized = [&](Loop *L) {
+      if (vectorized(L))
+        return true;
+      for (Loop *Sub : L->getSubLoops())
+        if (anyVectorized(Sub))
+          return true;
       return false;
+    };
+    // the widest vector load or store in L, in bytes (0: none); the
+    // vector side's is wider than the scalar copy's, which may hold the
+    // SLP vectoriser's narrow vectors (BT's `<2 x double>` beside the
+    // vector loop's `<10 x double>`)
+    auto vectorMem = [&](Loop *L) {
+      uint64_t w = 0;
+      for (BasicBlock *B : L->blocks())
+        for (auto &I : *B) {
+          Type *T = isa<LoadInst>(I) ? I.getType() : isa<StoreInst>(I) ? cast<StoreInst>(I).getValueOperand()->getType() : nullptr;
+          if (T && T->isVectorTy())
+            w = std::max<uint64_t>(w, C.getDataLayout().getTypeStoreSize(T).getKnownMinValue());
+        }
+      return w;
     };
     auto storeLocs = [](Loop *L) {
       std::set<std::pair<unsigned, unsigned>> S;
@@ -565,11 +589,12 @@ unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forge
         continue;
       Loop *Outer = LI.getLoopFor(&BB);
       Loop *A = firstLoop(Br->getSuccessor(0), Outer), *B = firstLoop(Br->getSuccessor(1), Outer);
-      if (!A || !B || A == B || !vectorized(A) || !vectorized(B))
+      if (!A || !B || A == B || !anyVectorized(A) || !anyVectorized(B))
         continue;
-      bool va = vectorMem(A), vb = vectorMem(B);
-      if (va == vb)
+      uint64_t wa = vectorMem(A), wb = vectorMem(B);
+      if (wa == wb)
         continue;
+      bool va = wa > wb;
       Loop *V = va ? A : B, *S = va ? B : A;
       auto LocsV = storeLocs(V), LocsS = storeLocs(S);
       if (LocsS.empty() || LocsV != LocsS)
@@ -1100,7 +1125,27 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     for (auto *LD : Lds)
       LD->replaceAllUsesWith(G);
   }
-  foldVectorChecks(*C, [&](Value *V) { Back.erase(V); });
+  // the blocks the folds cut off (reachable before, not after: nothing
+  // the team view or an earlier step made unreachable)
+  auto reachable = [&]() {
+    std::set<BasicBlock *> Live;
+    std::vector<BasicBlock *> Work{&C->getEntryBlock()};
+    while (!Work.empty()) {
+      BasicBlock *B = Work.back();
+      Work.pop_back();
+      if (Live.insert(B).second)
+        Work.insert(Work.end(), succ_begin(B), succ_end(B));
+    }
+    return Live;
+  };
+  std::set<BasicBlock *> liveBefore = reachable();
+  if (foldVectorChecks(*C, [&](Value *V) { Back.erase(V); })) {
+    std::set<BasicBlock *> liveAfter = reachable();
+    for (BasicBlock *B : liveBefore)
+      if (!liveAfter.count(B))
+        if (auto It = Back.find(B); It != Back.end() && isa<BasicBlock>(It->second))
+          Out->dropped.push_back(cast<BasicBlock>(It->second));
+  }
   // Shapes -O3 leaves that ScalarEvolution does not see through (issue
   // #33, NPB BT's lhsy): `freeze` of a load of a global (a global's bytes
   // are never undef or poison: the load's value itself), and a phi whose
@@ -3465,6 +3510,9 @@ void dao_cxx_loop_guard_req(void *h, unsigned i, unsigned j, DaoGuardReqOut *o) 
   o->sgn = Q.first.sgn;
   o->min = Q.second;
 }
+unsigned dao_cxx_dropped_count(void *h) { return static_cast<DaoLoopFacts *>(h)->dropped.size(); }
+// Dropped block i (an original block, `DaoLoopFacts::dropped`).
+LLVMBasicBlockRef dao_cxx_dropped_get(void *h, unsigned i) { return wrap(static_cast<DaoLoopFacts *>(h)->dropped[i]); }
 unsigned dao_cxx_bound_edge_count(void *h) { return static_cast<DaoLoopFacts *>(h)->boundEdges.size(); }
 // Bound edge i: its blocks, and (in `o`) the bound and the value m below
 // which alone the edge is taken.

@@ -28,6 +28,8 @@ extern "C" {
     pub fn dao_cxx_read_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_read_get(h: *mut c_void, i: c_uint, out: *mut DaoSectionOut);
     pub fn dao_cxx_read_inst(h: *mut c_void, i: c_uint) -> LLVMValueRef;
+    pub fn dao_cxx_dropped_count(h: *mut c_void) -> c_uint;
+    pub fn dao_cxx_dropped_get(h: *mut c_void, i: c_uint) -> llvm_sys::prelude::LLVMBasicBlockRef;
     pub fn dao_cxx_bound_edge_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_bound_edge_get(h: *mut c_void, i: c_uint, from: *mut llvm_sys::prelude::LLVMBasicBlockRef, to: *mut llvm_sys::prelude::LLVMBasicBlockRef, out: *mut DaoGuardReqOut);
     pub fn dao_cxx_argread_count(h: *mut c_void) -> c_uint;

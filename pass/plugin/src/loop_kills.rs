@@ -373,7 +373,7 @@ pub fn add_loop_kills(
                 // reads of the global in the loop that never touch the box
                 // for the values the conditions allow (another member of a
                 // common block: BT's `u` read where `rho_i` is rewritten)
-                let more = excuse_apart(ff, lf, pos, body, &cblocks, vars, &excused, &b);
+                let more = excuse_apart(ff, lf, (pos, block_ix), body, &cblocks, vars, &excused, &b);
                 if crate::config::debug_loops() {
                     eprintln!("dao-debug: box kill of {} in loop {li}: read in the loop, {}", ff.mf.globals[g].name(), if more.is_some() { "every read apart from the box" } else { "refused" });
                 }
@@ -453,10 +453,18 @@ pub fn add_loop_kills(
 /// The conditions under which every read of box `b`'s global in `blocks`
 /// misses the box (`cond::apart`, bounds on the counts' values), when
 /// with those reads excused the global is not read there; None otherwise.
+/// The reads of vector loops the shim cut off (`LoopFacts::dropped`) are
+/// excused: their scalar copy, which the reads here include, makes the
+/// same accesses.
 #[allow(clippy::too_many_arguments)]
-fn excuse_apart(ff: &FuncFacts, lf: &crate::ir::LoopFacts, pos: &HashMap<Value, StmtPos>, body: &Body, blocks: &[usize], vars: &VarMap, excused: &HashSet<(usize, usize, usize)>, b: &crate::cond::WBox) -> Option<Vec<crate::cond::Cond>> {
+fn excuse_apart(ff: &FuncFacts, lf: &crate::ir::LoopFacts, (pos, block_ix): (&HashMap<Value, StmtPos>, &HashMap<crate::ir::Block, usize>), body: &Body, blocks: &[usize], vars: &VarMap, excused: &HashSet<(usize, usize, usize)>, b: &crate::cond::WBox) -> Option<Vec<crate::cond::Cond>> {
     let var = vars.global_var(b.object);
     let mut ex = excused.clone();
+    for bb in lf.dropped.iter().filter_map(|d| block_ix.get(d).copied()) {
+        for i in 0..body.blocks[bb].stmts.len() {
+            ex.insert((bb, i, var));
+        }
+    }
     let mut conds = Vec::new();
     for (k, (gv, bx)) in lf.reads.iter().enumerate() {
         if ff.mf.global_ix.get(gv) != Some(&b.object) {

@@ -71,6 +71,31 @@ pub fn mem_uses(ff: &FuncFacts, vars: &VarMap, p: Value, out: &mut Vec<usize>) {
     }
 }
 
+/// The reads of load `inst`: [`mem_uses`], less (world 1) the write boxes
+/// its read box never touches under their conditions (`cond::read_apart`).
+pub fn load_uses(ff: &FuncFacts, vars: &VarMap, inst: Value, out: &mut Vec<usize>) {
+    let from = out.len();
+    mem_uses(ff, vars, inst.operand(0), out);
+    if !ff.mf.cond.world1.get() || !out[from..].iter().any(|&v| v >= vars.global_var(ff.mf.globals.len())) {
+        return;
+    }
+    let lf = ff.loop_facts();
+    let Some(k) = lf.read_insts.iter().position(|i| *i == Some(inst)) else { return };
+    let Some(rb) = lf.reads[k].1.as_ref() else { return };
+    let mut keep = out[..from].to_vec();
+    for &v in &out[from..] {
+        let x = v.wrapping_sub(vars.global_var(0));
+        if !(v >= vars.global_var(ff.mf.globals.len()) && ff.mf.cond.read_apart(x, rb, &ff.mf.global_ix)) {
+            if crate::config::debug_loops() && v >= vars.global_var(ff.mf.globals.len()) {
+                let at = ff.mf.cond.box_loops().get(x.wrapping_sub(ff.mf.globals.len())).map(|b| b.2.start);
+                eprintln!("dao-debug: read in '{}' at {:?} uses box object {x} (at {at:?}): {:?}", ff.f.name(), inst.debug_loc(), rb);
+            }
+            keep.push(v);
+        }
+    }
+    *out = keep;
+}
+
 /// A read of memory the pass cannot name: it may be any escaped stack
 /// object of the function, any escaped global of this module (each one a
 /// use of its own, so a must-write before the read still kills it: ABI
@@ -284,7 +309,7 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
                 }
             }
             match inst.opcode() {
-                Opcode::LLVMLoad => mem_uses(ff, &vars, inst.operand(0), &mut st.uses),
+                Opcode::LLVMLoad => load_uses(ff, &vars, inst, &mut st.uses),
                 Opcode::LLVMStore => {
                     let len = m.store_size(inst.operand(0).ty());
                     write_kill(ff, &vars, inst.operand(1), Some(len), &mut st.defs);

@@ -108,6 +108,9 @@ pub struct LoopFacts {
     /// value: (from, to, the bound, m): the branch goes the other way
     /// whenever the bound is at least m.
     pub bound_edges: Vec<(Block, Block, SymCount, i64)>,
+    /// Blocks of the vector loops the shim cut off (their scalar copy
+    /// makes the same accesses; their reads are not in `reads`).
+    pub dropped: Vec<Block>,
 }
 
 /// A read through a pointer parameter (shim.cpp `DaoRead::param`,
@@ -239,6 +242,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                 (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
             })
             .collect();
+        let dropped = (0..ffi::dao_cxx_dropped_count(h)).map(|i| Block(ffi::dao_cxx_dropped_get(h, i))).collect();
         let mut arg_reads = Vec::new();
         for i in 0..ffi::dao_cxx_argread_count(h) {
             let mut o: ffi::DaoSectionOut = std::mem::zeroed();
@@ -297,6 +301,6 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             rel_reads.push(RelRead { loop_ix: o.loop_ix as usize, base: Value(o.base), inst: Value(o.inst), read, writes, read_sym, writes_sym });
         }
         ffi::dao_cxx_loop_facts_free(h);
-        LoopFacts { team, loops, sections, rel_reads, reads, read_insts, arg_reads, bound_edges }
+        LoopFacts { team, loops, sections, rel_reads, reads, read_insts, arg_reads, bound_edges, dropped }
     }
 }
