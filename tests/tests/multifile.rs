@@ -217,12 +217,15 @@ fn whole_program_sees_across_files() {
 
 /// Members of one common block, one read and others rewritten by the same
 /// loop (issue #33, NPB 3.3 BT's `/fields/`: `compute_rhs` rewrites
-/// `rho_i`, `us`, ..., `square` from `u` over the extents of `/global/`):
-/// `common_f` with OpenMP, 2 threads, extents 25 25 24 (the declared ones:
-/// rho and sq whole). In whole-program mode at -O2 and -O3 the rewritten
-/// members are left out (`fields_` saves u, 600000 of its 840000 bytes),
-/// under bounds on the extents that keep the reads of u below them; with
-/// `-DREAD_RHO` (the loop reads the old rho) rho is kept (720000); file by
+/// `rho_i`, `us`, ..., `square` from `u` over the extents of `/global/`,
+/// then copies `forcing` into `rhs`): `common_f` with OpenMP, 2 threads,
+/// extents 25 25 24 (the declared ones: the members whole). In
+/// whole-program mode at -O2 and -O3 the rewritten members are left out
+/// (`fields_` saves u and forc, 1200000 of its 2040000 bytes), under
+/// bounds on the extents that keep the reads of u (and forc) apart from
+/// them; the first loop's reads of u do not keep rhs live. With
+/// `-DREAD_RHO` (the loop reads the old rho) rho is kept (1320000), with
+/// `-DREAD_RHS` (it reads rhs, before the copy) rhs is (1800000); file by
 /// file and at -O0 (bounds loaded in every iteration) all of it. Every
 /// build is killed after its second checkpoint and restarted with the dead
 /// bytes poisoned: the output equals its uninterrupted run's.
@@ -230,14 +233,15 @@ fn whole_program_sees_across_files() {
 fn common_members_rewritten_beside_a_read_are_dead() {
     let root = tools().repo.join("test-programs/multifile/common_f");
     for (opt, whole, def, want) in [
-        (Opt::O2, true, None, 600000u64),
-        (Opt::O3, true, None, 600000),
-        (Opt::O2, true, Some("-DREAD_RHO"), 720000),
-        (Opt::O2, false, None, 840000),
-        (Opt::O0, true, None, 840000),
+        (Opt::O2, true, None, 1200000u64),
+        (Opt::O3, true, None, 1200000),
+        (Opt::O2, true, Some("-DREAD_RHO"), 1320000),
+        (Opt::O2, true, Some("-DREAD_RHS"), 1800000),
+        (Opt::O2, false, None, 2040000),
+        (Opt::O0, true, None, 2040000),
     ] {
         let label = format!("common_f {} whole={whole} {def:?}", opt.name());
-        let dir = fresh_dir(&format!("multifile-common_f-{}-{whole}-{}", opt.name(), def.is_some()));
+        let dir = fresh_dir(&format!("multifile-common_f-{}-{whole}-{}", opt.name(), def.unwrap_or("-").trim_start_matches("-D").to_lowercase()));
         let dao = || {
             let mut c = Command::new(&tools().dao);
             c.arg("fc").arg(opt.flag()).arg("-fopenmp").current_dir(&dir);

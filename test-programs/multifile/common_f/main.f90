@@ -3,9 +3,10 @@
 ! the top of the step loop, the work in work.F90. In whole-program mode
 ! (--dao-whole-program) rho and sq, which the first loop of every step
 ! rewrites over the extents np read from the command line while it reads
-! u, are left out of the checkpoint when the extents keep the reads of u
-! below them (checked at run time); kept when work.F90 is built with
-! -DREAD_RHO, or when the files are compiled one by one.
+! u, and rhs, which the second copies from forc, are left out of the
+! checkpoint when the extents keep the reads apart from them (checked at
+! run time); rho is kept when work.F90 is built with -DREAD_RHO, rhs with
+! -DREAD_RHS, all when the files are compiled one by one.
 ! Invariant: the restarted run prints what the uninterrupted run prints.
 ! Arguments: steps, then the extents n1 n2 n3 (default 30 25 25 24).
 program main
