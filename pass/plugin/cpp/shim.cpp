@@ -324,7 +324,7 @@ struct DaoLoopFacts {
   // Original blocks the scratch clone cannot reach once the vectoriser's
   // checks are folded (`foldVectorChecks`): the vector loops cut off,
   // whose accesses the kept scalar copy makes too. Their reads are not
-  // among `reads` (`loop_kills.rs` `excuse_apart` excuses them).
+  // among `reads` (`write_boxes.rs` `excuse_apart` excuses them).
   std::vector<BasicBlock *> dropped;
   std::vector<DaoRel> relWrites, relReads;
   int team = 0;

@@ -304,8 +304,9 @@ impl CondFacts {
         self.boxes.borrow().iter().enumerate().filter(|(_, (_, b, _))| b.object == g).map(|(k, _)| ng + k).collect()
     }
 
-    /// World 1: whether a read whose box is `read` (a load's,
-    /// `crate::ir::ReadBox`) never touches box object `x` whenever the
+    /// World 1: whether a read of global `g` whose box is `read` (a
+    /// load's, `crate::ir::ReadBox`) never touches box object `x` (a box of
+    /// `g`) whenever the
     /// box's conditions hold: the bounds under which they are apart
     /// (`apart`) must each be implied by a condition the box already has
     /// (same value, a range inside the bound's), so the read is not a use
@@ -313,13 +314,13 @@ impl CondFacts {
     /// 3.3 BT: the loop before `rhs = forcing` reads `u`, another member of
     /// `/fields/`; as a use of `rhs`'s box it kept `rhs` live. A read whose
     /// bounds would tighten the conditions stays a use.)
-    pub fn read_apart(&self, x: usize, read: &crate::ir::ReadBox, global_ix: &HashMap<Value, usize>) -> bool {
+    pub fn read_apart(&self, x: usize, g: usize, read: &crate::ir::ReadBox, global_ix: &HashMap<Value, usize>) -> bool {
         let Some(k) = x.checked_sub(self.ng.get()) else { return false };
         if !self.world1.get() {
             return false;
         }
         let boxes = self.boxes.borrow();
-        let Some((_, b, conds)) = boxes.get(k) else { return false };
+        let Some((_, b, conds)) = boxes.get(k).filter(|(_, b, _)| b.object == g) else { return false };
         let Some(more) = apart(read, b, global_ix) else { return false };
         // (a value read signed by one and unsigned by the other is the
         // same number while both ranges lie in [0, 2^(8*bytes-1)))

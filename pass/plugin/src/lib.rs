@@ -21,7 +21,7 @@
 //! 1. LLVM: ffi, ir
 //! 2. foundation: config, known, diag, declare
 //! 3. facts: provenance, cond, facts, read_boxes, func_facts, varmap
-//! 4. translation: loop_kills, translate, omp
+//! 4. translation: write_boxes, loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
 //! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, sites, planning
 //! 7. carrying it out: emit, route, guard, remarks
@@ -41,6 +41,7 @@ mod guard;
 mod ir;
 mod known;
 mod loop_kills;
+mod write_boxes;
 mod offload;
 mod omp;
 mod plan;

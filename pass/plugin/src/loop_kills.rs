@@ -226,12 +226,12 @@ pub fn add_loop_kills(
             }
             let (Some(mut ks), Some((more, rlows))) = (ks, inside) else {
                 // (a part: not with DAO_SECTIONS=whole)
-                let boxes = if crate::config::partial() { write_boxes(ff, g, sr, &cells) } else { Vec::new() };
+                let boxes = if crate::config::partial() { crate::write_boxes::write_boxes(ff, g, sr, &cells) } else { Vec::new() };
                 for b in boxes {
                     if box_cands.iter().any(|(x, _)| *x == b) {
                         continue;
                     }
-                    if let Some(conds) = box_conds(ff, sr) {
+                    if let Some(conds) = crate::write_boxes::box_conds(ff, sr) {
                         if crate::config::debug_loops() {
                             eprintln!("dao-debug: box kill of {} in loop {li}: {b:?} if {conds:?}", ff.mf.globals[g].name());
                         }
@@ -373,7 +373,7 @@ pub fn add_loop_kills(
                 // reads of the global in the loop that never touch the box
                 // for the values the conditions allow (another member of a
                 // common block: BT's `u` read where `rho_i` is rewritten)
-                let more = excuse_apart(ff, lf, (pos, block_ix), body, &cblocks, vars, &excused, &b);
+                let more = crate::write_boxes::excuse_apart(ff, lf, (pos, block_ix), body, &cblocks, vars, &excused, &b);
                 if crate::config::debug_loops() {
                     eprintln!("dao-debug: box kill of {} in loop {li}: read in the loop, {}", ff.mf.globals[g].name(), if more.is_some() { "every read apart from the box" } else { "refused" });
                 }
@@ -448,39 +448,6 @@ pub fn add_loop_kills(
         });
     }
     (out, without, unrecognised)
-}
-
-/// The conditions under which every read of box `b`'s global in `blocks`
-/// misses the box (`cond::apart`, bounds on the counts' values), when
-/// with those reads excused the global is not read there; None otherwise.
-/// The reads of vector loops the shim cut off (`LoopFacts::dropped`) are
-/// excused: their scalar copy, which the reads here include, makes the
-/// same accesses.
-#[allow(clippy::too_many_arguments)]
-fn excuse_apart(ff: &FuncFacts, lf: &crate::ir::LoopFacts, (pos, block_ix): (&HashMap<Value, StmtPos>, &HashMap<crate::ir::Block, usize>), body: &Body, blocks: &[usize], vars: &VarMap, excused: &HashSet<(usize, usize, usize)>, b: &crate::cond::WBox) -> Option<Vec<crate::cond::Cond>> {
-    let var = vars.global_var(b.object);
-    let mut ex = excused.clone();
-    for bb in lf.dropped.iter().filter_map(|d| block_ix.get(d).copied()) {
-        for i in 0..body.blocks[bb].stmts.len() {
-            ex.insert((bb, i, var));
-        }
-    }
-    let mut conds = Vec::new();
-    for (k, (gv, bx)) in lf.reads.iter().enumerate() {
-        if ff.mf.global_ix.get(gv) != Some(&b.object) {
-            continue;
-        }
-        let (Some(bx), Some(&(bb, i))) = (bx, lf.read_insts.get(k).copied().flatten().and_then(|inst| pos.get(&inst))) else { continue };
-        if !blocks.contains(&bb) {
-            continue;
-        }
-        if let Some(c) = crate::cond::apart(bx, b, &ff.mf.global_ix) {
-            ex.insert((bb, i, var));
-            conds.extend(c);
-        }
-    }
-    let esc = ff.mf.global_escaped[b.object];
-    dao_analysis::sections::loop_kills_excusing(body, blocks, &[(var, esc)], vars.unknown_var(), &ex).contains(&var).then_some(conds)
 }
 
 /// One box of a write (must-counts) or a read (may-counts): `size` bytes
@@ -852,55 +819,4 @@ fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads:
         lows.extend(rb.sym.iter().flatten().filter(|(sc, _)| sc.low > 0).map(|(sc, _)| *sc));
     }
     Some((need, lows))
-}
-
-/// The boxes a loop's symbolic write section `sr` of global `g` and its
-/// cells (`cells`: the loop's sections of `g` with the same dimensions,
-/// counts and guards) certainly write: one per run of adjacent cells, at
-/// most four (else none). Every symbolic count must be read from a global
-/// of this module.
-fn write_boxes(ff: &FuncFacts, g: usize, sr: &crate::ir::SectionRec, cells: &[(i64, u64)]) -> Vec<crate::cond::WBox> {
-    let mut dims = Vec::new();
-    for (&(st, n), y) in sr.dims.iter().zip(&sr.sym) {
-        let sym = match y {
-            Some(sc) => {
-                let Some(&cg) = ff.mf.global_ix.get(&sc.global) else { return Vec::new() };
-                Some(crate::cond::SymRef { global: cg, off: sc.off, bytes: sc.bytes, signed: sc.signed, add: sc.add })
-            }
-            None => None,
-        };
-        dims.push((st, if sym.is_some() { 0 } else { n }, sym));
-    }
-    if !dims.iter().any(|d| d.2.is_some()) {
-        return Vec::new();
-    }
-    let mut cs: Vec<(i64, i64)> = cells.iter().map(|&(s, n)| (s, s + n as i64)).collect();
-    cs.sort_unstable();
-    let mut runs: Vec<(i64, i64)> = Vec::new();
-    for (a, b) in cs {
-        match runs.last_mut() {
-            Some(l) if a <= l.1 => l.1 = l.1.max(b),
-            _ => runs.push((a, b)),
-        }
-    }
-    if runs.len() > 16 {
-        return Vec::new();
-    }
-    runs.into_iter().map(|(a, b)| crate::cond::WBox { object: g, start: a, size: (b - a) as u64, dims: dims.clone() }).collect()
-}
-
-/// The conditions of a box of write section `sr`: each symbolic count
-/// not negative and its value small enough not to wrap (`Cond::at_least`),
-/// and the inner loops' guards it sits under.
-fn box_conds(ff: &FuncFacts, sr: &crate::ir::SectionRec) -> Option<Vec<crate::cond::Cond>> {
-    let mut conds = Vec::new();
-    for sc in sr.sym.iter().flatten() {
-        let cg = *ff.mf.global_ix.get(&sc.global)?;
-        conds.push(crate::cond::Cond::at_least(cg, sc, 0)?);
-    }
-    for (sc, m) in &sr.reqs {
-        let cg = *ff.mf.global_ix.get(&sc.global)?;
-        conds.push(crate::cond::Cond::at_least(cg, &SymCount { add: 0, low: *m, ..*sc }, 0)?);
-    }
-    Some(crate::cond::merge(conds))
 }

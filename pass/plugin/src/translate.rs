@@ -81,11 +81,13 @@ pub fn load_uses(ff: &FuncFacts, vars: &VarMap, inst: Value, out: &mut Vec<usize
     }
     let lf = ff.loop_facts();
     let Some(k) = lf.read_insts.iter().position(|i| *i == Some(inst)) else { return };
-    let Some(rb) = lf.reads[k].1.as_ref() else { return };
+    // (the box is relative to this global: only its write boxes can be
+    // found apart from it)
+    let (Some(&g), Some(rb)) = (ff.mf.global_ix.get(&lf.reads[k].0), lf.reads[k].1.as_ref()) else { return };
     let mut keep = out[..from].to_vec();
     for &v in &out[from..] {
         let x = v.wrapping_sub(vars.global_var(0));
-        if !(v >= vars.global_var(ff.mf.globals.len()) && ff.mf.cond.read_apart(x, rb, &ff.mf.global_ix)) {
+        if !(v >= vars.global_var(ff.mf.globals.len()) && ff.mf.cond.read_apart(x, g, rb, &ff.mf.global_ix)) {
             if crate::config::debug_loops() && v >= vars.global_var(ff.mf.globals.len()) {
                 let at = ff.mf.cond.box_loops().get(x.wrapping_sub(ff.mf.globals.len())).map(|b| b.2.start);
                 eprintln!("dao-debug: read in '{}' at {:?} uses box object {x} (at {at:?}): {:?}", ff.f.name(), inst.debug_loc(), rb);
