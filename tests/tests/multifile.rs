@@ -146,6 +146,28 @@ cases! {
     cf_whole: "common_f", Whole;
 }
 
+/// `exe arg` run uninterrupted (DAO_DIR `dir/ck-clean`), killed after its
+/// second checkpoint (`dir/ck`, every third candidate) and restarted with
+/// the dead bytes poisoned: the restarted run's output must be the
+/// uninterrupted one's.
+fn killed_and_restarted(label: &str, exe: &Path, dir: &Path, arg: &str, env: &[(&str, &str)]) {
+    let go = |ck: &str, more: &[(&str, &str)]| {
+        let mut c = Command::new(exe);
+        c.arg(arg).env("DAO_DIR", dir.join(ck)).env("DAO_EVERY", "3").env_remove("DAO_SAVE").env_remove("DAO_WHOLE_PROGRAM");
+        for (k, v) in env.iter().chain(more) {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let clean = go("ck-clean", &[]);
+    assert!(clean.status.success(), "{label}: {}", String::from_utf8_lossy(&clean.stderr));
+    let killed = go("ck", &[("DAO_CRASH_AFTER", "2")]);
+    assert!(!killed.status.success(), "{label}: the run was not killed after its second checkpoint");
+    let again = go("ck", &[("DAO_DEAD", "poison")]);
+    assert!(again.status.success(), "{label}: restart failed: {}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&clean.stdout), "{label}: the restarted run's output differs");
+}
+
 /// Whole-program mode (issue #33) sees across files: `whole_c`'s and
 /// `whole_f`'s `scratch` (and `whole_f`'s common-block part `tmp`), which
 /// the other file rewrites whole before reading it, are left out of the
@@ -183,21 +205,7 @@ fn whole_program_sees_across_files() {
             }
             run(c.args(&objs).arg("-o").arg(&exe)).unwrap();
             let label = format!("{prog} whole={whole} read_first={read_first}");
-            let go = |ck: &str, env: &[(&str, &str)]| {
-                let mut c = Command::new(&exe);
-                c.arg("8").env("DAO_DIR", dir.join(ck)).env("DAO_EVERY", "3").env_remove("DAO_SAVE").env_remove("DAO_WHOLE_PROGRAM");
-                for (k, v) in env {
-                    c.env(k, v);
-                }
-                c.output().unwrap()
-            };
-            let clean = go("ck-clean", &[]);
-            assert!(clean.status.success(), "{label}: {}", String::from_utf8_lossy(&clean.stderr));
-            let killed = go("ck", &[("DAO_CRASH_AFTER", "2")]);
-            assert!(!killed.status.success(), "{label}: the run was not killed after its second checkpoint");
-            let again = go("ck", &[("DAO_DEAD", "poison")]);
-            assert!(again.status.success(), "{label}: restart failed: {}", String::from_utf8_lossy(&again.stderr));
-            assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&clean.stdout), "{label}: the restarted run's output differs");
+            killed_and_restarted(&label, &exe, &dir, "8", &[]);
             // what the second checkpoint holds
             let file = dir.join("ck").join("store.000002.dst");
             let out = Command::new(&tools().dao).arg("inspect").arg("--json").arg(&file).output().unwrap();
@@ -258,21 +266,7 @@ fn common_members_rewritten_beside_a_read_are_dead() {
         }
         let exe = dir.join("prog");
         run(dao().args(&objs).arg("-o").arg(&exe)).unwrap_or_else(|e| panic!("{label}: {e}"));
-        let go = |ck: &str, env: &[(&str, &str)]| {
-            let mut c = Command::new(&exe);
-            c.arg("12").env("DAO_DIR", dir.join(ck)).env("DAO_EVERY", "3").env("OMP_NUM_THREADS", "2").env_remove("DAO_SAVE").env_remove("DAO_WHOLE_PROGRAM");
-            for (k, v) in env {
-                c.env(k, v);
-            }
-            c.output().unwrap()
-        };
-        let clean = go("ck-clean", &[]);
-        assert!(clean.status.success(), "{label}: {}", String::from_utf8_lossy(&clean.stderr));
-        let killed = go("ck", &[("DAO_CRASH_AFTER", "2")]);
-        assert!(!killed.status.success(), "{label}: the run was not killed after its second checkpoint");
-        let again = go("ck", &[("DAO_DEAD", "poison")]);
-        assert!(again.status.success(), "{label}: restart failed: {}", String::from_utf8_lossy(&again.stderr));
-        assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&clean.stdout), "{label}: the restarted run's output differs");
+        killed_and_restarted(&label, &exe, &dir, "12", &[("OMP_NUM_THREADS", "2")]);
         // the last checkpoint of the uninterrupted run
         let out = Command::new(&tools().dao).arg("inspect").arg("--json").arg(dir.join("ck-clean").join("store.000004.dst")).output().unwrap();
         assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
