@@ -3,6 +3,7 @@
 // pass needs (PromoteMemToReg, diagnostics through the LLVMContext, the
 // loop facts of ScalarEvolution for the array-section kills). Every
 // LLVM-version conditional belongs here and nowhere else.
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Analysis/InstructionSimplify.h"
@@ -1129,13 +1130,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // the team view or an earlier step made unreachable)
   auto reachable = [&]() {
     std::set<BasicBlock *> Live;
-    std::vector<BasicBlock *> Work{&C->getEntryBlock()};
-    while (!Work.empty()) {
-      BasicBlock *B = Work.back();
-      Work.pop_back();
-      if (Live.insert(B).second)
-        Work.insert(Work.end(), succ_begin(B), succ_end(B));
-    }
+    for (BasicBlock *B : depth_first(&C->getEntryBlock()))
+      Live.insert(B);
     return Live;
   };
   std::set<BasicBlock *> liveBefore = reachable();
