@@ -381,6 +381,8 @@ pub fn add_loop_kills(
                 conds.extend(more);
                 conds = crate::cond::merge(conds);
             }
+            // and the reads before the loop that miss it
+            let conds = crate::write_boxes::apart_before(ff, lf, pos, body, &cblocks, &b, &conds);
             if let Some(obj) = ff.mf.cond.box_kill(lp.header, b, conds.clone()) {
                 let v = vars.global_var(obj);
                 ckills.push(v);

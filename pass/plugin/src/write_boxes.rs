@@ -42,6 +42,51 @@ pub fn excuse_apart(ff: &FuncFacts, lf: &crate::ir::LoopFacts, (pos, block_ix): 
     dao_analysis::sections::loop_kills_excusing(body, blocks, &[(var, esc)], vars.unknown_var(), &ex).contains(&var).then_some(conds)
 }
 
+/// The bounds under which the reads of box `b`'s global in this function
+/// that may run before the loop (in blocks outside `blocks` from which the
+/// loop is reachable) miss the box (`cond::apart`): SP's first loop of
+/// `compute_rhs` reads `u` (counts `grid_points`) before the next loop
+/// rewrites `rhs` (counts `nx2 + 2`). With them among the box's
+/// conditions, world 1 finds those reads apart from the box
+/// (`CondFacts::read_apart`), and a write of their values is a use of it.
+/// A read whose bounds contradict the conditions (it may touch the box)
+/// adds nothing and stays a use.
+pub fn apart_before(ff: &FuncFacts, lf: &crate::ir::LoopFacts, pos: &HashMap<Value, StmtPos>, body: &Body, blocks: &[usize], b: &crate::cond::WBox, conds: &[crate::cond::Cond]) -> Vec<crate::cond::Cond> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); body.blocks.len()];
+    for (x, bl) in body.blocks.iter().enumerate() {
+        for &s in &bl.succs {
+            preds[s].push(x);
+        }
+    }
+    let mut before: HashSet<usize> = HashSet::new();
+    let mut work: Vec<usize> = blocks.to_vec();
+    while let Some(x) = work.pop() {
+        for &p in &preds[x] {
+            if before.insert(p) {
+                work.push(p);
+            }
+        }
+    }
+    let mut out: Vec<crate::cond::Cond> = conds.to_vec();
+    for (k, (gv, bx)) in lf.reads.iter().enumerate() {
+        if ff.mf.global_ix.get(gv) != Some(&b.object) {
+            continue;
+        }
+        let (Some(bx), Some(&(bb, _))) = (bx, lf.read_insts.get(k).copied().flatten().and_then(|inst| pos.get(&inst))) else { continue };
+        if blocks.contains(&bb) || !before.contains(&bb) {
+            continue;
+        }
+        let Some(more) = crate::cond::apart(bx, b, &ff.mf.global_ix) else { continue };
+        let mut with = out.clone();
+        with.extend(more);
+        let with = crate::cond::merge(with);
+        if with.iter().all(|c| c.min <= c.max) {
+            out = with;
+        }
+    }
+    out
+}
+
 /// The boxes a loop's symbolic write section `sr` of global `g` and its
 /// cells (`cells`: the loop's sections of `g` with the same dimensions,
 /// counts and guards) certainly write: one per run of adjacent cells, at

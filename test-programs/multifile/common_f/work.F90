@@ -9,18 +9,24 @@
 ! u from them.
 ! -DREAD_RHO (cpp): the rewrite also reads the old rho; -DREAD_RHS: the
 ! first loop also reads rhs, before the copy rewrites it.
+! -DCOPY_EXTENTS: the copy runs over other members of /grid/, nc = np - 2
+! (NPB 3.3 SP's `do k = 0, nz2 + 1`): the first loop's reads of u are
+! bounded by np, which the copy's own counts do not bound.
 subroutine init(n1, n2, n3)
   implicit none
   integer, intent(in) :: n1, n2, n3
-  integer :: np(3)
+  integer :: np(3), nc(3)
   real(8) :: u(5, 0:24, 0:24, 0:23), rho(0:24, 0:24, 0:23), sq(0:24, 0:24, 0:23)
   real(8) :: rhs(5, 0:24, 0:24, 0:23), forc(5, 0:24, 0:24, 0:23)
-  common /grid/ np
+  common /grid/ np, nc
   common /fields/ u, rho, sq, rhs, forc
   integer :: i, j, k, m
   np(1) = n1
   np(2) = n2
   np(3) = n3
+  nc(1) = n1 - 2
+  nc(2) = n2 - 2
+  nc(3) = n3 - 2
   do k = 0, 23
     do j = 0, 24
       do i = 0, 24
@@ -41,10 +47,10 @@ end subroutine
 subroutine step(it)
   implicit none
   integer, intent(in) :: it
-  integer :: np(3)
+  integer :: np(3), nc(3)
   real(8) :: u(5, 0:24, 0:24, 0:23), rho(0:24, 0:24, 0:23), sq(0:24, 0:24, 0:23)
   real(8) :: rhs(5, 0:24, 0:24, 0:23), forc(5, 0:24, 0:24, 0:23)
-  common /grid/ np
+  common /grid/ np, nc
   common /fields/ u, rho, sq, rhs, forc
   integer :: i, j, k, m
   real(8) :: r
@@ -67,9 +73,15 @@ subroutine step(it)
   end do
 !$omp end do nowait
 !$omp do schedule(static)
+#ifdef COPY_EXTENTS
+  do k = 0, nc(3) + 1
+    do j = 0, nc(2) + 1
+      do i = 0, nc(1) + 1
+#else
   do k = 0, np(3) - 1
     do j = 0, np(2) - 1
       do i = 0, np(1) - 1
+#endif
         do m = 1, 5
           rhs(m, i, j, k) = forc(m, i, j, k)
         end do
@@ -94,10 +106,10 @@ end subroutine
 
 real(8) function total()
   implicit none
-  integer :: np(3)
+  integer :: np(3), nc(3)
   real(8) :: u(5, 0:24, 0:24, 0:23), rho(0:24, 0:24, 0:23), sq(0:24, 0:24, 0:23)
   real(8) :: rhs(5, 0:24, 0:24, 0:23), forc(5, 0:24, 0:24, 0:23)
-  common /grid/ np
+  common /grid/ np, nc
   common /fields/ u, rho, sq, rhs, forc
   total = sum(u(:, 0:np(1) - 1, 0:np(2) - 1, 0:np(3) - 1)) + sum(rho(0:np(1) - 1, 0:np(2) - 1, 0:np(3) - 1))
 end function
