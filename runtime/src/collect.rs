@@ -520,7 +520,9 @@ pub fn collect_team(
         *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
         saved_ranges.entry(d.addr as u64).or_default().extend(ranges.iter().copied());
         let why = if d.size >= KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
-        for (lo, hi) in ranges {
+        // (the reason on the first range only: the reader gives it to the
+        // others, `dao_format::read`)
+        for (k, (lo, hi)) in ranges.into_iter().enumerate() {
             let addr = d.addr as usize + lo as usize;
             let b = memory(addr, (hi - lo) as usize);
             bytes.globals += hi - lo;
@@ -532,7 +534,7 @@ pub fn collect_team(
                 loc: desc::opt_name(d.loc),
                 addr: addr as u64,
                 bytes: Cow::Borrowed(b),
-                why: why.clone(),
+                why: if k == 0 { why.clone() } else { None },
             });
         }
     }

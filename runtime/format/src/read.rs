@@ -227,6 +227,18 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
             };
             g.why = Some(w);
         }
+        // a global saved as several ranges has its reason on its first
+        // record only (written so since 2026-11-28: SP's `/fields/` is
+        // 10,369 ranges): the others share it
+        let mut first: std::collections::HashMap<(u64, u32), Cow<'_, str>> = std::collections::HashMap::new();
+        for g in gs.iter_mut() {
+            match &g.why {
+                Some(w) => {
+                    first.entry((g.module_hash, g.index)).or_insert_with(|| w.clone());
+                }
+                None => g.why = first.get(&(g.module_hash, g.index)).cloned(),
+            }
+        }
     }
     // format 7: the mapped ranges of offload devices (none before)
     let mut devices = Vec::new();

@@ -268,3 +268,28 @@ fn big_checkpoint_corruption_in_a_later_chunk_is_detected() {
         assert!(decode(&x).is_err(), "flip at {at} of {} not detected", b.len());
     }
 }
+
+/// A global saved as several ranges (a part of it dead) has its reason on
+/// its first record only, and the reader gives it to its other ranges: NPB
+/// 3.3 SP's `/fields/` is 10,369 ranges, whose repeated reason was half of
+/// the file's skeleton. Another global without a reason stays without.
+#[test]
+fn a_reason_on_the_first_range_is_every_range_s() {
+    let mut c = common::sample(1, 1);
+    let w = c.globals[0].why.clone().expect("the sample's global has a reason");
+    let mut range2 = c.globals[0].clone();
+    range2.addr += 4096;
+    range2.why = None;
+    let mut other = c.globals[0].clone();
+    other.index += 1;
+    other.addr += 8192;
+    other.why = None;
+    c.globals.push(range2);
+    c.globals.push(other);
+    let enc = c.encode();
+    let d = decode(&enc).unwrap();
+    assert_eq!(d.globals[0].why.as_deref(), Some(&*w));
+    assert_eq!(d.globals[1].why.as_deref(), Some(&*w));
+    assert_eq!(d.globals[2].why, None);
+    assert_eq!(enc.windows(w.len()).filter(|x| *x == w.as_bytes()).count(), 1, "the reason is written once");
+}
