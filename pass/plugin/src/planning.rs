@@ -74,6 +74,16 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let sections = config::sections();
     if sections {
         let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
+        if config::debug_loops() {
+            for ff in &ffs {
+                let lf = ff.loop_facts();
+                for (k, (g, b)) in lf.reads.iter().enumerate() {
+                    if b.is_none() {
+                        eprintln!("dao-debug: a read of {} with no box in '{}' at {:?}", g.name(), ff.f.name(), lf.read_insts.get(k).copied().flatten().and_then(|i| i.debug_loc()));
+                    }
+                }
+            }
+        }
         let arg_reads: Vec<_> = ffs.iter().map(|ff| (ff.f, &ff.loop_facts().arg_reads[..])).collect();
         facts.set_readable(&reads, &arg_reads);
     }

@@ -72,11 +72,12 @@ pub fn reads_seen(p: Value) -> bool {
     accessed_or_passed(p, &mut HashSet::new())
 }
 
-/// A use that [`reads_seen`] does not take, for `DAO_DEBUG_LOOPS`.
-fn refused(u: Value) -> bool {
+/// A use of `p`'s address that [`reads_seen`] does not take, for
+/// `DAO_DEBUG_LOOPS`.
+fn refused(p: Value, u: Value) -> bool {
     if crate::config::debug_loops() {
         let f = if u.is_instruction() { u.parent_block().parent_function().name() } else { String::new() };
-        eprintln!("dao-debug: reads not all seen: a use in '{f}' at {:?}, opcode {:?}", u.debug_loc(), if u.is_instruction() { Some(u.opcode()) } else { None });
+        eprintln!("dao-debug: reads of {} not all seen: a use in '{f}' at {:?}, opcode {:?}", p.name(), u.debug_loc(), if u.is_instruction() { Some(u.opcode()) } else { None });
     }
     false
 }
@@ -99,7 +100,7 @@ pub fn param_reads_seen(p: Value, seen: &mut HashSet<Value>) -> bool {
 /// refused (and, with `report`, shown by [`refused`]). Whether every use
 /// was taken.
 fn address_uses_all(p: Value, report: bool, mut use_ok: impl FnMut(Value, Value) -> bool) -> bool {
-    let no = |u: Value| if report { refused(u) } else { false };
+    let no = |u: Value| if report { refused(p, u) } else { false };
     let mut work = vec![p];
     let mut seen = HashSet::new();
     while let Some(v) = work.pop() {
