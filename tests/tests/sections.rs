@@ -217,14 +217,14 @@ fn check(lang: Lang, opt: Opt) {
 }
 
 /// `dao inspect --json` of a top-of-loop checkpoint lists the dead globals
-/// (format 5; the file is format 7, issue #35's device regions): the three work arrays not saved at all, each with what
+/// (format 5; the file is format 8, issue #33's continued records): the three work arrays not saved at all, each with what
 /// rewrites it first (the pass's words, from the candidate's descriptor),
 /// and `part` saved only in its halo.
 fn inspect_dead(label: &str, file: &Path) {
     let out = std::process::Command::new(&tools().dao).arg("inspect").arg("--json").arg(file).output().expect("run dao inspect");
     assert!(out.status.success(), "[{label}] dao inspect --json {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("dao inspect --json prints JSON");
-    assert_eq!(r["format_version"], 7, "[{label}] {r}");
+    assert_eq!(r["format_version"], 8, "[{label}] {r}");
     let dead = r["dead_globals"].as_array().unwrap_or_else(|| panic!("[{label}] no dead_globals: {r}"));
     let find = |name: &str| dead.iter().find(|d| d["name"].as_str().is_some_and(|n| n.to_ascii_lowercase().contains(name))).unwrap_or_else(|| panic!("[{label}] {name} not among the dead globals: {dead:?}"));
     for w in ["work1", "work2", "work3"] {

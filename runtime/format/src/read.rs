@@ -192,10 +192,21 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
 
     let mut p = Parser { b: globals, pos: 0, section: "GLOBALS", fill: fill.take() };
     let n = p.u32()?;
-    let mut gs = Vec::new();
+    let mut gs: Vec<Global> = Vec::new();
+    let continued = le_u32(b, 8) >= 8;
     for _ in 0..n {
+        let module_hash = p.u64()?;
+        if continued && module_hash == CONTINUED {
+            // another range of the global of the record before (format 8)
+            let Some(prev) = gs.last() else {
+                return Err(corrupt("GLOBALS", "a continued global record with no record before it"));
+            };
+            let (module_hash, index, name, loc) = (prev.module_hash, prev.index, prev.name.clone(), prev.loc.clone());
+            gs.push(Global { module_hash, index, name, loc, addr: p.u64()?, bytes: p.bytes()?, why: None });
+            continue;
+        }
         gs.push(Global {
-            module_hash: p.u64()?,
+            module_hash,
             index: p.u32()?,
             name: p.str()?,
             loc: p.opt_str()?,

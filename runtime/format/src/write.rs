@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::model::{Checkpoint, DeadGlobal, DeviceRegion, Frame, Global, Header, Heap, OmpState, RuntimeState, TlsValue, TpCopy, Worker, FLAG_SKELETON, META_KEY};
-use crate::wire::{self, ChunkedHash, SectionKind, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
+use crate::wire::{self, ChunkedHash, SectionKind, CONTINUED, END_MAGIC, NONE_STR, SECTIONS, SECTION_HEADER_LEN};
 
 /// Streaming encoder; call the section methods in file order
 /// (runtime, chain, threads, globals, heap), then [`Writer::finish`].
@@ -178,13 +178,23 @@ fn threads_body<'a>(s: &mut impl Sink<'a>, omp: &OmpState, master_tls: &'a [TlsV
 
 fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[DeadGlobal<'_>], devices: &'a [DeviceRegion<'_>]) -> io::Result<()> {
     s.count(globals.len())?;
+    let mut prev: Option<&Global<'_>> = None;
     for g in globals {
-        s.u64(g.module_hash)?;
-        s.u32(g.index)?;
-        s.str(&g.name)?;
-        s.opt_str(g.loc.as_deref())?;
+        if prev.is_some_and(|p| (p.module_hash, p.index, &p.name, &p.loc) == (g.module_hash, g.index, &g.name, &g.loc)) {
+            // another range of the same global (format 8)
+            s.u64(CONTINUED)?;
+        } else {
+            if g.module_hash == CONTINUED {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "a module hash equal to the continued-record mark"));
+            }
+            s.u64(g.module_hash)?;
+            s.u32(g.index)?;
+            s.str(&g.name)?;
+            s.opt_str(g.loc.as_deref())?;
+        }
         s.u64(g.addr)?;
         s.bytes(&g.bytes)?;
+        prev = Some(g);
     }
     // format 5: the defined globals not saved whole
     s.count(dead.len())?;

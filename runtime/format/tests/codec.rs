@@ -293,3 +293,78 @@ fn a_reason_on_the_first_range_is_every_range_s() {
     assert_eq!(d.globals[2].why, None);
     assert_eq!(enc.windows(w.len()).filter(|x| *x == w.as_bytes()).count(), 1, "the reason is written once");
 }
+
+/// Format 8: the ranges of one global after its first are continued
+/// records (address and bytes only); they decode to whole records, a
+/// different global between them starts a whole record again, and the
+/// name is written once per run of ranges.
+#[test]
+fn ranges_of_one_global_are_continued_records() {
+    let mut c = common::sample(1, 1);
+    let first = c.globals[0].clone();
+    let mut other = first.clone();
+    other.index += 1;
+    other.name = "other_global".into();
+    other.why = None;
+    let mut ranges = Vec::new();
+    for k in 1..=3u64 {
+        let mut r = first.clone();
+        r.addr += 4096 * k;
+        r.why = None;
+        ranges.push(r);
+    }
+    let mut tail = ranges[2].clone();
+    tail.addr += 4096;
+    c.globals.extend(ranges);
+    c.globals.push(other);
+    c.globals.push(tail);
+    let enc = c.encode();
+    let d = decode(&enc).unwrap();
+    assert_eq!(d.globals.len(), c.globals.len());
+    for (a, b) in d.globals.iter().zip(&c.globals) {
+        assert_eq!((a.module_hash, a.index, &a.name, &a.loc, a.addr, &a.bytes), (b.module_hash, b.index, &b.name, &b.loc, b.addr, &b.bytes));
+    }
+    // runs: [first, 3 ranges], [other], [tail]: the first name twice
+    let name = first.name.as_bytes();
+    assert_eq!(enc.windows(name.len()).filter(|x| *x == name).count(), 2);
+    // a continued record costs 8 + 8 + 8 bytes besides its data
+    let mut whole = c.clone();
+    for (k, g) in whole.globals.iter_mut().enumerate() {
+        g.name = format!("g{k}_{}", g.name).into();
+    }
+    assert!(whole.encode().len() > enc.len() + 3 * (8 + 4 + 4 + name.len()));
+}
+
+/// A format 7 file (every global record whole, whatever its global) is
+/// still read.
+#[test]
+fn format_7_files_are_read() {
+    use dao_format::wire::{HEADER_HASHED_LEN, HEADER_LEN, SECTION_HEADER_LEN};
+    let c = common::sample(2, 2);
+    let mut b = c.encode();
+    b[8..12].copy_from_slice(&7u32.to_le_bytes());
+    let h = xxhash_rust::xxh3::xxh3_64(&b[..HEADER_HASHED_LEN]);
+    b[HEADER_HASHED_LEN..HEADER_LEN].copy_from_slice(&h.to_le_bytes());
+    let mut file_hash = xxhash_rust::xxh3::Xxh3::new();
+    file_hash.update(&b[..HEADER_LEN]);
+    let mut pos = HEADER_LEN;
+    for _ in 0..5 {
+        let len = u64::from_le_bytes(b[pos + 4..pos + 12].try_into().unwrap()) as usize;
+        file_hash.update(&b[pos..pos + SECTION_HEADER_LEN]);
+        pos += SECTION_HEADER_LEN + len;
+    }
+    let digest = file_hash.digest().to_le_bytes();
+    b[pos..pos + 8].copy_from_slice(&digest);
+    let d = decode(&b).expect("a format 7 file decodes");
+    assert_eq!(d.globals, c.globals);
+}
+
+/// No module hash may be the continued-record mark: the writer refuses it
+/// rather than write a file the reader would misread.
+#[test]
+fn a_module_hash_equal_to_the_mark_is_refused() {
+    let mut c = common::sample(1, 1);
+    c.globals[0].module_hash = dao_format::wire::CONTINUED;
+    let r = std::panic::catch_unwind(|| c.encode());
+    assert!(r.is_err(), "encoded a global whose module hash is the continued-record mark");
+}
