@@ -1,7 +1,8 @@
 //! Running a test program: DAO_* variables of the caller removed, the given
 //! ones set, stdout APPENDED (O_APPEND) to a file shared by the killed run
 //! and its restart, stderr to a file of its own, and a time limit so that a
-//! hung restart fails the test instead of hanging it.
+//! hung restart fails the test instead of hanging it (and says what each
+//! thread of it and of its children was doing then).
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::process::ExitStatusExt;
@@ -77,11 +78,12 @@ pub fn wait(mut child: Child, start: Instant, spec: &RunSpec, limit: Duration) -
                 return Ok(Finished { status, stderr, elapsed });
             }
             Ok(None) if start.elapsed() > limit => {
+                let doing = hang_report(child.id(), spec);
                 let _ = child.kill();
                 let _ = child.wait();
                 let stderr = std::fs::read_to_string(&spec.stderr).unwrap_or_default();
                 return Err(format!(
-                    "{} {:?} did not finish within {:.0}s (killed); stderr:\n{stderr}",
+                    "{} {:?} did not finish within {:.0}s (killed); what it was doing:\n{doing}stderr:\n{stderr}",
                     spec.exe.display(),
                     spec.args,
                     limit.as_secs_f64()
@@ -91,6 +93,47 @@ pub fn wait(mut child: Child, start: Instant, spec: &RunSpec, limit: Duration) -
             Err(e) => return Err(format!("waiting for {}: {e}", spec.exe.display())),
         }
     }
+}
+
+/// What a process that did not finish was doing, for the time limit's
+/// message (a rare hang cannot be debugged once the process is killed):
+/// every thread of it and of its descendants (a forked checkpoint writer)
+/// with its name, state, kernel wait channel and system call, from
+/// `/proc`, and the last line of its `DAO_STATS` file.
+fn hang_report(pid: u32, spec: &RunSpec) -> String {
+    use std::fmt::Write;
+    let read = |p: String| std::fs::read_to_string(p).unwrap_or_default();
+    // the descendants, by parent pid (field 4 of /proc/PID/stat)
+    let mut pids = vec![pid];
+    let mut k = 0;
+    while k < pids.len() {
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let stat = read(format!("/proc/{p}/stat"));
+            let ppid = stat.rfind(')').and_then(|i| stat.get(i + 2..)).and_then(|rest| rest.split(' ').nth(1)).and_then(|x| x.parse::<u32>().ok());
+            if ppid == Some(pids[k]) && !pids.contains(&p) {
+                pids.push(p);
+            }
+        }
+        k += 1;
+    }
+    let mut s = String::new();
+    for p in pids {
+        let mut tids: Vec<u32> = std::fs::read_dir(format!("/proc/{p}/task")).into_iter().flatten().flatten().filter_map(|e| e.file_name().to_string_lossy().parse().ok()).collect();
+        tids.sort_unstable();
+        for t in tids {
+            let dir = format!("/proc/{p}/task/{t}");
+            let stat = read(format!("{dir}/stat"));
+            let state = stat.rfind(')').and_then(|i| stat.get(i + 2..i + 3)).unwrap_or("?");
+            let syscall = read(format!("{dir}/syscall"));
+            let _ = writeln!(s, "  pid {p} thread {t} ({}): state {state}, wchan {}, syscall {}", read(format!("{dir}/comm")).trim(), read(format!("{dir}/wchan")).trim(), syscall.split(' ').next().unwrap_or("?").trim());
+        }
+    }
+    if let Some((_, path)) = spec.env.iter().find(|(k, _)| *k == "DAO_STATS") {
+        let stats = read(path.clone());
+        let _ = writeln!(s, "  last DAO_STATS line: {}", stats.lines().last().unwrap_or("(none)"));
+    }
+    s
 }
 
 pub fn run(spec: &RunSpec, limit: Duration) -> Result<Finished, String> {
@@ -136,4 +179,33 @@ pub fn compare_outputs_filtered(expected: &Path, actual: &Path, drop: &[&str]) -
         expected.display(),
         actual.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run past its limit is reported with what each thread of it and
+    /// of its children was doing, and the last DAO_STATS line.
+    #[test]
+    fn a_hang_says_what_the_process_was_doing() {
+        let dir = std::env::temp_dir().join(format!("dao-hang-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stats = dir.join("stats");
+        std::fs::write(&stats, "{\"event\":\"start\"}\n{\"event\":\"checkpoint\",\"seq\":1}\n").unwrap();
+        let spec = RunSpec {
+            exe: Path::new("/bin/sh"),
+            args: &["-c", "sleep 5 & sleep 5"],
+            env: vec![("DAO_STATS", stats.display().to_string())],
+            stdout_append: dir.join("out"),
+            stderr: dir.join("err"),
+        };
+        let e = run(&spec, Duration::from_millis(500)).err().expect("a run past its limit is an error");
+        assert!(e.contains("did not finish"), "{e}");
+        // the shell and its two sleeps, each asleep (state S)
+        assert!(e.matches(" thread ").count() >= 3, "{e}");
+        assert!(e.contains("(sleep): state S"), "{e}");
+        assert!(e.contains("last DAO_STATS line: {\"event\":\"checkpoint\",\"seq\":1}"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
