@@ -747,3 +747,29 @@ fn boundary_planes_interior_is_dead() {
         }
     }
 }
+
+/// NPB BT's `x_solve_cell` (issue #33, `far_face.c`): after a sequential
+/// loop `for (i = 1; i < isize; i++)` the solve reads the far face at plane
+/// `isize` (a bound's value less one) and at plane `i` (the loop's exit
+/// value, a phi of 1 and isize). Each read is described as the planes 1 to
+/// the bound's (plane 0 is the near face), so face 0's AA blocks, which no
+/// code reads, are dead at the top of the step loop: `lhs` keeps face 0's
+/// BB and CC and the far face's AA and BB that are read (five values
+/// each), exactly. Twin `-DREAD_FACE0` reads face 0's AA: kept. Every run
+/// is killed after checkpoint 2 and restarted with the dead bytes
+/// poisoned; at -O0 (locals in memory: no box) only the restart is
+/// checked.
+#[test]
+fn far_face_near_blocks_are_dead() {
+    let n = 24u64;
+    let face = (n - 2) * (n - 2);
+    let want = face * 400 + face * 2 * 40;
+    defs_run("far_face", &[], Opt::O0, &["30", "24"], "o0");
+    for opt in [Opt::O2, Opt::O3] {
+        let (_, base) = defs_run_objs("far_face", &[], opt, &["30", "24"], "base");
+        let (_, twin) = defs_run_objs("far_face", &["-DREAD_FACE0"], opt, &["30", "24"], "twin");
+        let (b, t) = (base.get("lhs").copied().unwrap_or(0), twin.get("lhs").copied().unwrap_or(0));
+        assert!(b > 0 && b <= want, "[far_face {}] lhs: {b} bytes saved, want at most face 0's BB and CC and the far face's reads ({want}): face 0's AA is never read ({base:?})", opt.name());
+        assert!(t >= b + face * 200, "[far_face -DREAD_FACE0 {}] lhs: {t} bytes saved, want face 0's AA ({}) more than without the read ({b})", opt.name(), face * 200);
+    }
+}

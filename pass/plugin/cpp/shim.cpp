@@ -3134,7 +3134,15 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // (`low`: a condition of every kill that uses the box, for below it the
   // read is at a plane the box does not hold), and O becomes c. A box
   // wider than the read (all planes up to V), never narrower.
-  auto symStartDim = [&](const SCEV *&O, DaoRead &R) -> bool {
+  // The box begins at plane p >= 1, not 0, under the condition V >= p
+  // (`low`: U >= p - d; below it the box is not used: a kill is not made,
+  // and the runtime takes every byte as readable): plane 0 is the near
+  // face, which a read at the far one V does not touch. p is 1, or, when
+  // the start came from a phi (below), the lowest plane p > 1 among the
+  // other cases' constant starts that lies on this read's planes
+  // (c + a*p): `Others`. NPB BT's `lhs[isize][j][k][AA]` is at plane
+  // U - 1: planes 1 to U - 1, face 0's AA (never read) left out.
+  auto symStartDim = [&](const SCEV *&O, DaoRead &R, const std::vector<int64_t> &Others) -> bool {
     if (R.ndims == 8)
       return false;
     const SCEV *C = SE.getZero(O->getType()), *T = O;
@@ -3192,17 +3200,23 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           errs() << "dao-debug: read start at a bound's plane, a loop down from it: stride " << a << ", from plane " << (d - e + 1) << "\n";
         return true;
       }
-    U->add = d + 1;
-    U->low = std::max<int64_t>(U->low, -d);
-    R.stride[R.ndims] = Ka->getAPInt().getSExtValue();
+    int64_t c = cast<SCEVConstant>(C)->getAPInt().getSExtValue(), p0 = 0;
+    for (int64_t K : Others)
+      if ((K - c) % a == 0 && (K - c) / a > 0 && (K - c) / a < (1 << 20) && (p0 == 0 || (K - c) / a < p0))
+        p0 = (K - c) / a;
+    if (p0 == 0)
+      p0 = 1;
+    U->add = d + 1 - p0;
+    U->low = std::max<int64_t>(U->low, p0 - d);
+    R.stride[R.ndims] = a;
     R.count[R.ndims] = 0;
     R.sym[R.ndims] = *U;
-    R.floor[R.ndims] = floorV;
+    R.floor[R.ndims] = std::max<int64_t>(0, floorV - p0);
     R.symMask |= 1u << R.ndims;
     R.ndims++;
-    O = C;
+    O = SE.getAddExpr(C, SE.getConstant(O->getType(), a * p0, true));
     if (getenv("DAO_DEBUG_LOOPS"))
-      errs() << "dao-debug: read start at a bound's plane: stride " << R.stride[R.ndims - 1] << ", planes up to U + " << d << "\n";
+      errs() << "dao-debug: read start at a bound's plane: stride " << R.stride[R.ndims - 1] << ", planes " << p0 << " up to U + " << d << "\n";
     return true;
   };
   // The bytes of globals this function may read: every load and memory
@@ -3271,13 +3285,18 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       // NPB BT's and SP's dissipation at the far boundary)
       if (ok && !isa<SCEVConstant>(O)) {
         DaoRead R0 = R;
-        if (!symStartDim(O, R)) {
+        if (!symStartDim(O, R, {})) {
           // one box per incoming value of a phi in the start
           std::vector<DaoRead> Cases;
-          for (const SCEV *Oi : phiCases(O)) {
+          auto Starts = phiCases(O);
+          std::vector<int64_t> Consts;
+          for (const SCEV *Oi : Starts)
+            if (auto *Ki = dyn_cast<SCEVConstant>(Oi); Ki && Ki->getAPInt().getSignificantBits() <= 48)
+              Consts.push_back(Ki->getAPInt().getSExtValue());
+          for (const SCEV *Oi : Starts) {
             DaoRead Ri = R0;
             if (!isa<SCEVConstant>(Oi))
-              symStartDim(Oi, Ri);
+              symStartDim(Oi, Ri, Consts);
             auto *Ki = dyn_cast<SCEVConstant>(Oi);
             if (!Ki || Ki->getAPInt().getSignificantBits() > 48) {
               Cases.clear();
