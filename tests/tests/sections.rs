@@ -760,6 +760,40 @@ fn boundary_planes_interior_is_dead() {
 /// poisoned; at -O0 (locals in memory: no box) only the restart is
 /// checked.
 #[test]
+fn row_copy_runtime_lengths_and_prologues() {
+    // NPB 3.0 SP's compute_rhs and x_solve (issue #33): per row, one
+    // memcpy (memset) of 8 * grid_points[2] bytes rewrites `rhs` (`lhs`)
+    // at the top of the step; the back substitution's vectorised k loop
+    // has a scalar copy unrolled in the prologue form. At -O3 both are
+    // dead at the top of the step loop, and `forcing` and `u` save only
+    // what the extents reach (no read without a box). At -O0 and -O2 the
+    // restart is checked (-O2 guards each row's memcpy with the extent's
+    // test inside the unrolled j loop: not taken).
+    let n = 30u64;
+    let inside = 5 * n * n * n * 8;
+    defs_run("row_copy", &[], Opt::O0, &["30", "30"], "o0");
+    defs_run("row_copy", &[], Opt::O2, &["30", "30"], "o2");
+    let (_, base) = defs_run_objs("row_copy", &[], Opt::O3, &["30", "30"], "base");
+    let get = |m: &std::collections::HashMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+    assert_eq!(get(&base, "rhs"), 0, "[row_copy O3] rhs is rewritten row by row (memcpy of a run-time length) before any read: {base:?}");
+    assert_eq!(get(&base, "lhs"), 0, "[row_copy O3] lhs is zeroed row by row (memset of a run-time length) before any read: {base:?}");
+    // (the runtime saves a plane's rows as one range, the 56-byte gaps
+    // between them included: from the first element of row 0 to the last
+    // of row n-1, per component and plane)
+    let rows = 5 * n * ((n - 1) * 296 + n * 8);
+    for a in ["forcing", "u"] {
+        let b = get(&base, a);
+        assert!(b >= inside && b <= rows, "[row_copy O3] {a}: {b} bytes saved, want the extents' {inside} up to {rows} with the gaps between rows: its padding beyond the extents is never read ({base:?})");
+    }
+    // one element short per row: the last element of every row of rhs stays live
+    let (_, short) = defs_run_objs("row_copy", &["-DSHORT_COPY"], Opt::O3, &["30", "30"], "short");
+    assert_eq!(get(&short, "rhs"), 5 * n * n * 8, "[row_copy -DSHORT_COPY O3] rhs: want exactly the last element of each row ({short:?})");
+    // a read before the copy: all of rhs is live
+    let (_, first) = defs_run_objs("row_copy", &["-DREAD_FIRST"], Opt::O3, &["30", "30"], "first");
+    assert!(get(&first, "rhs") >= inside, "[row_copy -DREAD_FIRST O3] rhs: want at least the extents' {inside} bytes ({first:?})");
+}
+
+#[test]
 fn far_face_near_blocks_are_dead() {
     let n = 24u64;
     let face = (n - 2) * (n - 2);

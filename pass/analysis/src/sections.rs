@@ -413,8 +413,27 @@ mod tests {
         assert_eq!(sym_contained((0, 8, &w), (0, 8, &[(16, sy(0, -1))])), None);
         // before the write's start
         assert_eq!(sym_contained((8, 8, &w), (0, 8, &[(8, sy(0, -1))])), None);
-        // wider than the element
+        // wider than the element, moving along the row
         assert_eq!(sym_contained((0, 8, &w), (0, 16, &[(8, sy(0, -1))])), None);
+    }
+
+    #[test]
+    fn a_read_over_several_cells_of_a_row() {
+        // rows of n0 doubles (stride 8), n1 rows of 800 bytes; a 16-byte
+        // load at row j, cells 1 and 2, for every row j < n1 - 2: inside
+        // when n0 >= 3
+        let w = [(8, sy(0, 0)), (800, sy(1, 0))];
+        let r = [(800, sy(1, -2))];
+        assert_eq!(sym_contained((0, 8, &w), (8, 16, &r)), Some(vec![(0, 3)]));
+        // starting inside a cell: 12 bytes from byte 4 of cell 1, cells 1 and 2
+        assert_eq!(sym_contained((0, 8, &w), (12, 12, &r)), Some(vec![(0, 3)]));
+        // against a constant row of 2 cells: cell 2 lies outside
+        let wc = [(8, SymDim::Const(2)), (800, sy(1, 0))];
+        assert_eq!(sym_contained((0, 8, &wc), (8, 16, &r)), None);
+        assert_eq!(sym_contained((0, 8, &wc), (0, 16, &r)), Some(vec![]));
+        // no dimension whose cells touch: the gap between cells is not written
+        let wg = [(16, sy(0, 0)), (800, sy(1, 0))];
+        assert_eq!(sym_contained((0, 8, &wg), (0, 16, &r)), None);
     }
 
     #[test]
@@ -642,8 +661,19 @@ pub fn sym_contained(write: (i64, u64, &[(i64, SymDim)]), read: (i64, u64, &[(i6
         off[d] = q;
         rem -= q * wdims[d].0;
     }
-    if rem < 0 || rem as u64 + rsize > wsize {
+    if rem < 0 {
         return None;
+    }
+    if rem as u64 + rsize > wsize {
+        // a read over several cells of a dimension whose cells touch
+        // (stride = the element: a 16-byte vector load of two doubles of
+        // a row), along which the read does not move: n cells from o_d
+        let mut touch = wdims.iter().enumerate().filter(|(_, &(s, _))| s > 0 && s as u64 == wsize);
+        let (dc, _) = touch.next()?;
+        if touch.next().is_some() || rcount[dc].is_some() {
+            return None;
+        }
+        rcount[dc] = Some(SymDim::Const((rem as u64 + rsize).div_ceil(wsize)));
     }
     let mut conds = Vec::new();
     for (d, &(st, wc)) in wdims.iter().enumerate() {

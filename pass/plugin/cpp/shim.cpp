@@ -2190,6 +2190,58 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     m = std::max({m, -a, (int64_t)0});
     return true;
   };
+  // A branch condition taken towards `wantTrue` when bound loads are large
+  // enough: `decide`'s comparisons, a comparison ScalarEvolution knows to
+  // go that way (no requirement: the team view's `lb > ub` test of a
+  // worksharing loop, its bounds those of the whole iteration space), and
+  // logical and / or of such (`select i1 a, i1 b, i1 false`, `and i1`:
+  // both true; `select i1 a, i1 true, i1 b`, `or i1`: both false). The
+  // requirements join G (one per bound, the largest), none when the way
+  // is certain.
+  std::function<bool(Value *, bool, std::vector<std::pair<DaoSym, int64_t>> &, int)> decideAll;
+  decideAll = [&](Value *Cond, bool wantTrue, std::vector<std::pair<DaoSym, int64_t>> &G, int depth) -> bool {
+    if (depth > 3)
+      return false;
+    if (auto *IC = dyn_cast<ICmpInst>(Cond)) {
+      if (SE.isSCEVable(IC->getOperand(0)->getType()) && IC->getOperand(0)->getType()->isIntegerTy()) {
+        ICmpInst::Predicate Pr = wantTrue ? IC->getPredicate() : IC->getInversePredicate();
+        if (SE.isKnownPredicate(Pr, SE.getSCEV(IC->getOperand(0)), SE.getSCEV(IC->getOperand(1))))
+          return true;
+      }
+      DaoSym u;
+      int64_t m;
+      if (!decide(IC, wantTrue, u, m))
+        return false;
+      for (auto &[v, mv] : G)
+        if (v.G == u.G && v.off == u.off && v.bytes == u.bytes && v.sgn == u.sgn) {
+          mv = std::max(mv, m);
+          return true;
+        }
+      G.push_back({u, m});
+      return true;
+    }
+    Value *A = nullptr, *B = nullptr;
+    bool isAnd = false;
+    if (auto *Sel = dyn_cast<SelectInst>(Cond); Sel && Sel->getType()->isIntegerTy(1)) {
+      auto *T = dyn_cast<ConstantInt>(Sel->getTrueValue()), *F = dyn_cast<ConstantInt>(Sel->getFalseValue());
+      if (F && F->isZero()) {
+        isAnd = true;
+        A = Sel->getCondition();
+        B = Sel->getTrueValue();
+      } else if (T && T->isOne()) {
+        A = Sel->getCondition();
+        B = Sel->getFalseValue();
+      }
+    } else if (auto *BO = dyn_cast<BinaryOperator>(Cond); BO && BO->getType()->isIntegerTy(1) && (BO->getOpcode() == Instruction::And || BO->getOpcode() == Instruction::Or)) {
+      isAnd = BO->getOpcode() == Instruction::And;
+      A = BO->getOperand(0);
+      B = BO->getOperand(1);
+    }
+    // a and b true / a or b false: both, each that way
+    if (!A || isAnd != wantTrue)
+      return false;
+    return decideAll(A, wantTrue, G, depth + 1) && decideAll(B, wantTrue, G, depth + 1);
+  };
   // A store's address and byte count: a non-volatile store, or a memory
   // intrinsic of constant length.
   auto storeAccess = [&](Instruction &I) -> std::optional<std::pair<Value *, uint64_t>> {
@@ -2240,6 +2292,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     // a vectorised loop's shape (`vectorShape`, reads only): k lanes per
     // iteration, LE the scalar loop that finishes the iterations
     bool vec = false;
+    // iterations of the original loop per iteration of LE: 2 when LE is
+    // itself unrolled in the prologue form (`prologueForm`, reads only)
+    int64_t kLE = 1;
+    // the prologue form of a loop that is not vectorised (`prologueShape`):
+    // no main loop, LE the unrolled loop; every read is an epilogue read
+    bool prolOnly = false;
   };
   std::map<Loop *, std::optional<DaoUnrollShape>> shapeCache;
   // The pieces of the shape around innermost loop L, each checked; what
@@ -2250,7 +2308,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       return It->second;
     auto no = [&](const char *why) -> std::optional<DaoUnrollShape> {
       if (getenv("DAO_DEBUG_LOOPS"))
-        errs() << "dao-debug: loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
+        errs() << "dao-debug: loop " << LoopIx[L] << " (" << L->getHeader()->getName() << "): not a runtime-unrolled loop: " << why << "\n";
       return shapeCache[L] = std::nullopt;
     };
     BasicBlock *Hdr = L->getHeader(), *Latch = L->getLoopLatch(), *E = L->getExitBlock();
@@ -2378,6 +2436,14 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       // when W == KC - dw, X == KC - dw - c; X >= 1, so X < 2 is X == 1)
       auto eqOne = [&]() -> bool {
         unsigned wa = A->getType()->getIntegerBitWidth();
+        // (or W == zext(A) + dW, A narrower: A == KC just when W == KC + dW,
+        // zext and adding a constant being one-to-one; NPB SP's `j <=
+        // grid_points[1] - 2` rows, X = zext(n - 1) - 1 tested as n - 1 == 2)
+        if (KC && A->getType() != WS->getType() && WS->getType()->getIntegerBitWidth() > wa && KC->getValue().getSignificantBits() <= 20) {
+          const SCEV *DW = SE.getMinusSCEV(WS, SE.getZeroExtendExpr(SE.getSCEV(A), WS->getType()));
+          if (auto *DC = dyn_cast<SCEVConstant>(DW); DC && DC->getAPInt().getSignificantBits() <= 20)
+            return KC->getValue().getZExtValue() + DC->getAPInt().getSExtValue() == 1 + c;
+        }
         if (SE.getUnsignedRangeMax(WS).getActiveBits() > wa)
           return false;
         auto *DC = dyn_cast<SCEVConstant>(SE.getMinusSCEV(SE.getSCEV(A), SE.getTruncateOrZeroExtend(WS, A->getType())));
@@ -2466,6 +2532,153 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   // scalar loop's backedge-taken count is X - 1 - (P - iv0): checked as a
   // ScalarEvolution identity. As `unrollShape`'s, with vec set, LE the
   // scalar loop, ivs {(P, iv0)}, the anchor the block dominating both.
+  // The runtime unroller's prologue form (issue #33, NPB SP's and MG's
+  // remainder loops): LLVM takes it when the loop's start is not a
+  // constant, as for the vectoriser's scalar loop, which starts where the
+  // vector loop stopped. A loop from P to End (End = iv0 + X, P >= iv0),
+  // entered at block Pre:
+  //
+  //   Pre:  br c, PLX, PROL          (either order; c: an even count)
+  //   PROL: the body once, at P; br PLX
+  //   PLX:  unr = phi [P, Pre], [P + 1, PROL]
+  //         br A == B, Exit, H2      (A - B = +-(P - (End - 1)))
+  //   LS2:  iv = phi [unr, PLX], [iv + 2, latch]; leaves when iv + 2 == End
+  //
+  // LS2 leaves on equality and its add does not wrap (nsw or nuw), so
+  // every iteration it runs has iv + 2 <= End: its copies read at iv and
+  // iv + 1, both at most End - 1. PROL's read at P: PLX leaves only when
+  // P == End - 1, else LS2 runs from P + 1 <= End - 2. Every read lies at
+  // base + s*(i - iv0) for an i in [iv0, End - 1], m = i - iv0 < X, as the
+  // other shapes' reads do (`peelUnrolled`; reads only: nothing here says
+  // that every iteration runs, which a write's box would need).
+  struct DaoProlog {
+    BasicBlock *prol;
+    Loop *LS2;
+    PHINode *unr;
+  };
+  auto prologueForm = [&](BasicBlock *Pre, Value *P, const SCEV *Iv0, const SCEV *XS) -> std::optional<DaoProlog> {
+    auto *Br = dyn_cast<BranchInst>(Pre->getTerminator());
+    if (!Br || !Br->isConditional() || !P->getType()->isIntegerTy() || !SE.isSCEVable(P->getType()))
+      return std::nullopt;
+    Loop *Par = LI.getLoopFor(Pre);
+    const SCEV *PS = SE.getSCEV(P);
+    for (unsigned side = 0; side < 2; ++side) {
+      BasicBlock *PROL = Br->getSuccessor(side), *PLX = Br->getSuccessor(1 - side);
+      if (PROL == PLX || PROL->getSinglePredecessor() != Pre || PROL->getSingleSuccessor() != PLX || LI.getLoopFor(PROL) != Par || LI.getLoopFor(PLX) != Par)
+        continue;
+      if (pred_size(PLX) != 2)
+        continue;
+      auto *XBr = dyn_cast<BranchInst>(PLX->getTerminator());
+      auto *XC = XBr && XBr->isConditional() ? dyn_cast<ICmpInst>(XBr->getCondition()) : nullptr;
+      if (!XC || !XC->isEquality())
+        continue;
+      bool eq = XC->getPredicate() == ICmpInst::ICMP_EQ;
+      BasicBlock *Exit = XBr->getSuccessor(eq ? 0 : 1), *H2 = XBr->getSuccessor(eq ? 1 : 0);
+      Loop *LS2 = LI.getLoopFor(H2);
+      if (!LS2 || LS2->getHeader() != H2 || LS2->getParentLoop() != Par || !LS2->isInnermost() || LS2->getLoopPredecessor() != PLX || Exit == H2 || LS2->contains(Exit))
+        continue;
+      BasicBlock *Latch2 = LS2->getLoopLatch();
+      if (!Latch2 || LS2->getExitingBlock() != Latch2)
+        continue;
+      auto *LBr = dyn_cast<BranchInst>(Latch2->getTerminator());
+      auto *LC = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
+      if (!LC || !LC->isEquality() || (LC->getPredicate() == ICmpInst::ICMP_EQ) != !LS2->contains(LBr->getSuccessor(0)))
+        continue;
+      // iv + 2 == End, iv = phi [unr, PLX], [iv + 2, latch]
+      PHINode *Unr = nullptr;
+      const SCEV *End = nullptr;
+      for (unsigned q = 0; q < 2 && !Unr; ++q) {
+        auto *Add = dyn_cast<BinaryOperator>(LC->getOperand(q));
+        auto *Iv = Add && Add->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(Add->getOperand(0)) : nullptr;
+        auto *Two = Add ? dyn_cast<ConstantInt>(Add->getOperand(1)) : nullptr;
+        if (!Iv || !Two || Two->getSExtValue() != 2 || Iv->getParent() != H2 || Iv->getNumIncomingValues() != 2 || !(Add->hasNoSignedWrap() || Add->hasNoUnsignedWrap()))
+          continue;
+        Value *Other = LC->getOperand(1 - q);
+        if (!SE.isSCEVable(Other->getType()) || !SE.isLoopInvariant(SE.getSCEV(Other), LS2))
+          continue;
+        PHINode *U = nullptr;
+        bool ok = true;
+        for (unsigned r = 0; r < 2; ++r) {
+          if (Iv->getIncomingBlock(r) == Latch2)
+            ok &= Iv->getIncomingValue(r) == Add;
+          else if (Iv->getIncomingBlock(r) == PLX)
+            U = dyn_cast<PHINode>(Iv->getIncomingValue(r));
+          else
+            ok = false;
+        }
+        if (ok && U && U->getParent() == PLX) {
+          Unr = U;
+          End = SE.getSCEV(Other);
+        }
+      }
+      if (!Unr || Unr->getType() != P->getType() || End->getType() != Iv0->getType() || XS->getType() != End->getType())
+        continue;
+      // unr = phi [P, Pre], [P + 1, PROL]
+      bool ok = Unr->getNumIncomingValues() == 2;
+      for (unsigned r = 0; ok && r < 2; ++r) {
+        const SCEV *In = SE.getSCEV(Unr->getIncomingValue(r));
+        if (Unr->getIncomingBlock(r) == Pre)
+          ok = In == PS;
+        else if (Unr->getIncomingBlock(r) == PROL)
+          ok = In == SE.getAddExpr(PS, SE.getOne(P->getType()));
+        else
+          ok = false;
+      }
+      // End = iv0 + X, and PLX leaves exactly when P == End - 1
+      if (!ok || SE.getMinusSCEV(End, Iv0) != XS)
+        continue;
+      const SCEV *D = SE.getMinusSCEV(SE.getSCEV(XC->getOperand(0)), SE.getSCEV(XC->getOperand(1)));
+      const SCEV *Want = SE.getMinusSCEV(PS, SE.getMinusSCEV(End, SE.getOne(End->getType())));
+      if (D->getType() != Want->getType() || (D != Want && D != SE.getNegativeSCEV(Want)))
+        continue;
+      return DaoProlog{PROL, LS2, Unr};
+    }
+    return std::nullopt;
+  };
+  // A loop in the prologue form that is not vectorised, as LS2 (its start
+  // iv0 = P, a value invariant in its parent): the shape for its reads,
+  // X = End - iv0 iterations.
+  std::map<Loop *, std::optional<DaoUnrollShape>> prolCache;
+  auto prologueShape = [&](Loop *LS2) -> std::optional<DaoUnrollShape> {
+    if (auto It = prolCache.find(LS2); It != prolCache.end())
+      return It->second;
+    BasicBlock *PLX = LS2->getLoopPredecessor();
+    if (!LS2->isInnermost() || !PLX)
+      return prolCache[LS2] = std::nullopt;
+    for (PHINode &U : PLX->phis()) {
+      if (!U.getType()->isIntegerTy() || U.getNumIncomingValues() != 2)
+        continue;
+      for (unsigned r = 0; r < 2; ++r) {
+        BasicBlock *Pre = U.getIncomingBlock(r);
+        Value *P = U.getIncomingValue(r);
+        const SCEV *PS = SE.getSCEV(P);
+        if (!isa<SCEVConstant>(PS) && !(LS2->getParentLoop() ? SE.isLoopInvariant(PS, LS2->getParentLoop()) : true))
+          continue;
+        if (isa<Instruction>(P) && !DT.dominates(cast<Instruction>(P), Pre->getTerminator()))
+          continue;
+        // X from LS2's exit test: End - P
+        auto *LBr = LS2->getLoopLatch() ? dyn_cast<BranchInst>(LS2->getLoopLatch()->getTerminator()) : nullptr;
+        auto *LC = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
+        if (!LC)
+          continue;
+        for (unsigned q = 0; q < 2; ++q) {
+          Value *Other = LC->getOperand(1 - q);
+          if (!SE.isSCEVable(Other->getType()) || Other->getType() != P->getType())
+            continue;
+          const SCEV *XS = SE.getMinusSCEV(SE.getSCEV(Other), PS);
+          auto PF = prologueForm(Pre, P, PS, XS);
+          if (!PF || PF->LS2 != LS2 || PF->unr != &U)
+            continue;
+          DaoUnrollShape Sh{2, nullptr, XS, nullptr, LS2->getLoopLatch(), nullptr, nullptr, nullptr, Pre, {}, {PF->prol}, LS2, false};
+          Sh.ivs.push_back({&U, PS});
+          Sh.kLE = 2;
+          Sh.prolOnly = true;
+          return prolCache[LS2] = Sh;
+        }
+      }
+    }
+    return prolCache[LS2] = std::nullopt;
+  };
   std::map<Loop *, std::optional<DaoUnrollShape>> vecCache;
   auto vectorShape = [&](Loop *VB) -> std::optional<DaoUnrollShape> {
     if (auto It = vecCache.find(VB); It != vecCache.end())
@@ -2558,9 +2771,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     for (Loop *C : VB->getParentLoop() ? VB->getParentLoop()->getSubLoops() : LI.getTopLevelLoops())
       if (C->getLoopPredecessor() == SPH)
         LS = C;
-    if (!LS || !LS->isInnermost() || SPH->getSingleSuccessor() != LS->getHeader())
+    // (or, unrolled in the prologue form, the prologue and then LS2)
+    bool prol = !LS || !LS->isInnermost() || SPH->getSingleSuccessor() != LS->getHeader();
+    if (prol && !(isa<BranchInst>(SPH->getTerminator()) && cast<BranchInst>(SPH->getTerminator())->isConditional()))
       return no("no scalar loop after the middle block");
-    DaoUnrollShape Sh{k, Xv, XS, nullptr, Latch, ME, nullptr, nullptr, nullptr, {}, {}, LS, true};
+    DaoUnrollShape Sh{k, Xv, XS, nullptr, Latch, ME, nullptr, nullptr, nullptr, {}, {}, prol ? nullptr : LS, true};
     for (PHINode &P : SPH->phis()) {
       if (!P.getType()->isIntegerTy() || P.getType() != XS->getType())
         continue;
@@ -2588,6 +2803,18 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
                 endOk = Iv0 == SE.getConstant(P.getType(), k - 1);
       if (!endOk)
         continue;
+      if (prol) {
+        auto PF = prologueForm(SPH, &P, Iv0, XS);
+        if (!PF || (Sh.LE && Sh.LE != PF->LS2))
+          continue;
+        Sh.LE = PF->LS2;
+        Sh.kLE = 2;
+        if (Sh.epil.empty())
+          Sh.epil.push_back(PF->prol);
+        Sh.ivs.push_back({&P, Iv0});
+        Sh.ivs.push_back({PF->unr, Iv0});
+        continue;
+      }
       // the scalar loop ends where the original did: (P - iv0) + its
       // backedge-taken count == X - 1
       const SCEV *BTC = SE.getBackedgeTakenCount(LS);
@@ -2613,7 +2840,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       epilIndexed = true;
       for (Loop *L : LI.getLoopsInPreorder())
         if (L->isInnermost())
-          for (auto Sh : {unrollShape(L), vectorShape(L)})
+          for (auto Sh : {unrollShape(L), vectorShape(L), prologueShape(L)})
             if (Sh) {
               for (BasicBlock *EB : Sh->epil)
                 epilOf[EB] = L;
@@ -2626,7 +2853,48 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     if (It == epilOf.end())
       return {nullptr, std::nullopt};
     auto Sh = unrollShape(It->second);
-    return {It->second, Sh ? Sh : vectorShape(It->second)};
+    if (!Sh)
+      Sh = vectorShape(It->second);
+    return {It->second, Sh ? Sh : prologueShape(It->second)};
+  };
+  // A memset or memcpy of a length known only at run time (issue #33:
+  // clang's idiom recognition turns `for (k = 0; k < grid_points[2]; k++)
+  // rhs[m][i][j][k] = forcing[m][i][j][k]` into one memcpy per row, of
+  // 8 * grid_points[2] bytes, NPB SP's `rhs = forcing`): the length as
+  // a * (add + U) for an element size a and a bound load U, the count a
+  // must-count (a write: the intrinsic writes exactly that many bytes,
+  // `symBTC`'s lower bound) or a may-count (a read's source, `symMayBTC`,
+  // with its floor). L: the loop holding it (the count's parsing wants
+  // one).
+  auto symLen = [&](MemIntrinsic *MI, Loop *L, bool may, int64_t &a, DaoSym &u, int64_t &floor) -> bool {
+    if (!L || MI->isVolatile() || isa<ConstantInt>(MI->getLength()) || !SE.isSCEVable(MI->getLength()->getType()))
+      return false;
+    const SCEV *Len = SE.getSCEV(MI->getLength()), *X = Len;
+    a = 1;
+    if (auto *M = dyn_cast<SCEVMulExpr>(Len); M && M->getNumOperands() == 2)
+      if (auto *K = dyn_cast<SCEVConstant>(M->getOperand(0)); K && K->getAPInt().isStrictlyPositive() && K->getAPInt().getActiveBits() <= 20) {
+        a = K->getAPInt().getSExtValue();
+        X = M->getOperand(1);
+      }
+    const SCEV *B = SE.getMinusSCEV(X, SE.getOne(X->getType()));
+    floor = INT64_MIN;
+    if (may ? !symMayBTC(L, u, floor, B) : !symBTC(L, u, B))
+      return false;
+    u.add += 1;
+    return true;
+  };
+  // storeAccess, and for a memset or memcpy of a length known only at run
+  // time the same length as I's (its copies in an unrolled loop): its
+  // destination and I's Size
+  auto accessLike = [&](Instruction &J, Instruction &I, uint64_t Size) -> std::optional<std::pair<Value *, uint64_t>> {
+    if (auto Acc = storeAccess(J))
+      return Acc;
+    auto *MJ = dyn_cast<MemIntrinsic>(&J);
+    auto *MI = dyn_cast<MemIntrinsic>(&I);
+    if (!MJ || !MI || MJ->isVolatile() || isa<ConstantInt>(MI->getLength()) || MJ->getLength()->getType() != MI->getLength()->getType() ||
+        SE.getSCEV(MJ->getLength()) != SE.getSCEV(MI->getLength()))
+      return std::nullopt;
+    return std::make_pair(MJ->getDest(), Size);
   };
   // A write in a runtime-unrolled loop taken whole: for the first copy
   // (j = 0) in L, s, X, `base` (invariant in L) and the block that runs
@@ -2663,7 +2931,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     found[0] = true;
     for (BasicBlock *B : L->blocks())
       for (Instruction &J : *B) {
-        auto Acc = &J == &I ? std::nullopt : storeAccess(J);
+        auto Acc = &J == &I ? std::nullopt : accessLike(J, I, Size);
         if (!Acc)
           continue;
         auto OJ = objectOffset(Acc->first, true);
@@ -2689,7 +2957,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     if (starts.empty())
       return no("no induction variable carried into the epilogue");
     auto sameWrite = [&](Instruction &J, const SCEV *Want) -> bool {
-      auto Acc = storeAccess(J);
+      auto Acc = accessLike(J, I, Size);
       auto OJ = Acc && Acc->second == Size ? objectOffset(Acc->first, true) : std::nullopt;
       return OJ && OJ->first == OrigBase && SE.getMinusSCEV(OJ->second, Want)->isZero();
     };
@@ -2788,12 +3056,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     auto epilStart = [&](const SCEV *Oe, int64_t s) -> const SCEV * {
       if (Sh->LE)
         if (auto *AR = dyn_cast<SCEVAddRecExpr>(Oe); AR && AR->getLoop() == Sh->LE)
-          return AR->isAffine() && AR->getStepRecurrence(SE) == SE.getConstant(Oe->getType(), s, true) ? AR->getStart() : nullptr;
+          return AR->isAffine() && AR->getStepRecurrence(SE) == SE.getConstant(Oe->getType(), s * Sh->kLE, true) ? AR->getStart() : nullptr;
       return Oe;
     };
     int64_t s = 0;
     const SCEV *Base = nullptr;
-    if (Main == L) {
+    if (Main == L && !Sh->prolOnly) {
       auto *AR = dyn_cast<SCEVAddRecExpr>(O);
       if (!AR || AR->getLoop() != L)
         return std::nullopt; // invariant in L: the usual peeling
@@ -2802,9 +3070,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         return dbg("not a copy of the loop's step");
       s = St->getAPInt().getSExtValue() / k;
       // the twin in the epilogue
+      // (with the prologue before an unrolled LE: the prologue's block too)
       std::vector<BasicBlock *> EB = Sh->epil;
+      if (Sh->LE && Sh->kLE == 1)
+        EB.clear();
       if (Sh->LE)
-        EB.assign(Sh->LE->block_begin(), Sh->LE->block_end());
+        EB.insert(EB.end(), Sh->LE->block_begin(), Sh->LE->block_end());
       for (BasicBlock *B2 : EB)
         for (Instruction &J : *B2) {
           auto Acc = Base ? std::nullopt : readAccess(J);
@@ -2880,6 +3151,16 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       continue;
     for (auto &I : BB) {
       auto Acc = storeAccess(I);
+      // (a memset or memcpy of a run-time length: its dimension first)
+      std::optional<std::pair<int64_t, DaoSym>> SL;
+      if (auto *MI = dyn_cast<MemIntrinsic>(&I); !Acc && MI && !symOf.empty()) {
+        int64_t a, fl;
+        DaoSym u;
+        if (symLen(MI, L0, false, a, u, fl)) {
+          Acc = std::make_pair(MI->getDest(), (uint64_t)a);
+          SL = std::make_pair(a, u);
+        }
+      }
       if (!Acc)
         continue;
       Value *Ptr = Acc->first;
@@ -2897,6 +3178,16 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       DaoSection S{};
       S.base = OrigBase;
       S.size = Size;
+      if (SL) {
+        S.ndims = 1;
+        S.stride[0] = SL->first;
+        S.count[0] = 0;
+        S.symMask = 1;
+        S.sym[0] = SL->second;
+        if (getenv("DAO_DEBUG_LOOPS"))
+          errs() << "dao-debug: write of " << OrigBase->getName() << ": a run-time length, " << SL->first << " * (" << SL->second.add << " + a bound)\n";
+      }
+      unsigned d0 = S.ndims; // the dims before the loops'
       BasicBlock *X = &BB; // what must run in every iteration of L
       Loop *Child = nullptr;
       // a runtime-unrolled innermost loop was taken whole: its writes end
@@ -2929,6 +3220,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
           BasicBlock *Cur = Child && !symOf.empty() ? Child->getHeader() : nullptr;
           BasicBlock *Y = Child && !symOf.empty() ? Child->getLoopPredecessor() : nullptr;
           std::vector<std::pair<DaoSym, int64_t>> G;
+          bool passed = false; // a conditional branch decided on the way
           for (int k = 0; Y && k < 8; ++k) {
             // a sibling loop before it in L's body (lhsx in NPB BT: per
             // row, a loop over the Jacobians, then the loop writing lhs):
@@ -2954,30 +3246,27 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
               break;
             }
             if (Br->isConditional()) {
-              auto *IC = dyn_cast<ICmpInst>(Br->getCondition());
-              DaoSym u;
-              int64_t m;
-              if (Br->getSuccessor(0) == Br->getSuccessor(1) || !IC || !decide(IC, Br->getSuccessor(0) == Cur, u, m)) {
+              if (Br->getSuccessor(0) == Br->getSuccessor(1) || !decideAll(Br->getCondition(), Br->getSuccessor(0) == Cur, G, 0)) {
                 Y = nullptr;
                 break;
               }
-              G.push_back({u, m});
+              passed = true;
             }
             if (DT.dominates(Y, L->getLoopLatch()))
               break;
             Cur = Y;
             Y = Y->getSinglePredecessor();
           }
-          if (!Y || G.empty() || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4) {
+          if (!Y || !passed || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4) {
             if (getenv("DAO_DEBUG_LOOPS"))
-              errs() << "dao-debug: write of " << OrigBase->getName() << ": not in every iteration of loop " << LoopIx[L] << "\n";
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": not in every iteration of loop " << LoopIx[L] << " (from " << X->getName() << ", header " << L->getHeader()->getName() << ", latch " << (L->getLoopLatch() ? L->getLoopLatch()->getName() : StringRef("none")) << ")\n";
             break;
           }
           S.reqs.insert(S.reqs.end(), G.begin(), G.end());
           X = Y;
         }
         bool isSym = false;
-        if (L == L0 && S.ndims == 0 && S.reqs.empty() && !constBTC(L, btc)) {
+        if (L == L0 && S.ndims == d0 && S.reqs.empty() && !constBTC(L, btc)) {
           if (auto Un = unrolledCover(I, L, Off, Size, OrigBase)) {
             // L, its remainder and its guard as one loop of Un->trip
             // iterations; no section of its own (the epilogue lies outside
@@ -2985,12 +3274,12 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
             DaoSym us;
             auto *TC = dyn_cast<SCEVConstant>(Un->trip);
             if (TC && TC->getAPInt().getActiveBits() <= 40) {
-              S.count[0] = TC->getAPInt().getZExtValue();
+              S.count[d0] = TC->getAPInt().getZExtValue();
             } else if (symBTC(L, us, SE.getMinusSCEV(Un->trip, SE.getOne(Un->trip->getType())))) {
               us.add += 1;
-              S.count[0] = 0;
-              S.symMask |= 1u;
-              S.sym[0] = us;
+              S.count[d0] = 0;
+              S.symMask |= 1u << d0;
+              S.sym[d0] = us;
             } else {
               if (getenv("DAO_DEBUG_LOOPS"))
                 errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for runtime-unrolled loop " << LoopIx[L] << ": " << *Un->trip << "\n";
@@ -2998,8 +3287,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
             }
             if (getenv("DAO_DEBUG_LOOPS"))
               errs() << "dao-debug: write of " << OrigBase->getName() << ": runtime-unrolled loop " << LoopIx[L] << " taken whole, stride " << Un->stride << ", count " << *Un->trip << "\n";
-            S.stride[0] = Un->stride;
-            S.ndims = 1;
+            S.stride[d0] = Un->stride;
+            S.ndims = d0 + 1;
             Off = Un->base;
             unrolled = true;
             Child = L;
@@ -3108,12 +3397,8 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         if (!Br)
           break;
         if (Br->isConditional()) {
-          auto *IC = dyn_cast<ICmpInst>(Br->getCondition());
-          DaoSym u;
-          int64_t m;
-          if (Br->getSuccessor(0) == Br->getSuccessor(1) || !IC || !decide(IC, Br->getSuccessor(0) == X, u, m))
+          if (Br->getSuccessor(0) == Br->getSuccessor(1) || !decideAll(Br->getCondition(), Br->getSuccessor(0) == X, reqs, 0))
             break;
-          reqs.push_back({u, m});
         }
         if (X != L->getHeader())
           chain.push_back(X);
@@ -3390,6 +3675,24 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         R.inst = dyn_cast<Instruction>(BI->second);
       R.whole = true;
       R.size = Size;
+      // a memcpy of a run-time length: its dimension first (a may-count)
+      int64_t symA = 0;
+      if (auto *MT = dyn_cast<MemTransferInst>(&I); MT && Size == UINT64_MAX && !symOf.empty()) {
+        int64_t fl;
+        DaoSym u;
+        if (symLen(MT, LI.getLoopFor(&BB), true, symA, u, fl)) {
+          Size = symA;
+          R.size = Size;
+          R.ndims = 1;
+          R.stride[0] = symA;
+          R.count[0] = 0;
+          R.symMask = 1;
+          R.sym[0] = u;
+          R.floor[0] = fl == INT64_MIN ? 0 : std::max<int64_t>(fl + 1, 0);
+        } else {
+          symA = 0;
+        }
+      }
       const SCEV *Off = Size < (1ull << 40) ? globalOffset(Ptr, U) : nullptr;
       if (!Off && GV && getenv("DAO_DEBUG_LOOPS"))
       {
@@ -3406,6 +3709,21 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       std::vector<DaoRead> Extra;
       if (Off)
         boxRead(Off, BB, U, Size, R, Extra);
+      // (the length's dimension kept, or the read is whole: a box of its
+      // first element would be too small)
+      if (symA) {
+        auto kept = [&](const DaoRead &X) { return !X.whole && X.ndims >= 1 && (X.symMask & 1) && X.stride[0] == symA; };
+        bool all = kept(R);
+        for (auto &X : Extra)
+          all = all && kept(X);
+        if (!all) {
+          R.whole = true;
+          R.ndims = 0;
+          R.symMask = 0;
+          R.size = UINT64_MAX;
+          Extra.clear();
+        }
+      }
       auto &To = GV ? Out->reads : Out->argReads;
       To.push_back(R);
       To.insert(To.end(), Extra.begin(), Extra.end());
