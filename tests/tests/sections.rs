@@ -794,6 +794,34 @@ fn row_copy_runtime_lengths_and_prologues() {
 }
 
 #[test]
+fn blocked_rows_dead_under_the_block_size() {
+    // NPB 3.0 FT's `fft(-1, u1, u2)` (issue #33): `u2` rewritten in blocks
+    // of `blk` rows, `blk` an `int` of external linkage every store sets
+    // to 16, the extents through `&dims[k][0]`, an `exit` in the block
+    // loop, and `u2` rewritten only on the `dir != 1` path of `transform`.
+    // At -O3 `u1` and `u2` are dead at the top of the step loop (under
+    // `blk == 16` and the extents checked at run time); at -O0 and -O2 the
+    // restart is checked.
+    let arr = 8 * 64 * 64 * 16u64;
+    defs_run("blocked_rows", &[], Opt::O0, &["30"], "o0");
+    defs_run("blocked_rows", &[], Opt::O2, &["30"], "o2");
+    let (_, base) = defs_run_objs("blocked_rows", &[], Opt::O3, &["30"], "base");
+    let get = |m: &std::collections::HashMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+    assert_eq!(get(&base, "u2"), 0, "[blocked_rows O3] u2 is rewritten in blocks of blk = 16 rows before any read: {base:?}");
+    assert_eq!(get(&base, "u1"), 0, "[blocked_rows O3] u1 is rewritten whole before any read: {base:?}");
+    assert_eq!(get(&base, "u0"), arr, "[blocked_rows O3] u0 is read: {base:?}");
+    // blocks of 24 rows leave the last 16 rows of each plane as they were,
+    // and the checksum reads them: u2 is saved (a wrong kill would change
+    // the output after the poisoned restart)
+    let (_, short) = defs_run_objs("blocked_rows", &["-DSHORT_BLOCKS"], Opt::O3, &["30"], "short");
+    assert_eq!(get(&short, "u2"), arr, "[blocked_rows -DSHORT_BLOCKS O3] u2: want all of it ({short:?})");
+    // the message before `exit` reads the output: the path to `exit` is a
+    // read, u2 is saved
+    let (_, check) = defs_run_objs("blocked_rows", &["-DREAD_IN_CHECK"], Opt::O3, &["30"], "check");
+    assert_eq!(get(&check, "u2"), arr, "[blocked_rows -DREAD_IN_CHECK O3] u2: want all of it ({check:?})");
+}
+
+#[test]
 fn far_face_near_blocks_are_dead() {
     let n = 24u64;
     let face = (n - 2) * (n - 2);

@@ -218,6 +218,25 @@ struct DaoSym {
   int sgn = 0;
   int64_t add = 0;
   int64_t low = 0; // the value must also be at least this
+  // a requirement (DaoSection::reqs) only: the value must also be at most
+  // this (a pinned value, below: `high` == its value)
+  int64_t high = INT64_MAX;
+  // a write's count `add + floor((U + pre) / div)` (issue #33: a loop
+  // stepping by a constant, `for (jj = 0; jj <= n - 16; jj += 16)`); 1
+  // and 0 otherwise
+  int64_t div = 1;
+  int64_t pre = 0;
+};
+// A value of a global assumed in the writes-only run of a function
+// (`pins`): the `bytes`-wide integer at `off` of G is `value`. Every store
+// of the module to those bytes stores that constant; the kills the run
+// finds hold only when the global has that value at the checkpoint (a
+// condition, min == max == value, like the bounds').
+struct DaoPin {
+  GlobalVariable *G;
+  int64_t off;
+  unsigned bytes;
+  int64_t value;
 };
 struct DaoSection {
   unsigned loop;
@@ -328,6 +347,12 @@ struct DaoLoopFacts {
   // among `reads` (`write_boxes.rs` `excuse_apart` excuses them).
   std::vector<BasicBlock *> dropped;
   std::vector<DaoRel> relWrites, relReads;
+  // what a writes-only run could add (`dao_cxx_loop_facts`): bound loads of
+  // globals every store gives one constant, and loops with a store and a
+  // branch to a dead end (a block that ends the program: `exit(1)` after
+  // an error message)
+  std::vector<DaoPin> pinCands;
+  bool deadEnds = false;
   int team = 0;
 };
 
@@ -1006,6 +1031,12 @@ struct DaoSectionOut {
   // reads only: a symbolic dim's count is at most max(symFloor, symAdd +
   // the value), the value at least symLow
   int64_t symFloor[8];
+  // writes: a symbolic dim's count is symAdd + floor((the value + symPre)
+  // / symDiv) (symDiv 1, symPre 0: symAdd + the value)
+  int64_t symDiv[8];
+  int64_t symPre[8];
+  // a requirement's value must also be at most reqMax (INT64_MAX: no bound)
+  int64_t reqMax[4];
 };
 struct DaoLoopOut {
   LLVMBasicBlockRef preheader, header;
@@ -1041,13 +1072,107 @@ struct DaoGuardReqOut {
 // by-reference capture of a pointer, or a field of flang's argument
 // struct). In the clone the argument, or every load of that slot, is
 // replaced by the global, so its accesses get boxes of the global.
-void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
-                         LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
-                         unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
-  Function *F = unwrap<Function>(f);
+// The one value every store of the module gives the `bytes`-wide integer at
+// `off` of G, or nothing: G's address is only loaded from and stored to
+// (through constant offsets), every store that touches those bytes stores
+// exactly them, a constant integer, and all such constants are equal.
+static std::optional<int64_t> storedConstant(GlobalVariable *G, int64_t off, unsigned bytes) {
+  const DataLayout &DL = G->getParent()->getDataLayout();
+  std::optional<int64_t> v;
+  std::vector<Value *> Work{G};
+  std::set<Value *> Seen;
+  while (!Work.empty()) {
+    Value *P = Work.back();
+    Work.pop_back();
+    if (!Seen.insert(P).second)
+      continue;
+    for (User *U : P->users()) {
+      if (isa<GEPOperator>(U) || isa<BitCastOperator>(U)) {
+        Work.push_back(U);
+        continue;
+      }
+      if (auto *LD = dyn_cast<LoadInst>(U); LD && LD->getPointerOperand() == P)
+        continue;
+      auto *SI = dyn_cast<StoreInst>(U);
+      if (!SI || SI->getPointerOperand() != P || SI->getValueOperand() == P)
+        return std::nullopt;
+      APInt Off(DL.getIndexTypeSizeInBits(P->getType()), 0);
+      if (P->stripAndAccumulateConstantOffsets(DL, Off, true) != G || Off.getSignificantBits() > 48)
+        return std::nullopt;
+      int64_t o = Off.getSExtValue();
+      int64_t sz = (int64_t)DL.getTypeStoreSize(SI->getValueOperand()->getType()).getFixedValue();
+      if (o + sz <= off || o >= off + (int64_t)bytes)
+        continue;
+      auto *K = dyn_cast<ConstantInt>(SI->getValueOperand());
+      if (o != off || sz != (int64_t)bytes || !K || K->getValue().getSignificantBits() > 31)
+        return std::nullopt;
+      int64_t k = K->getSExtValue();
+      if (v && *v != k)
+        return std::nullopt;
+      v = k;
+    }
+  }
+  return v;
+}
+
+// A block that ends the program without reading program memory: its
+// terminator is `unreachable` (after `exit`, `abort`, a failed assertion),
+// or it branches straight to such a block (a short chain), and on the way
+// nothing reads memory but a load of another module's global (`stderr`)
+// and calls of the C or Fortran runtime's printing and stopping functions
+// whose pointer arguments are constants (a format string). A write run
+// (below) cuts the branches to such blocks: what a loop writes is what it
+// has written when it completes, and on the path to a dead end it never
+// does. The reads on that path are not looked at by the kills, which sit
+// before the loop (the path leaves the loop's blocks), so there must be
+// none. (Handlers `atexit` registered run at `exit`: as everywhere in the
+// analysis, `exit` is taken to read nothing of the program.)
+static bool deadEnd(BasicBlock *B) {
+  static const std::set<std::string> Quiet = {
+      "printf", "fprintf", "puts", "fputs", "fputc", "putchar", "perror", "fflush", "exit", "_exit", "abort", "__assert_fail",
+      "_FortranAStopStatement", "_FortranAStopStatementText", "_FortranAExit", "_FortranAioBeginExternalListOutput",
+      "_FortranAioOutputAscii", "_FortranAioOutputInteger32", "_FortranAioOutputInteger64", "_FortranAioOutputReal64",
+      "_FortranAioOutputReal32", "_FortranAioEndIoStatement"};
+  for (int k = 0; B && k < 4; ++k) {
+    for (auto &I : *B) {
+      if (!I.mayReadFromMemory())
+        continue;
+      if (auto *LD = dyn_cast<LoadInst>(&I)) {
+        auto *GV = dyn_cast<GlobalVariable>(LD->getPointerOperand()->stripPointerCasts());
+        if (GV && GV->isDeclaration())
+          continue;
+        return false;
+      }
+      auto *CB = dyn_cast<CallBase>(&I);
+      Function *Fn = CB ? CB->getCalledFunction() : nullptr;
+      if (!Fn || !Fn->isDeclaration() || !Quiet.count(Fn->getName().str()))
+        return false;
+      for (Value *A : CB->args())
+        if (A->getType()->isPointerTy()) {
+          auto *GV = dyn_cast<GlobalVariable>(A->stripPointerCasts());
+          auto *LA = dyn_cast<LoadInst>(A);
+          auto *LG = LA ? dyn_cast<GlobalVariable>(LA->getPointerOperand()->stripPointerCasts()) : nullptr;
+          if (!(GV && GV->isConstant()) && !(LG && LG->isDeclaration()))
+            return false;
+        }
+    }
+    if (isa<UnreachableInst>(B->getTerminator()))
+      return true;
+    B = B->getSingleSuccessor();
+  }
+  return false;
+}
+
+static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
+                                  LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
+                                  unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind,
+                                  const std::vector<DaoPin> *pins) {
   auto *Out = new DaoLoopFacts();
+  // the writes-only run (`pins` given): the pinned values in place of their
+  // bound loads, branches to dead ends cut, only the write sections kept
+  bool writesOnly = pins != nullptr;
   if (getenv("DAO_DEBUG_LOOPS"))
-    errs() << "dao-debug: shim facts of " << F->getName() << "\n";
+    errs() << "dao-debug: shim facts of " << F->getName() << (writesOnly ? " (writes only)" : "") << " (" << nElig << " eligible globals, " << nWriters << " writers, " << nBind << " bindings)\n";
   if (F->isDeclaration())
     return Out;
   ValueToValueMapTy VMap;
@@ -1224,6 +1349,11 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       if (auto *CB = dyn_cast<CallBase>(&I)) {
         if (auto *II = dyn_cast<IntrinsicInst>(CB); II && II->isLifetimeStartOrEnd())
           return getUnderlyingObject(II->getArgOperand(1), 0) == G;
+        // a global other modules can name: code this module does not see
+        // may write it (the declared functions that may run such code are
+        // among its writers; an indirect call or inline asm may too)
+        if (!cast<GlobalValue>(G)->hasLocalLinkage() && !CB->getCalledFunction() && !isa<IntrinsicInst>(CB))
+          return true;
         auto &W = Writers[G];
         for (Value *Op : CB->operands())
           if (W.count(Op->stripPointerCasts()))
@@ -1407,7 +1537,47 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
       symPhi.clear();
     }
+    // the values a writes-only run may pin (the first run) or pins (the
+    // second): bound loads, which read the value the loops see
+    std::map<std::tuple<GlobalVariable *, int64_t, unsigned>, std::optional<int64_t>> stored;
+    std::vector<LoadInst *> pinned;
+    for (auto &[LD, Sym] : symOf) {
+      auto Key = std::make_tuple(Sym.G, Sym.off, Sym.bytes);
+      if (!writesOnly) {
+        auto It = stored.find(Key);
+        if (It == stored.end())
+          It = stored.emplace(Key, storedConstant(Sym.G, Sym.off, Sym.bytes)).first;
+        if (It->second && std::none_of(Out->pinCands.begin(), Out->pinCands.end(), [&](const DaoPin &P) { return P.G == Sym.G && P.off == Sym.off && P.bytes == Sym.bytes; }))
+          Out->pinCands.push_back({Sym.G, Sym.off, Sym.bytes, *It->second});
+        continue;
+      }
+      for (auto &P : *pins)
+        if (P.G == Sym.G && P.off == Sym.off && P.bytes == Sym.bytes) {
+          LD->replaceAllUsesWith(ConstantInt::get(LD->getType(), P.value, true));
+          pinned.push_back(LD);
+        }
+    }
+    for (LoadInst *LD : pinned)
+      symOf.erase(LD);
   }
+  // the writes-only run: a branch to a dead end goes the other way (a
+  // loop's writes are what it has written when it completes; on a path to
+  // a dead end it never does, and the program ends). The reads of the
+  // blocks cut off are not looked at: this run gives writes only.
+  if (writesOnly)
+    for (auto &BB : *C) {
+      auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
+      if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1))
+        continue;
+      bool d0 = deadEnd(Br->getSuccessor(0)), d1 = deadEnd(Br->getSuccessor(1));
+      if (d0 == d1)
+        continue;
+      BasicBlock *Dead = Br->getSuccessor(d0 ? 0 : 1), *Live = Br->getSuccessor(d0 ? 1 : 0);
+      Dead->removePredecessor(&BB);
+      BranchInst::Create(Live, Br);
+      Back.erase(Br);
+      Br->eraseFromParent();
+    }
   // fold what -O0 leaves for ScalarEvolution to trip over (`sdiv %x, 1`,
   // `sub %x, 0` in the bounds clang computes for a worksharing loop)
   // and what the team view leaves: the worksharing bound `umin(ub, n)`
@@ -1660,6 +1830,57 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     std::vector<int64_t> umaxAt; // `add` outside each umax
     if (!peelBTC(L, B, width, add, floor, umaxAt, given))
       return false;
+    // `ext (c + U) /u D` or `ext U /u D` (D > 1 a constant): a loop
+    // stepping by D up to a bound, `for (jj = 0; jj <= n - 16; jj += 16)`
+    // (ScalarEvolution: `zext (-16 + n) /u 16`): floor((U + c) / D) while
+    // U >= -c, where the 32-bit add does not wrap (U at most 2^(8*bytes-2),
+    // the Rust side's condition) and the extension keeps the value
+    if (auto *UD = dyn_cast<SCEVUDivExpr>(B); UD && umaxAt.empty()) {
+      // (also `ext (a + smax(k, b + U)) /u D`, the form of a rotated
+      // loop's count, `(-1 + (16 smax (-15 + n))) /u 16`: a + b + U while
+      // U >= k - b)
+      auto *D = dyn_cast<SCEVConstant>(UD->getRHS());
+      const SCEV *X = UD->getLHS();
+      int64_t c = 0, low = 0;
+      if (isa<SCEVZeroExtendExpr>(X) || isa<SCEVSignExtendExpr>(X))
+        X = cast<SCEVCastExpr>(X)->getOperand();
+      auto peelAdd = [&](const SCEV *&Y) -> bool {
+        if (auto *A = dyn_cast<SCEVAddExpr>(Y); A && A->getNumOperands() == 2 && isa<SCEVConstant>(A->getOperand(0))) {
+          auto *K = cast<SCEVConstant>(A->getOperand(0));
+          if (K->getAPInt().getSignificantBits() > 20)
+            return false;
+          c += K->getAPInt().getSExtValue();
+          Y = A->getOperand(1);
+        }
+        return true;
+      };
+      if (!peelAdd(X))
+        return false;
+      std::optional<int64_t> atLeast;
+      if (auto *M = dyn_cast<SCEVSMaxExpr>(X); M && M->getNumOperands() == 2 && isa<SCEVConstant>(M->getOperand(0))) {
+        auto *K = cast<SCEVConstant>(M->getOperand(0));
+        if (K->getAPInt().getSignificantBits() > 20)
+          return false;
+        atLeast = K->getAPInt().getSExtValue();
+        X = M->getOperand(1);
+        int64_t before = c;
+        if (!peelAdd(X))
+          return false;
+        // smax(k, b + U) is b + U while U >= k - b
+        low = std::max(low, *atLeast - (c - before));
+      }
+      auto Bd = boundLoad(X);
+      if (!D || D->getAPInt().getActiveBits() > 20 || D->getAPInt().ule(1) || !Bd || width < 8 * Bd->bytes || 8 * Bd->bytes != X->getType()->getIntegerBitWidth() ||
+          add < -(1 << 20) || add > (1 << 20))
+        return false;
+      o = *Bd;
+      o.add = add;
+      o.div = D->getAPInt().getSExtValue();
+      o.pre = c;
+      // (U + c >= 0: the division's operand is the value, not a wrapped one)
+      o.low = std::max<int64_t>({0, -c, low});
+      return true;
+    }
     // the least value of U the count needs (`low`: a condition of the
     // kills that use it; below)
     int64_t innerLow = 0;
@@ -2442,7 +2663,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
         if (KC && A->getType() != WS->getType() && WS->getType()->getIntegerBitWidth() > wa && KC->getValue().getSignificantBits() <= 20) {
           const SCEV *DW = SE.getMinusSCEV(WS, SE.getZeroExtendExpr(SE.getSCEV(A), WS->getType()));
           if (auto *DC = dyn_cast<SCEVConstant>(DW); DC && DC->getAPInt().getSignificantBits() <= 20)
-            return KC->getValue().getZExtValue() + DC->getAPInt().getSExtValue() == 1 + c;
+            return (int64_t)KC->getValue().getZExtValue() + DC->getAPInt().getSExtValue() == 1 + c;
         }
         if (SE.getUnsignedRangeMax(WS).getActiveBits() > wa)
           return false;
@@ -2880,6 +3101,9 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     floor = INT64_MIN;
     if (may ? !symMayBTC(L, u, floor, B) : !symBTC(L, u, B))
       return false;
+    // (a length `a * (add + U)`: not a stepping loop's count)
+    if (u.div != 1)
+      return false;
     u.add += 1;
     return true;
   };
@@ -3196,7 +3420,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       bool unrolled = false;
       for (Loop *L = L0; L && S.ndims < 8; L = L->getParentLoop()) {
         // what one iteration of L writes, relative to the iteration
-        if (auto K = S.reqs.empty() && !unrolled ? relStartS(Off, L) : std::nullopt) {
+        // (not with a count `add + floor((U + pre) / div)`: the relative
+        // boxes' counts are `add + U`)
+        bool divs = std::any_of(S.sym, S.sym + 8, [](const DaoSym &y) { return y.div != 1; });
+        if (auto K = S.reqs.empty() && !unrolled && !divs ? relStartS(Off, L) : std::nullopt) {
           DaoRel W{LoopIx[L], OrigBase, &I, 0, Size, K->second, S.ndims, {}, {}, Child, {}, {}, nullptr, 0, {}, {}};
           if (auto *KC = dyn_cast<SCEVConstant>(K->first); KC && KC->getAPInt().getSignificantBits() <= 48)
             W.start = KC->getAPInt().getSExtValue();
@@ -3618,7 +3845,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
       }
   };
   for (auto &BB : *C) {
-    if (!DT.isReachableFromEntry(&BB))
+    if (!DT.isReachableFromEntry(&BB) || writesOnly)
       continue;
     for (auto &I : BB) {
       // a call passing pointers into a global or through a parameter to a
@@ -3735,6 +3962,19 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   if (getenv("DAO_DEBUG_LOOPS"))
     for (auto &W : Out->relWrites)
       errs() << "dao-debug: rel write of " << W.base->getName() << " in loop " << W.loop << " step " << W.step << " dims " << W.ndims << " sym " << W.symMask << " start " << (W.startS ? *W.startS : *SE.getConstant(APInt(64, W.start, true))) << "\n";
+  if (writesOnly)
+    Out->relWrites.clear();
+  // the first run: a loop whose stores did not all give sections, with a
+  // branch to a dead end (`exit` in an inlined error check)
+  if (!writesOnly)
+    for (Loop *L : LI.getLoopsInPreorder()) {
+      auto &R = Out->loops[LoopIx[L]];
+      if (R.stores == 0 || R.sections >= R.stores)
+        continue;
+      for (BasicBlock *B : L->blocks())
+        if (auto *Br = dyn_cast<BranchInst>(B->getTerminator()); Br && Br->isConditional() && deadEnd(Br->getSuccessor(0)) != deadEnd(Br->getSuccessor(1)))
+          Out->deadEnds = true;
+    }
   if (!Out->relWrites.empty()) {
     std::set<std::pair<unsigned, Value *>> written;
     for (auto &W : Out->relWrites)
@@ -3820,6 +4060,52 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   return Out;
 }
 
+void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
+                         LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
+                         unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
+  Function *F = unwrap<Function>(f);
+  DaoLoopFacts *Out = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, nullptr);
+  if (Out->pinCands.empty() && !Out->deadEnds)
+    return Out;
+  // A second, writes-only run (issue #33, NPB FT's `cffts1`: rows written in
+  // blocks of `fftblock`, a global set to 16, in a loop with an inlined
+  // error check that calls `exit`): its sections of loops the first run
+  // has none for (same header, same object) join the first run's, each
+  // with the pins as requirements (the global equal to its value).
+  std::vector<DaoPin> pins = Out->pinCands;
+  if (pins.size() > 2)
+    pins.resize(2);
+  DaoLoopFacts *W = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, &pins);
+  std::map<BasicBlock *, unsigned> byHeader;
+  for (unsigned i = 0; i < Out->loops.size(); ++i)
+    byHeader[Out->loops[i].header] = i;
+  std::set<std::pair<unsigned, Value *>> had;
+  for (auto &S : Out->sections)
+    had.insert({S.loop, S.base});
+  unsigned added = 0;
+  for (auto S : W->sections) {
+    auto It = byHeader.find(W->loops[S.loop].header);
+    if (It == byHeader.end() || had.count({It->second, S.base}) || S.reqs.size() + pins.size() > 4)
+      continue;
+    S.loop = It->second;
+    for (auto &P : pins) {
+      DaoSym Y;
+      Y.G = P.G;
+      Y.off = P.off;
+      Y.bytes = P.bytes;
+      Y.sgn = 1;
+      Y.high = P.value;
+      S.reqs.push_back({Y, P.value});
+    }
+    Out->sections.push_back(S);
+    ++added;
+  }
+  if (getenv("DAO_DEBUG_LOOPS"))
+    errs() << "dao-debug: writes-only run of " << F->getName() << ": " << added << " sections added under " << pins.size() << " pinned values\n";
+  delete W;
+  return Out;
+}
+
 int dao_cxx_loop_facts_team(void *h) { return static_cast<DaoLoopFacts *>(h)->team; }
 unsigned dao_cxx_loop_count(void *h) { return static_cast<DaoLoopFacts *>(h)->loops.size(); }
 void dao_cxx_loop_get(void *h, unsigned i, DaoLoopOut *o) {
@@ -3882,7 +4168,11 @@ static void readOut(const DaoRead &R, DaoSectionOut *o) {
     o->symAdd[d] = sy ? R.sym[d].add : 0;
     o->symLow[d] = sy ? R.sym[d].low : 0;
     o->symFloor[d] = sy ? R.floor[d] : 0;
+    o->symDiv[d] = 1;
+    o->symPre[d] = 0;
   }
+  for (unsigned r = 0; r < 4; ++r)
+    o->reqMax[r] = INT64_MAX;
 }
 void dao_cxx_read_get(void *h, unsigned i, DaoSectionOut *o) { readOut(static_cast<DaoLoopFacts *>(h)->reads[i], o); }
 // Reads through pointer parameters (`DaoRead::param`, `callee`): their
@@ -3915,14 +4205,19 @@ void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
     o->symSigned[d] = S.sym[d].sgn;
     o->symAdd[d] = S.sym[d].add;
     o->symLow[d] = S.sym[d].low;
+    o->symDiv[d] = S.sym[d].div;
+    o->symPre[d] = S.sym[d].pre;
   }
   o->nreqs = std::min<size_t>(S.reqs.size(), 4);
+  for (unsigned r = 0; r < 4; ++r)
+    o->reqMax[r] = INT64_MAX;
   for (unsigned r = 0; r < o->nreqs; ++r) {
     o->reqGlobal[r] = wrap(static_cast<Value *>(S.reqs[r].first.G));
     o->reqOff[r] = S.reqs[r].first.off;
     o->reqBytes[r] = S.reqs[r].first.bytes;
     o->reqSigned[r] = S.reqs[r].first.sgn;
     o->reqMin[r] = S.reqs[r].second;
+    o->reqMax[r] = S.reqs[r].first.high;
   }
 }
 unsigned dao_cxx_relw_count(void *h) { return static_cast<DaoLoopFacts *>(h)->relWrites.size(); }

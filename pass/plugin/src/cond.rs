@@ -60,14 +60,19 @@ pub struct Cond {
 impl Cond {
     /// The condition for a symbolic count `c.add + v` to be at least `k`:
     /// `v >= k - add`, and small enough (2^(8*bytes-2)) that the count did
-    /// not wrap in its type, whose width is at least the value's.
+    /// not wrap in its type, whose width is at least the value's. For a
+    /// count `add + floor((v + pre) / div)` (`div > 1`), `v + pre >= div *
+    /// (k - add)` and `v + pre >= 0`. At most `c.high` too (a pinned value).
     pub fn at_least(global: usize, c: &SymCount, k: u64) -> Option<Cond> {
         let bits = 8 * c.bytes;
-        if !(1..=8).contains(&c.bytes) {
+        if !(1..=8).contains(&c.bytes) || c.div < 1 {
             return None;
         }
         let max = if bits >= 64 { 1i64 << 62 } else { 1i64 << (bits - 2) };
-        let min = (k as i64).checked_sub(c.add)?.max(c.low).max(0);
+        let max = max.min(c.high);
+        let need = (k as i64).checked_sub(c.add)?;
+        let min = if c.div == 1 { need } else { c.div.checked_mul(need.max(0))?.checked_sub(c.pre)?.max(c.pre.checked_neg()?) };
+        let min = min.max(c.low).max(0);
         (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max })
     }
 }
@@ -155,6 +160,12 @@ pub struct CondFacts {
     eligible: OnceCell<BitSet>,
     /// Per defined function, the eligible globals it or its callees may write.
     writes: OnceCell<Vec<BitSet>>,
+    /// The eligible globals other modules can name (external linkage):
+    /// code this module does not see may write them ([`opaque_call`]).
+    external: OnceCell<BitSet>,
+    /// The declared functions this module calls that may run code it does
+    /// not see (for the shim: writers of the `external` globals).
+    opaque_decls: OnceCell<Vec<Value>>,
     /// Eligible globals no instruction may write once any thread may have
     /// stopped at a site ([`CondFacts::set_frozen`]).
     frozen: OnceCell<BitSet>,
@@ -214,6 +225,11 @@ impl CondFacts {
         for (fi, ws) in w.iter().enumerate() {
             for g in ws.iter().filter(|&g| el.contains(g)) {
                 pairs.push((globals[g], funcs[fi]));
+            }
+        }
+        if let (Some(ext), Some(decls)) = (self.external.get(), self.opaque_decls.get()) {
+            for g in ext.iter() {
+                pairs.extend(decls.iter().map(|d| (globals[g], *d)));
             }
         }
         (gs, pairs)
@@ -372,7 +388,7 @@ impl CondFacts {
         }
         let (Some(el), Some(w)) = (self.eligible.get(), self.writes.get()) else { return Vec::new() };
         let mut written = Vec::new();
-        for g in direct_writes(inst, &globals_at) {
+        for g in direct_writes(inst, &globals_at, self.external.get(), func_ix) {
             if el.contains(g) {
                 written.push(g);
             }
@@ -400,11 +416,39 @@ fn callee_of(func_ix: &HashMap<Value, usize>, inst: Value) -> Option<usize> {
     inst.called_function().and_then(|f| func_ix.get(&f).copied())
 }
 
+/// Whether call `inst` may run code this module does not see: an indirect
+/// call, or a call of a function not defined here (`defined`) that is
+/// neither a known library function (`known::effect`: math, I/O through
+/// its arguments, allocation, ...) nor an OpenMP runtime entry (a fork
+/// runs its outlined function, which is defined here). Such code may write
+/// any global another module can name.
+fn opaque_call(inst: Value, defined: &HashMap<Value, usize>) -> bool {
+    if !inst.is_call() || known::call_intrinsic(inst).is_some() {
+        return false;
+    }
+    let Some(c) = inst.called_function() else { return true };
+    if defined.contains_key(&c) || known::role(c).is_some() {
+        return false;
+    }
+    !matches!(
+        known::effect(c),
+        Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Alloc { .. } | known::Effect::Marker(_) | known::Effect::ForkCall | known::Effect::Env | known::Effect::Intrinsic)
+    )
+}
+
 /// Globals an instruction writes through a pointer it names (a store, an
 /// atomic, a memset/memcpy destination, a lifetime marker, any pointer
 /// argument of a known external function that may write through its
-/// arguments: `fscanf`); `globals_at` as in [`CondFacts::fake_uses`].
-fn direct_writes(inst: Value, globals_at: &impl Fn(Value) -> Vec<usize>) -> Vec<usize> {
+/// arguments: `fscanf`), and the eligible globals of external linkage
+/// (`external`) when it is a call that may run code this module does not
+/// see ([`opaque_call`]; `defined`: the defined functions' indices);
+/// `globals_at` as in [`CondFacts::fake_uses`].
+fn direct_writes(inst: Value, globals_at: &impl Fn(Value) -> Vec<usize>, external: Option<&BitSet>, defined: &HashMap<Value, usize>) -> Vec<usize> {
+    if let Some(ext) = external.filter(|e| !e.is_empty()) {
+        if opaque_call(inst, defined) {
+            return ext.iter().collect();
+        }
+    }
     if inst.is_call() && known::call_intrinsic(inst).is_none() && inst.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs) {
         return inst.args().into_iter().filter(|a| a.ty().is_pointer()).flat_map(globals_at).collect();
     }
@@ -447,10 +491,31 @@ impl CondFacts {
         let ng = globals.len();
         self.ng.set(ng);
         let mut el = BitSet::new_empty(ng);
+        // (issue #33: NPB FT's `int fftblock;` in a header, the stride of
+        // its tiled loops; other modules reach such a global only while
+        // code this module does not see runs, so every call that may run
+        // such code writes it)
+        let mut ext = BitSet::new_empty(ng);
         for g in 0..ng {
             let v = globals[g];
-            if !declared[g] && v.is_local_linkage() && only_accessed(v, true) {
+            if !declared[g] && !v.is_thread_local() && only_accessed(v, true) {
                 el.insert(g);
+                if !v.is_local_linkage() {
+                    ext.insert(g);
+                }
+            }
+        }
+        let defined: HashMap<Value, usize> = funcs.iter().enumerate().map(|(k, f)| (*f, k)).collect();
+        let mut decls: Vec<Value> = Vec::new();
+        for f in funcs {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if let Some(c) = opaque_call(i, &defined).then(|| i.called_function()).flatten() {
+                        if !decls.contains(&c) {
+                            decls.push(c);
+                        }
+                    }
+                }
             }
         }
         let locals: Vec<BitSet> = funcs
@@ -460,7 +525,7 @@ impl CondFacts {
                 let mut s = BitSet::new_empty(ng);
                 for b in f.blocks() {
                     for i in b.instructions() {
-                        for g in direct_writes(i, &|p| globals_at(fi, p)) {
+                        for g in direct_writes(i, &|p| globals_at(fi, p), Some(&ext), &defined) {
                             if el.contains(g) {
                                 s.insert(g);
                             }
@@ -474,11 +539,19 @@ impl CondFacts {
         // a writer that might be called back by unknown code: not eligible
         for (fi, w) in writes.iter().enumerate() {
             if !w.is_empty() && !only_called(funcs[fi]) {
+                if crate::config::debug_loops() {
+                    eprintln!("dao-debug: globals {:?} not eligible: written by '{}', which other code may call", w.iter().filter(|&g| el.contains(g)).map(|g| globals[g].name()).collect::<Vec<_>>(), funcs[fi].name());
+                }
                 el.subtract(w);
             }
         }
+        let mut gone = ext.clone();
+        gone.subtract(&el);
+        ext.subtract(&gone);
         let _ = self.eligible.set(el);
         let _ = self.writes.set(writes);
+        let _ = self.external.set(ext);
+        let _ = self.opaque_decls.set(decls);
     }
 }
 
@@ -542,7 +615,7 @@ impl CondFacts {
                 }
             };
             let writes_of = |i: Value| -> Vec<usize> {
-                let mut v = direct_writes(i, &|p| globals_at(fi, p));
+                let mut v = direct_writes(i, &|p| globals_at(fi, p), self.external.get(), func_ix);
                 if let Some(c) = callee_of(func_ix, i) {
                     v.extend(w[c].iter());
                 }
@@ -570,7 +643,7 @@ impl CondFacts {
                     }
                     stopped = stopped || first;
                     if stopped {
-                        let ws = if first { direct_writes(i, &|p| globals_at(fi, p)) } else { writes_of(i) };
+                        let ws = if first { direct_writes(i, &|p| globals_at(fi, p), self.external.get(), func_ix) } else { writes_of(i) };
                         for g in ws {
                             if crate::config::debug_loops() && frozen.contains(g) {
                                 eprintln!("dao-debug: global {g} not frozen: written in '{}' at {:?} after a stop point", f.name(), i.debug_loc());

@@ -122,4 +122,10 @@ pub struct DaoSectionOut {
     /// max(`sym_floor[d]`, `sym_add[d]` + the value), the value at least
     /// `sym_low[d]`.
     pub sym_floor: [i64; 8],
+    /// Writes: a symbolic dim's count is `sym_add[d]` + floor((the value +
+    /// `sym_pre[d]`) / `sym_div[d]`).
+    pub sym_div: [i64; 8],
+    pub sym_pre: [i64; 8],
+    /// A requirement's value must also be at most `req_max[r]`.
+    pub req_max: [i64; 4],
 }

@@ -31,6 +31,9 @@ pub struct FuncFacts<'a> {
     /// slot offset or -1).
     bind: HashMap<(Value, i64), usize>,
     pub bind_list: Vec<Bind>,
+    /// Integer arguments that are constants at the call site analysed
+    /// ([`CONST_ARG`]).
+    pub consts: HashMap<Value, i64>,
     /// Calls of this function whose callee is analysed with the globals
     /// their arguments are ([`Spec`], `summaries::Specs`); set before it is
     /// translated.
@@ -52,6 +55,13 @@ pub type Bind = (u32, i64, usize);
 /// in the callee a load of it gives a pointer like a parameter (the call
 /// site uses what it points to: `Spec::extra_uses`).
 pub const LOCAL: usize = usize::MAX;
+
+/// The "slot" of a binding that says the argument is an integer constant,
+/// the binding's third field (its bits, `as usize`): at a call `fft(-1,
+/// u1, u2)` the callee's branches on `dir` are decided (issue #33: NPB FT's
+/// `fft` runs `cffts3` into `x2` when `dir == 1`, `cffts1` when not; only
+/// the latter kills `u2`). Only with a pointer binding beside it.
+pub const CONST_ARG: i64 = i64::MIN;
 
 /// A call's callee summary specialised to the globals the call passes, and
 /// the call's argument positions whose reads through the argument the
@@ -79,6 +89,13 @@ impl<'a> FuncFacts<'a> {
         let mut ff = Self::unbound(mf, f);
         for &(i, slot, g) in bind {
             let Some(&a) = params.get(i as usize) else { continue };
+            if slot == CONST_ARG {
+                if a.ty().int_width().is_some() {
+                    ff.consts.insert(a, g as i64);
+                    ff.bind_list.push((i, slot, g));
+                }
+                continue;
+            }
             if !a.ty().is_pointer() || (slot >= 0 && !ff.slots_read_only(a)) {
                 continue;
             }
@@ -181,6 +198,7 @@ impl<'a> FuncFacts<'a> {
             loops: Default::default(),
             bind: HashMap::new(),
             bind_list: Vec::new(),
+            consts: HashMap::new(),
             spec: Default::default(),
         }
     }
@@ -278,9 +296,13 @@ impl<'a> FuncFacts<'a> {
         let mut bind = Vec::new();
         let mut covered = Vec::new();
         let mut extra = Vec::new();
+        let mut consts = Vec::new();
         for k in first..call.num_args() {
             let a = call.operand(k);
             if !a.ty().is_pointer() {
+                if let Some(c) = a.const_int_sext() {
+                    consts.push((param0 + (k - first), CONST_ARG, c as usize));
+                }
                 continue;
             }
             let pi = param0 + (k - first);
@@ -293,7 +315,44 @@ impl<'a> FuncFacts<'a> {
                 extra.extend(locals);
             }
         }
+        if !bind.is_empty() {
+            bind.extend(consts);
+        }
         (!bind.is_empty()).then_some((callee, bind, covered, extra))
+    }
+
+    /// The successor a conditional branch of this function always takes
+    /// at the call site analysed: its condition compares an argument bound
+    /// to a constant ([`CONST_ARG`]) with a constant.
+    pub fn decided_successor(&self, term: Value) -> Option<usize> {
+        use llvm_sys::LLVMIntPredicate::*;
+        if self.consts.is_empty() || term.opcode() != Opcode::LLVMBr || term.num_operands() != 3 {
+            return None;
+        }
+        let c = term.operand(0);
+        let pred = c.icmp_predicate()?;
+        let (x, y) = (c.operand(0), c.operand(1));
+        let val = |v: Value| self.consts.get(&v).copied().or_else(|| v.const_int_sext());
+        let (a, b) = (val(x)?, val(y)?);
+        if !self.consts.contains_key(&x) && !self.consts.contains_key(&y) {
+            return None;
+        }
+        let w = x.ty().int_width()?;
+        let (ua, ub) = if w >= 64 { (a as u64, b as u64) } else { ((a as u64) & ((1u64 << w) - 1), (b as u64) & ((1u64 << w) - 1)) };
+        let t = match pred {
+            LLVMIntEQ => a == b,
+            LLVMIntNE => a != b,
+            LLVMIntSGT => a > b,
+            LLVMIntSGE => a >= b,
+            LLVMIntSLT => a < b,
+            LLVMIntSLE => a <= b,
+            LLVMIntUGT => ua > ub,
+            LLVMIntUGE => ua >= ub,
+            LLVMIntULT => ua < ub,
+            LLVMIntULE => ua <= ub,
+        };
+        // successor 0 of a conditional `br` is its true destination
+        Some(if t { 0 } else { 1 })
     }
 
     /// The pointer slots of stack object `a` that only ever hold one
@@ -328,7 +387,12 @@ impl<'a> FuncFacts<'a> {
                             Some(g)
                         } else {
                             let b = self.bases(v);
-                            (!b.unknown && !b.heap && b.objs.iter().all(|o| matches!(o, Obj::Alloca(_)))).then_some(LOCAL)
+                            // (also an address inside a global, not at its
+                            // start: NPB FT's `cffts3(.., dims[2], ..)`
+                            // captures `&dims[2][0]`, which no binding to
+                            // a global's first byte describes; the call then
+                            // reads all of `dims`)
+                            (!b.unknown && !b.heap).then_some(LOCAL)
                         };
                         stores.push((off, size, kind, v));
                     }
@@ -511,7 +575,7 @@ impl<'a> FuncFacts<'a> {
 
     pub fn loop_facts(&self) -> &crate::ir::LoopFacts {
         self.loops.get_or_init(|| {
-            let bind: Vec<(u32, i64, Value)> = self.bind_list.iter().filter(|b| b.2 != LOCAL).map(|&(i, slot, g)| (i, slot, self.mf.globals[g])).collect();
+            let bind: Vec<(u32, i64, Value)> = self.bind_list.iter().filter(|b| b.2 != LOCAL && b.1 != CONST_ARG).map(|&(i, slot, g)| (i, slot, self.mf.globals[g])).collect();
             let (elig, writers) = self.mf.cond.for_shim(&self.mf.globals, &self.mf.funcs);
             let key = (self.f, bind, elig, writers);
             if let Some(lf) = self.mf.loop_cache.borrow().get(&key) {

@@ -494,6 +494,10 @@ fn sym_inside(writes: &[SymBox<'_, SymCount>], read: &SymBox<'_, (SymCount, i64)
     let rdims: Vec<(i64, SymDim)> = read.dims.iter().zip(read.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |(sc, floor)| SymDim::Sym { key: key(sc), add: sc.add, floor: *floor }))).collect();
     let mut groups: Vec<(Vec<(i64, SymDim)>, Vec<Option<SymCount>>, &[(SymCount, i64)], Vec<(i64, i64)>)> = Vec::new();
     for w in writes {
+        // (a count `add + floor((value + pre) / div)` is not `add + value`)
+        if w.sym.iter().flatten().any(|sc| sc.div != 1) {
+            continue;
+        }
         let wdims: Vec<(i64, SymDim)> = w.dims.iter().zip(w.sym).map(|(&(st, c), y)| (st, y.as_ref().map_or(SymDim::Const(c), |sc| SymDim::Sym { key: key(sc), add: sc.add, floor: 0 }))).collect();
         let wsym: Vec<Option<SymCount>> = w.sym.to_vec();
         let cell = (w.start, w.start + w.size as i64);
@@ -771,6 +775,10 @@ fn sym_reads_inside(sr: &crate::ir::SectionRec, cells: &[(i64, u64)], sym_reads:
     use dao_analysis::sections::{sym_contained, SymDim};
     if sym_reads.is_empty() {
         return Some((Vec::new(), Vec::new()));
+    }
+    // (a count `add + floor((value + pre) / div)` is not `add + value`)
+    if sr.sym.iter().flatten().any(|sc| sc.div != 1) {
+        return None;
     }
     // one key per bound, read signed or not, as in `sym_inside` (NPB SP:
     // the worksharing loop's bound is read unsigned, the same bound in

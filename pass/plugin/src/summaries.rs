@@ -122,6 +122,10 @@ impl<'a> Specs<'a> {
             self.set_overrides(&ff, sums);
             let t = translate(&ff, Some(sums));
             let sm = summarize(self.facts, &t);
+            if crate::config::debug_loops() {
+                let names = |b: &dao_analysis::BitSet| b.iter().map(|g| self.facts.globals.get(g).map(|v| v.name()).unwrap_or_else(|| format!("#{g}"))).collect::<Vec<_>>();
+                eprintln!("dao-debug: summary of '{}' for {} bindings (world {}): reads first {:?}{}, kills {:?}", self.facts.funcs[f].name(), key.1.len(), self.facts.cond.world1.get() as u8, names(&sm.globals), if sm.reads_unknown { " and unknown memory" } else { "" }, names(&sm.kills));
+            }
             Some(std::rc::Rc::new(sm))
         };
         self.memo.borrow_mut().insert(key, out.clone());

@@ -346,7 +346,13 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
             // a statement's own result is not read by it
             body.blocks[bi].stmts.push(st);
         }
-        body.blocks[bi].succs = b.successors().iter().map(|s| block_ix[s]).collect();
+        let succs = b.successors();
+        // (a callee analysed for one call: a branch on an argument that is
+        // a constant there goes one way, `FuncFacts::decided_successor`)
+        body.blocks[bi].succs = match b.terminator().and_then(|t| ff.decided_successor(t)) {
+            Some(k) if k < succs.len() => vec![block_ix[&succs[k]]],
+            _ => succs.iter().map(|s| block_ix[s]).collect(),
+        };
     }
     for (bi, uses) in phi_uses.into_iter().enumerate() {
         if !uses.is_empty() {

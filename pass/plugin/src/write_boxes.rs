@@ -97,7 +97,8 @@ pub fn write_boxes(ff: &FuncFacts, g: usize, sr: &crate::ir::SectionRec, cells: 
     for (&(st, n), y) in sr.dims.iter().zip(&sr.sym) {
         let sym = match y {
             Some(sc) => {
-                let Some(&cg) = ff.mf.global_ix.get(&sc.global) else { return Vec::new() };
+                // (the runtime counts `add + value`)
+                let Some(&cg) = ff.mf.global_ix.get(&sc.global).filter(|_| sc.div == 1) else { return Vec::new() };
                 Some(crate::cond::SymRef { global: cg, off: sc.off, bytes: sc.bytes, signed: sc.signed, add: sc.add })
             }
             None => None,

@@ -348,6 +348,14 @@ impl Value {
     pub fn const_int_value(self) -> Option<u64> {
         self.is_const_int().then(|| unsafe { LLVMConstIntGetZExtValue(self.0) })
     }
+    /// A constant integer of at most 64 bits, sign-extended.
+    pub fn const_int_sext(self) -> Option<i64> {
+        (self.is_const_int() && self.ty().int_width().is_some_and(|w| w <= 64)).then(|| unsafe { LLVMConstIntGetSExtValue(self.0) })
+    }
+    /// An `icmp`'s predicate.
+    pub fn icmp_predicate(self) -> Option<llvm_sys::LLVMIntPredicate> {
+        (self.is_instruction() && self.opcode() == LLVMOpcode::LLVMICmp).then(|| unsafe { LLVMGetICmpPredicate(self.0) })
+    }
     pub fn opcode(self) -> Opcode {
         unsafe { LLVMGetInstructionOpcode(self.0) }
     }

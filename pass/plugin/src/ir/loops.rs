@@ -65,6 +65,16 @@ pub struct SymCount {
     pub add: i64,
     /// The value must also be at least this (a `umax` in the count).
     pub low: i64,
+    /// A requirement's only (`SectionRec::reqs`): the value must also be at
+    /// most this (a value the shim's writes-only run pinned; `i64::MAX`:
+    /// no bound).
+    pub high: i64,
+    /// A write's count is `add + floor((value + pre) / div)` (a loop
+    /// stepping by `div` up to the bound, issue #33); 1 and 0 otherwise.
+    /// Only [`crate::cond::Cond::at_least`] reads a count with `div > 1`;
+    /// the other users of counts take `add + value` and refuse it.
+    pub div: i64,
+    pub pre: i64,
 }
 
 /// A read inside a loop that sees only bytes written earlier in the same
@@ -150,7 +160,7 @@ pub struct ReadBox {
 /// `DaoRelOut`: the same `sym_*` fields).
 macro_rules! sym_count {
     ($o:expr, $d:expr) => {
-        SymCount { global: Value($o.sym_global[$d]), off: $o.sym_off[$d], bytes: $o.sym_bytes[$d], signed: $o.sym_signed[$d] != 0, add: $o.sym_add[$d], low: $o.sym_low[$d] }
+        SymCount { global: Value($o.sym_global[$d]), off: $o.sym_off[$d], bytes: $o.sym_bytes[$d], signed: $o.sym_signed[$d] != 0, add: $o.sym_add[$d], low: $o.sym_low[$d], high: i64::MAX, div: 1, pre: 0 }
     };
 }
 
@@ -194,7 +204,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                         .map(|j| {
                             let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
                             ffi::dao_cxx_loop_guard_req(h, i, j, &mut q);
-                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
+                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0 }, q.min)
                         })
                         .collect(),
                 }),
@@ -208,11 +218,11 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
             let sym = (0..n)
                 .map(|d| {
-                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| sym_count!(o, d))
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount { div: o.sym_div[d].max(1), pre: o.sym_pre[d], ..sym_count!(o, d) })
                 })
                 .collect();
             let reqs = (0..(o.nreqs as usize).min(4))
-                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0 }, o.req_min[r]))
+                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0, high: o.req_max[r], div: 1, pre: 0 }, o.req_min[r]))
                 .collect();
             sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
         }
@@ -239,7 +249,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                 let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
                 let (mut from, mut to) = (std::ptr::null_mut(), std::ptr::null_mut());
                 ffi::dao_cxx_bound_edge_get(h, i, &mut from, &mut to, &mut q);
-                (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0 }, q.min)
+                (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0 }, q.min)
             })
             .collect();
         let dropped = (0..ffi::dao_cxx_dropped_count(h)).map(|i| Block(ffi::dao_cxx_dropped_get(h, i))).collect();
