@@ -3205,6 +3205,82 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     }
     return no("no copy in the epilogue loop");
   };
+  // A vectorised loop and its scalar remainder as one loop for a write
+  // (issue #33: NPB SP's `lhs`, `blocked_rows`' output at -O2): store I in
+  // every iteration of the scalar loop L, at base + s*(P - iv0) + s*i for
+  // the resume value P the middle block or the runtime checks give it
+  // (`vectorShape`: iv0 + NV after the vector loop, iv0 when it is
+  // skipped), and stores in every iteration t of the vector loop that
+  // cover the k cells base + s*(k*t + j), j < k, of I's size. On every
+  // path the X iterations of the original loop each write their cell:
+  // the vector loop the first NV (a multiple of k, lanes 0 .. NV-1), the
+  // scalar loop the rest (vectorShape checks that it ends at X - 1), or
+  // all X when the checks skip the vector loop. L, its vector loop and
+  // the blocks between them as one loop of X iterations, stride s.
+  auto vectorCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
+    auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
+      if (getenv("DAO_DEBUG_LOOPS"))
+        errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a vectorised loop's cover: " << why << "\n";
+      return std::nullopt;
+    };
+    auto [VB, Sh] = shapeOfEpilogue(I.getParent());
+    if (!VB || !Sh || !Sh->vec || Sh->LE != L || Sh->kLE != 1 || Sh->prolOnly || !L->getLoopLatch() || !VB->getLoopLatch())
+      return std::nullopt;
+    if (!DT.dominates(I.getParent(), L->getLoopLatch()))
+      return no("not in every iteration of the scalar loop");
+    auto *AR = dyn_cast<SCEVAddRecExpr>(Off);
+    auto *St = AR && AR->getLoop() == L && AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
+    if (!St || St->getAPInt().getSignificantBits() > 40 || !St->getAPInt().isStrictlyPositive())
+      return no("no positive constant stride in the scalar loop");
+    int64_t s = St->getAPInt().getSExtValue(), k = Sh->k;
+    const SCEV *Base = nullptr;
+    for (auto &[P, Iv0] : Sh->ivs) {
+      if (P->getType() != Off->getType())
+        continue;
+      const SCEV *PS = SE.getSCEV(P);
+      const SCEV *B = SE.getMinusSCEV(AR->getStart(), SE.getMulExpr(SE.getConstant(P->getType(), s), SE.getMinusSCEV(PS, Iv0)));
+      if (!SCEVExprContains(B, [&](const SCEV *X) { return X == PS; }) && SE.isLoopInvariant(B, VB) && SE.isLoopInvariant(B, L)) {
+        Base = B;
+        break;
+      }
+    }
+    if (!Base)
+      return no("the scalar loop's start is not base + s*(P - iv0)");
+    // the vector loop's stores to the object, relative to Base at t = 0
+    std::vector<std::pair<int64_t, int64_t>> got;
+    for (BasicBlock *B : VB->blocks()) {
+      if (!DT.dominates(B, VB->getLoopLatch()))
+        continue;
+      for (Instruction &J : *B) {
+        auto Acc = storeAccess(J);
+        auto OJ = Acc ? objectOffset(Acc->first, true) : std::nullopt;
+        if (!OJ || OJ->first != OrigBase)
+          continue;
+        auto *AJ = dyn_cast<SCEVAddRecExpr>(OJ->second);
+        auto *SJ = AJ && AJ->getLoop() == VB && AJ->isAffine() ? dyn_cast<SCEVConstant>(AJ->getStepRecurrence(SE)) : nullptr;
+        if (!SJ || SJ->getAPInt().getSignificantBits() > 48 || SJ->getAPInt().getSExtValue() != k * s)
+          continue;
+        auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(AJ->getStart(), Base));
+        if (!D || D->getAPInt().getSignificantBits() > 40)
+          continue;
+        int64_t d = D->getAPInt().getSExtValue();
+        got.push_back({d, d + (int64_t)Acc->second});
+      }
+    }
+    std::sort(got.begin(), got.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (auto &G : got)
+      if (!merged.empty() && G.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, G.second);
+      else
+        merged.push_back(G);
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t a = j * s, z = a + (int64_t)Size;
+      if (std::none_of(merged.begin(), merged.end(), [&](const std::pair<int64_t, int64_t> &M) { return M.first <= a && z <= M.second; }))
+        return no("the vector loop does not write every lane's cell");
+    }
+    return DaoUnrolled{s, Sh->XS, Base, Sh->anchor};
+  };
   // The offset of an access to global GV in this function (as the reads'
   // boxes below take it), or nothing.
   auto globalOffset = [&](Value *Ptr, Value *GV) -> const SCEV * {
@@ -3494,7 +3570,10 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         }
         bool isSym = false;
         if (L == L0 && S.ndims == d0 && S.reqs.empty() && !constBTC(L, btc)) {
-          if (auto Un = unrolledCover(I, L, Off, Size, OrigBase)) {
+          auto Un = unrolledCover(I, L, Off, Size, OrigBase);
+          if (!Un)
+            Un = vectorCover(I, L, Off, Size, OrigBase);
+          if (Un) {
             // L, its remainder and its guard as one loop of Un->trip
             // iterations; no section of its own (the epilogue lies outside
             // L): the loops around it give them
