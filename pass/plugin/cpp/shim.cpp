@@ -4144,7 +4144,10 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
                          unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
   Function *F = unwrap<Function>(f);
   DaoLoopFacts *Out = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, nullptr);
-  if (Out->pinCands.empty() && !Out->deadEnds)
+  // (only where some loop's stores did not all give sections: what the
+  // second run could add)
+  bool partial = std::any_of(Out->loops.begin(), Out->loops.end(), [](const DaoLoopRec &R) { return R.stores > R.sections; });
+  if ((Out->pinCands.empty() && !Out->deadEnds) || !partial)
     return Out;
   // A second, writes-only run (issue #33, NPB FT's `cffts1`: rows written in
   // blocks of `fftblock`, a global set to 16, in a loop with an inlined
