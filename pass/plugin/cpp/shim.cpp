@@ -3522,6 +3522,13 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
           // requirement, to a block that runs in every iteration of L.
           BasicBlock *Cur = Child && !symOf.empty() ? Child->getHeader() : nullptr;
           BasicBlock *Y = Child && !symOf.empty() ? Child->getLoopPredecessor() : nullptr;
+          // (a loop taken whole with its remainder, `unrolledCover` or
+          // `vectorCover`: from its anchor, the block that runs both; the
+          // remainder's preheader has two predecessors)
+          if (Cur && X != Child->getHeader()) {
+            Cur = X;
+            Y = X->getSinglePredecessor();
+          }
           std::vector<std::pair<DaoSym, int64_t>> G;
           bool passed = false; // a conditional branch decided on the way
           for (int k = 0; Y && k < 8; ++k) {

@@ -3,10 +3,10 @@
  * are zeroed and filled by loops LLVM vectorises; the extent is known only
  * at run time, so each row is a vector loop over the first n & -k
  * elements, the two fields of a cell interleaved in one vector store, and
- * a scalar loop over the rest). At -O3 `w` is dead at the top of the step
- * loop when the extent is at least the array's (a condition checked at
- * run time); `a` and `b` are live. (At -O2 each row's loops sit under a
- * guard the analysis does not take: `w` is kept.)
+ * a scalar loop over the rest; at -O2 each row under a guard `n > 0`).
+ * At -O2 and -O3 `w` is dead at the top of the step loop when the extent
+ * is at least the array's (a condition checked at run time); `a` and `b`
+ * are live.
  *
  * Negative twin, compiled with:
  * -DSKIP_LAST  the rows stop one element short: the last column of `w`
