@@ -134,6 +134,12 @@ pub enum Role {
     /// `__kmpc_push_num_threads` / `__kmpc_push_proc_bind` right before a
     /// fork: replayed with the fork on the jump path.
     ForkPush,
+    /// `__kmpc_fork_teams`: a host `teams` region running operand
+    /// `microtask` once per team (each team's master then forks its own
+    /// parallel regions). Not a parallel region dao can resume: a marker
+    /// reachable inside is refused; to the liveness the call reads what the
+    /// microtask may read and kills nothing (translate.rs `call_uses`).
+    Teams { microtask: u32 },
     /// A point where a thread may wait for the others: a candidate cannot
     /// be there, but a thread waiting there takes part in a checkpoint
     /// (a *sync site*: the call is executed again on restart).
@@ -566,6 +572,9 @@ pub static TABLE: &[Row] = &[
     row(Exact(KMPC_FORK_CALL), &[both("void (ptr, i32, ptr, ...)")], Some(ForkCall), Some(Role::Fork { microtask: FORK_MICROTASK_OPERAND }), Pure),
     row(Exact(KMPC_FORK_CALL_IF), &[fortran("void (ptr, i32, ptr, i32, ptr)")], Some(ForkCall), Some(Role::Fork { microtask: FORK_MICROTASK_OPERAND }), Pure),
     kmpc("__kmpc_push_num_threads", PUSH, Some(Role::ForkPush), Pure),
+    // a host `teams` region (OpenMP 5.0); also a target region's host
+    // fallback: the kernel's body on the host when it cannot be offloaded
+    kmpc("__kmpc_fork_teams", &[both("void (ptr, i32, ptr, ...)")], Some(Role::Teams { microtask: FORK_MICROTASK_OPERAND }), Pure),
     kmpc("__kmpc_push_proc_bind", PUSH, Some(Role::ForkPush), Pure),
     kmpc(KMPC_BARRIER, GTID, Some(Role::Barrier), Pure),
     // copyprivate waits for the whole team (two barriers inside libomp)

@@ -410,7 +410,7 @@ fn callee_of(func_ix: &HashMap<Value, usize>, inst: Value) -> Option<usize> {
     if !inst.is_call() {
         return None;
     }
-    if let Some(Role::Fork { microtask }) = known::call_role(inst) {
+    if let Some(Role::Fork { microtask } | Role::Teams { microtask }) = known::call_role(inst) {
         return func_ix.get(&inst.operand(microtask)).copied();
     }
     inst.called_function().and_then(|f| func_ix.get(&f).copied())

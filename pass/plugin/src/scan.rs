@@ -11,6 +11,12 @@ pub fn fork_operand(call: Value) -> u32 {
     call.called_function().and_then(known::fork_microtask).expect("a fork entry point has a microtask operand")
 }
 
+/// Whether `f` is the outlined function of a host `teams` region (the
+/// microtask operand of a `__kmpc_fork_teams` call).
+pub fn teams_entry(f: Value) -> bool {
+    f.users().into_iter().any(|u| u.is_call() && matches!(known::call_role(u), Some(Role::Teams { microtask }) if u.num_args() > microtask && u.operand(microtask) == f))
+}
+
 /// What the calls of a module's functions say: the LLVM-free facts for
 /// `dao_analysis::paths`, and the OpenMP calls the construct checks need.
 pub struct CallScan {
@@ -19,6 +25,8 @@ pub struct CallScan {
     pub forks: Vec<(usize, Value, usize)>,
     /// (task creation call, task entry).
     pub task_entries: Vec<(Value, usize)>,
+    /// (`__kmpc_fork_teams` call, its outlined function).
+    pub teams: Vec<(Value, usize)>,
     /// (function, `__kmpc_dispatch_init_*` call).
     pub dispatch_inits: Vec<(usize, Value)>,
 }
@@ -26,7 +34,7 @@ pub struct CallScan {
 /// Phase 1: every call of every defined function, by what it calls.
 pub fn scan_calls(facts: &ModuleFacts) -> CallScan {
     let nf = facts.funcs.len();
-    let mut scan = CallScan { calls: CallFacts::new(nf), forks: Vec::new(), task_entries: Vec::new(), dispatch_inits: Vec::new() };
+    let mut scan = CallScan { calls: CallFacts::new(nf), forks: Vec::new(), task_entries: Vec::new(), teams: Vec::new(), dispatch_inits: Vec::new() };
     let c = &mut scan.calls;
     for (fi, f) in facts.funcs.iter().enumerate() {
         for b in f.blocks() {
@@ -56,6 +64,15 @@ pub fn scan_calls(facts: &ModuleFacts) -> CallScan {
                                 // what it reads (translate.rs, call_uses)
                                 c.graph.add_call(fi, t);
                                 scan.task_entries.push((i, t));
+                            }
+                        }
+                        // a host `teams` region: its outlined function runs
+                        // within the call (its reads are the caller's,
+                        // translate.rs `call_uses`)
+                        Some(Role::Teams { microtask }) if i.num_args() > microtask => {
+                            if let Some(&t) = facts.func_ix.get(&i.operand(microtask)) {
+                                c.graph.add_call(fi, t);
+                                scan.teams.push((i, t));
                             }
                         }
                         _ => {}

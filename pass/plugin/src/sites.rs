@@ -51,6 +51,19 @@ impl Planner<'_> {
                 });
             }
         }
+        for &(call, t) in &scan.teams {
+            if on_path[t] && reported.insert(t) {
+                self.diags.push(Diag {
+                    severity: Severity::Error,
+                    loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
+                    func: facts.funcs[t].name(),
+                    msg: format!(
+                        "a checkpoint marker is reachable inside an OpenMP `teams` region (opened at {}); the teams of a league run without a common barrier, so a restart cannot put them back: move the marker out of the `teams` construct",
+                        call.debug_loc().unwrap_or_else(|| "?".into())
+                    ),
+                });
+            }
+        }
         for &(fi, call) in &scan.dispatch_inits {
             if parallel[fi] {
                 self.diags.push(Diag {
@@ -159,7 +172,7 @@ impl Planner<'_> {
                 continue; // a Fork site in the caller
             }
             let fork = fork.is_some();
-            let task = matches!(known::call_role(u), Some(Role::TaskAlloc { .. }));
+            let task = matches!(known::call_role(u), Some(Role::TaskAlloc { .. } | Role::Teams { .. }));
             if task {
                 continue; // diagnosed in construct_diags
             }

@@ -30,6 +30,14 @@ pub fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts
         if calls.graph.callees[f].contains(&f) {
             continue;
         }
+        // a host `teams` region's outlined function keeps its may-read
+        // summary: its teams share no barrier, so what one team writes
+        // before another reads it kills nothing at the call (the team
+        // view the shim takes of a `distribute` loop is the whole
+        // iteration space, one team's would be a part)
+        if crate::scan::teams_entry(facts.funcs[f]) {
+            continue;
+        }
         specs.set_overrides(&ffs[f], &sums);
         let t = translate(&ffs[f], Some(&sums));
         sums[f] = summarize(facts, &t);

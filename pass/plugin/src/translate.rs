@@ -129,7 +129,19 @@ pub fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summ
     // nothing it reads may be dead at a position before the creation);
     // an entry not defined here reads anything. It kills nothing
     // (call_kills): when it writes is not known.
-    if let Some(Role::TaskAlloc { entry, .. }) = known::call_role(call) {
+    // A host `teams` region (`__kmpc_fork_teams`) runs its outlined
+    // function within the call, once per team: it reads what that
+    // function's summary says (not specialised: the shared variables it
+    // receives by pointer are the call's own pointer arguments, read below
+    // as a known call's) and kills nothing here (the summary of an
+    // outlined function is its team's; several teams split the iteration
+    // space among them, which no summary describes).
+    let entry_of = match known::call_role(call) {
+        Some(Role::TaskAlloc { entry, .. }) => Some(entry),
+        Some(Role::Teams { microtask }) => Some(microtask),
+        _ => None,
+    };
+    if let Some(entry) = entry_of {
         match (call.num_args() > entry).then(|| call.operand(entry)).and_then(|e| mf.func_ix.get(&e).copied()) {
             Some(t) => {
                 if let Some(s) = sums {
