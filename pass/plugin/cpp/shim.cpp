@@ -178,9 +178,44 @@ int dao_cxx_param_nocapture(LLVMValueRef call, unsigned i) {
 // Verify a module; returns 1 when broken and prints the reasons to stderr.
 int dao_cxx_verify(LLVMModuleRef m) { return verifyModule(*unwrap(m), &errs()) ? 1 : 0; }
 
-// Clone a module (for the dry run that guarantees a failing transform leaves the real module untouched).
-LLVMModuleRef dao_cxx_clone(LLVMModuleRef m) { return wrap(CloneModule(*unwrap(m)).release()); }
-void dao_cxx_dispose(LLVMModuleRef m) { delete unwrap(m); }
+// After an internal error while the module was being instrumented (a panic
+// half way, or a verifier failure): drop all its code, so that no later
+// pass sees half-instrumented IR. Every function and variable becomes an
+// external declaration (no body, no initializer, no comdat), aliases and
+// ifuncs are removed, and so are the appending arrays (`llvm.global_ctors`,
+// `llvm.used`, ...), which name functions. The result verifies; the
+// compile fails anyway on the error dao reported.
+void dao_cxx_drop_code(LLVMModuleRef m) {
+  Module *M = unwrap(m);
+  for (Function &F : *M) {
+    if (!F.isDeclaration())
+      F.deleteBody();
+    F.setComdat(nullptr);
+    if (!F.hasExternalLinkage() && !F.hasExternalWeakLinkage())
+      F.setLinkage(GlobalValue::ExternalLinkage);
+  }
+  std::vector<GlobalValue *> gone;
+  for (GlobalAlias &A : M->aliases())
+    gone.push_back(&A);
+  for (GlobalIFunc &I : M->ifuncs())
+    gone.push_back(&I);
+  for (GlobalVariable &G : M->globals()) {
+    if (G.hasAppendingLinkage()) {
+      gone.push_back(&G);
+      continue;
+    }
+    if (G.hasInitializer())
+      G.setInitializer(nullptr);
+    G.setComdat(nullptr);
+    // (a declaration is external or extern_weak)
+    if (!G.hasExternalLinkage() && !G.hasExternalWeakLinkage())
+      G.setLinkage(GlobalValue::ExternalLinkage);
+  }
+  for (GlobalValue *V : gone) {
+    V->replaceAllUsesWith(PoisonValue::get(V->getType()));
+    V->eraseFromParent();
+  }
+}
 }
 
 // ---------------------------------------------------------------------------

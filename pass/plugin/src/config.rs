@@ -27,6 +27,12 @@
 //!   reads, and (from `shim.cpp`, which reads the variable itself) why a
 //!   read got no box.
 
+//! - `DAO_PASS_FAULT=panic|invalid`: for dao's own tests of the pass's
+//!   internal-error path: after instrumenting a module, panic, or leave a
+//!   block without a terminator (the verifier fails); either way the
+//!   module's code is dropped and the compile fails with dao's internal
+//!   error, never with a crash of the compiler (`lib.rs`).
+
 fn var(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name)
 }
@@ -61,4 +67,19 @@ pub fn partial() -> bool {
 /// developers of the section analysis).
 pub fn debug_loops() -> bool {
     var("DAO_DEBUG_LOOPS").is_some_and(|v| v == "1")
+}
+
+/// `DAO_PASS_FAULT`: after instrumenting `m`, panic (`panic`) or break its
+/// IR (`invalid`: an empty block appended to its first defined function),
+/// for the tests of the internal-error path.
+pub fn fault(m: crate::ir::Module) {
+    match var("DAO_PASS_FAULT").as_ref().and_then(|v| v.to_str()) {
+        Some("panic") => panic!("DAO_PASS_FAULT=panic"),
+        Some("invalid") => {
+            if let Some(f) = m.functions().into_iter().find(|f| !f.is_declaration()) {
+                m.append_block(f, "dao.fault");
+            }
+        }
+        _ => {}
+    }
 }

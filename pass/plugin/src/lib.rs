@@ -6,7 +6,8 @@
 //! PassBuilder. The C++ pass calls [`dao_rust_run_on_module`] for every
 //! module; this file is only the boundary, where panics are caught so that
 //! a bug in dao never crashes the user's compiler, and the driver of the
-//! phases (`run`: plan, report, dry run on a clone, apply). The environment
+//! phases (`run`: plan, report, apply and verify, or drop the module's code
+//! on an internal error). The environment
 //! variables the pass reads are in `config.rs`.
 //!
 //! # Layers
@@ -91,9 +92,11 @@ pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _o
     match result {
         Ok(changed) => changed as i32,
         Err(_) => {
-            // The panic message was printed by the panic hook; the module is
-            // untouched because the real transform only runs after a
-            // successful dry run on a clone.
+            // The panic message was printed by the panic hook. Planning
+            // does not change the module (but for moving markers after a
+            // critical section, which leaves it valid); a panic while the
+            // plan is carried out is caught in `run`, which drops the
+            // module's code.
             ir::with_module(m, |m| {
                 m.diagnose(0, &format!("dao: internal error in the dao pass while planning {}; the module was left unchanged. Please report this with the source file.", m.source_name()))
             });
@@ -180,32 +183,39 @@ fn run(m: ir::Module) -> bool {
     if config::remarks() {
         remarks::print(m, &plan);
     }
-    // Dry run on a clone: a panic or a verifier failure there leaves the
-    // real module untouched.
-    let clone = m.clone_module();
-    let dry = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        apply(clone, &planning::plan_module(clone));
-        clone.verify()
+    // Carried out in place, then verified. A panic half way or a verifier
+    // failure is an internal error: all the module's code is dropped (every
+    // function and variable a declaration, `Module::drop_code`), so no later
+    // pass sees half-instrumented IR, and the compile fails on dao's error,
+    // never with a crash of the compiler. (Until 2026-11-29 the plan was
+    // carried out first on a clone of the module, planned again there: a
+    // second planning, half of the pass's compile time.)
+    let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let r = apply(m, &plan);
+        config::fault(m);
+        (r, m.verify())
     }));
-    clone.dispose_clone();
-    match dry {
-        Ok(true) => {}
-        Ok(false) => {
-            m.diagnose(0, &format!("dao: internal error: the instrumented form of {source} does not verify (reasons above); the module was left unchanged. Please report this with the source file."));
-            return false;
+    let failure = match applied {
+        Ok(((changed, g), true)) => {
+            if config::remarks() {
+                eprintln!(
+                    "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in {} loops without and {} innermost loops with a check-in point); {} stores to private memory need none",
+                    g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.hoisted_loops, g.eager_loops, g.private
+                );
+            }
+            return changed;
         }
-        Err(_) => {
-            m.diagnose(0, &format!("dao: internal error in the dao pass on {source}; the module was left unchanged. Please report this with the source file."));
-            return false;
-        }
+        Ok((_, false)) => format!("dao: internal error: the instrumented form of {source} does not verify (reasons above); its code was dropped. Please report this with the source file."),
+        Err(_) => format!("dao: internal error in the dao pass while instrumenting {source}; its code was dropped. Please report this with the source file."),
+    };
+    m.drop_code();
+    if !m.verify() {
+        eprintln!("dao: internal error: the module does not verify after its code was dropped (reasons above)");
     }
-    // The module is unchanged since `plan` was made: carry it out.
-    let (changed, g) = apply(m, &plan);
-    if config::remarks() {
-        eprintln!(
-            "remark: {source}: dao: shared-write guards: {} inserted ({} on loop entries) in {} functions, covering {} writes that may touch shared data ({} of them in {} loops without and {} innermost loops with a check-in point); {} stores to private memory need none",
-            g.guards, g.hoisted, g.functions, g.writes, g.loop_covered, g.hoisted_loops, g.eager_loops, g.private
-        );
+    m.diagnose(0, &failure);
+    if config::exit_on_error() {
+        eprintln!("error: {failure}");
+        std::process::exit(1);
     }
-    changed
+    true
 }

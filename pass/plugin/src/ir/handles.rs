@@ -224,12 +224,11 @@ impl Module {
         let c = cstr(msg);
         unsafe { ffi::dao_cxx_diagnose(self.0, severity, c.as_ptr()) }
     }
-    pub fn clone_module(self) -> Module {
-        Module(unsafe { ffi::dao_cxx_clone(self.0) })
-    }
-    /// SAFETY: only for modules returned by `clone_module`.
-    pub fn dispose_clone(self) {
-        unsafe { ffi::dao_cxx_dispose(self.0) }
+    /// Drop all the module's code after an internal error (every function
+    /// and variable an external declaration): no later pass sees a
+    /// half-instrumented module.
+    pub fn drop_code(self) {
+        unsafe { ffi::dao_cxx_drop_code(self.0) }
     }
     /// Append (priority, fn) to llvm.global_ctors.
     pub fn add_global_ctor(self, f: Value, priority: u32) {
