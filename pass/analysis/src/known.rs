@@ -953,14 +953,14 @@ impl Match {
 }
 
 struct Index {
-    exact: std::collections::HashMap<&'static str, usize>,
+    exact: crate::fxhash::HashMap<&'static str, usize>,
     families: Vec<usize>,
 }
 
 fn index() -> &'static Index {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut exact = std::collections::HashMap::new();
+        let mut exact = crate::fxhash::HashMap::default();
         let mut families = Vec::new();
         for (k, r) in TABLE.iter().enumerate() {
             match r.name {

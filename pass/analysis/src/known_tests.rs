@@ -244,7 +244,7 @@ fn non_math_variants_are_unknown() {
 
 #[test]
 fn table_is_well_formed() {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::fxhash::HashSet::default();
     for r in TABLE {
         let key = match r.name {
             Exact(n) | Libm(n) | Prefix(n) => n.to_string(),

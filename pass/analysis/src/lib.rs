@@ -1,5 +1,6 @@
 //! dao-analysis: the pure analyses behind the dao pass, with no LLVM in sight.
 //!
+//! - [`fxhash`]: the hash maps and sets of the pass (the Fx hash).
 //! - [`graph`]: blocks numbered from the entry with successor lists
 //!   ([`graph::BlockId`], the [`graph::Graph`] trait the engine solves on)
 //!   and their depth-first orders.
@@ -47,7 +48,7 @@
 //! its own line. `tests/layers.rs` parses this list and fails on any other
 //! reference.
 //!
-//! 1. foundation: bitset, intervals, graph, callgraph, known, disjoint
+//! 1. foundation: fxhash, bitset, intervals, graph, callgraph, known, disjoint
 //! 2. bodies: body, dataflow, textcfg
 //! 3. analyses: liveness, bytelive, sections, omp, guards, team, paths
 #![forbid(unsafe_code)]
@@ -58,6 +59,7 @@ pub mod body;
 pub mod callgraph;
 pub mod dataflow;
 pub mod disjoint;
+pub mod fxhash;
 pub mod graph;
 pub mod guards;
 pub mod intervals;

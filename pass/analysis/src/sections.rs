@@ -34,7 +34,7 @@
 //! of the inner loop nest holding it, dominates the read, which lies outside
 //! that nest) and "the same bytes" by comparing the boxes of both relative
 //! to L's iteration (same step per iteration of L, ScalarEvolution).
-use std::collections::HashSet;
+use crate::fxhash::HashSet;
 
 use crate::bitset::BitSet;
 use crate::body::{Body, Stmt, VarId};
@@ -244,7 +244,7 @@ pub fn may_cover(sections: &[Section]) -> Intervals {
 /// loop's `blocks` may read: used directly, or, for an escaped object,
 /// through unknown memory (`unknown`).
 pub fn loop_kills(body: &Body, blocks: &[BlockId], candidates: &[(VarId, bool)], unknown: VarId) -> Vec<VarId> {
-    loop_kills_excusing(body, blocks, candidates, unknown, &HashSet::new())
+    loop_kills_excusing(body, blocks, candidates, unknown, &HashSet::default())
 }
 
 /// [`loop_kills`], not counting the uses in `excused`: (block, statement,

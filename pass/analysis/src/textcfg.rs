@@ -23,7 +23,7 @@
 use crate::bitset::BitSet;
 use crate::body::{Body, Stmt};
 use crate::graph::BlockId;
-use std::collections::HashMap;
+use crate::fxhash::HashMap;
 
 pub struct Parsed {
     pub body: Body,
@@ -45,7 +45,7 @@ impl Parsed {
 
 pub fn parse(src: &str) -> Parsed {
     let mut names: Vec<String> = Vec::new();
-    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut ids: HashMap<String, usize> = HashMap::default();
     let mut blocks: Vec<(String, Vec<Stmt>, Vec<String>)> = Vec::new();
     let mut checks_raw = Vec::new();
     let mut intern = |n: &str, names: &mut Vec<String>| -> usize {

@@ -43,7 +43,7 @@ use crate::provenance::only_accessed;
 use dao_analysis::callgraph::CallGraph;
 use dao_analysis::BitSet;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 /// One condition: the `bytes`-wide integer at byte `off` of global
 /// `global` (read signed or not) lies in `[min, max]`.
@@ -178,7 +178,7 @@ pub struct CondFacts {
     /// The keys of `kills` that are loops' kills (the others excuse reads
     /// covered by their own iteration's writes, `loop_kills.rs` `excuse`):
     /// what `-Rdao` lists as loops that write all of an object.
-    loop_keys: RefCell<std::collections::HashSet<(Block, usize)>>,
+    loop_keys: RefCell<dao_analysis::fxhash::HashSet<(Block, usize)>>,
     /// Kills of a *part* of a global whose bytes are known only at run
     /// time ([`WBox`]): (loop header, box, conditions), found in world 0.
     /// In world 1 box `k` is object `ng + k` (a variable after the
@@ -358,7 +358,7 @@ impl CondFacts {
     /// Per killed global, the conjunction of the conditions of all its
     /// conditional kills (sorted, without repeats).
     pub fn of_object(&self) -> HashMap<usize, Vec<Cond>> {
-        let mut out: HashMap<usize, Vec<Cond>> = HashMap::new();
+        let mut out: HashMap<usize, Vec<Cond>> = HashMap::default();
         for ((_, g), cs) in self.kills.borrow().iter() {
             out.entry(*g).or_default().extend(cs.iter().cloned());
         }

@@ -31,7 +31,7 @@ use crate::known::{self, names, Intr};
 use crate::plan::{FuncPlan, ModulePlan};
 use dao_abi::{entry, global, SiteKind, DAO_ABI_VERSION};
 use llvm_sys::LLVMLinkage;
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 
 struct Strings {
@@ -63,7 +63,7 @@ pub struct SlotLayout {
 }
 
 pub fn slot_layout(m: Module, fp: &FuncPlan) -> SlotLayout {
-    let mut l = SlotLayout { vals: vec![], offset: vec![], size: vec![], ix: HashMap::new(), total: 0 };
+    let mut l = SlotLayout { vals: vec![], offset: vec![], size: vec![], ix: HashMap::default(), total: 0 };
     for s in &fp.sites {
         for v in &s.slots {
             if l.ix.contains_key(v) {
@@ -114,7 +114,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         return restart_only;
     }
     let t = types(m);
-    let mut strs = Strings { m, cache: HashMap::new() };
+    let mut strs = Strings { m, cache: HashMap::default() };
     let nfun = plan.funcs.len();
     let funcs_arr_ty = m.array(t.func.ty, nfun as u64);
     let funcs_g = if nfun == 0 { m.const_null() } else { m.add_global_decl(funcs_arr_ty, "dao.funcs") };
@@ -749,7 +749,7 @@ fn demote(_m: Module, b: &Builder, v: Value, slot: Value) {
             continue;
         }
         if u.is_phi() {
-            let mut per_block: HashMap<Block, Value> = HashMap::new();
+            let mut per_block: HashMap<Block, Value> = HashMap::default();
             for k in 0..u.incoming_count() {
                 if u.operand(k) != v {
                     continue;

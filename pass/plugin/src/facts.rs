@@ -9,7 +9,7 @@ use crate::known::{self, Effect, Intr, Role};
 use crate::ir::{ArgFrom, ArgRead, ReadBox};
 use crate::provenance::{address_taken, escapes, reads_seen};
 use dao_analysis::BitSet;
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 /// Module-wide facts: the tracked globals and which escape.
 pub struct ModuleFacts {
@@ -279,7 +279,7 @@ pub struct ParamReads<'a> {
 
 impl<'a> ParamReads<'a> {
     pub fn new(arg_reads: &[(Value, &'a [ArgRead])]) -> Self {
-        ParamReads { by_fn: arg_reads.iter().map(|(f, l)| (*f, *l)).collect(), memo: HashMap::new(), busy: HashSet::new() }
+        ParamReads { by_fn: arg_reads.iter().map(|(f, l)| (*f, *l)).collect(), memo: HashMap::default(), busy: HashSet::default() }
     }
 
     pub fn of(&mut self, f: Value, k: u32) -> Option<std::rc::Rc<Vec<ReadBox>>> {
@@ -363,7 +363,7 @@ fn hull_if_many(boxes: Vec<ReadBox>) -> Vec<ReadBox> {
 /// per-variable table of the threads' copies, rebuilt by every run, so
 /// never saved or restored.
 pub fn threadprivate_caches(m: Module) -> HashSet<Value> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for f in m.functions() {
         for u in f.users() {
             if let Some(Role::ThreadprivateCached { cache, .. }) = known::call_role(u) {

@@ -8,7 +8,7 @@ use crate::facts::{call_kind, CallKind, ModuleFacts, Summary};
 use crate::ir::{Opcode, Value};
 use crate::known::{self, Effect, Intr, Role};
 use crate::provenance::{derived_from, escapes, is_libc_stream, returns_an_argument, Bases, Obj};
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 /// Per-function facts: stack objects and pointer bases.
 pub struct FuncFacts<'a> {
@@ -155,7 +155,7 @@ impl<'a> FuncFacts<'a> {
         // OpenMP outlining puts the allocas of a region in a block after the
         // entry. The instrumentation moves them to the entry block.
         let on_cycle = |b: crate::ir::Block| {
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = dao_analysis::fxhash::HashSet::default();
             let mut work = b.successors();
             while let Some(x) = work.pop() {
                 if x == b {
@@ -196,9 +196,9 @@ impl<'a> FuncFacts<'a> {
             dynamic_allocas,
             memo: Default::default(),
             loops: Default::default(),
-            bind: HashMap::new(),
+            bind: HashMap::default(),
             bind_list: Vec::new(),
-            consts: HashMap::new(),
+            consts: HashMap::default(),
             spec: Default::default(),
         }
     }

@@ -39,7 +39,7 @@
 //! Which functions: every function that may run in a team: the outlined
 //! functions, whatever is address-taken or visible outside the module, and
 //! their callees; not the program's main (it runs serially) nor dao's own.
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 use dao_analysis::callgraph::CallGraph;
 use dao_analysis::guards::{place_guards, Cfg, Ev, Place};
@@ -180,7 +180,7 @@ pub fn insert(m: Module, microtasks: &[Value], restart_only: &[Block]) -> GuardS
     // functions that may reach a check-in point: those that call an
     // unknown or check-in function directly, and their callers
     let mut scratch = 0usize;
-    let none = HashSet::new();
+    let none = HashSet::default();
     let direct: Vec<bool> = funcs
         .iter()
         .map(|f| {

@@ -11,7 +11,7 @@ use crate::provenance::Obj;
 use crate::varmap::{StmtPos, VarMap};
 use dao_analysis::intervals::Intervals;
 use dao_analysis::{Body, Stmt};
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 /// Objects a loop overwrites whole before any read (dead on its entry
 /// edge), and globals it overwrites in part (those bytes dead there).
@@ -118,7 +118,7 @@ pub fn add_loop_kills(
     strip_iteration_local_reads(ff, vars, block_ix, pos, body);
     // world 1: the blocks made on edges the conditions rule out, shared by
     // the kills of every loop that sit on them
-    let mut edge_blocks: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut edge_blocks: HashMap<(usize, usize), usize> = HashMap::default();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
@@ -343,7 +343,7 @@ pub fn add_loop_kills(
         // applied in world 1)
         let mut cond = Vec::new();
         let mut ckills = Vec::new();
-        let mut edge_kills: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        let mut edge_kills: HashMap<(usize, usize), Vec<usize>> = HashMap::default();
         for (g, conds) in cond_cands {
             if !cunread.contains(&vars.global_var(g)) {
                 continue;
@@ -589,7 +589,7 @@ fn excuse(ff: &FuncFacts, body: &mut Body, at: StmtPos, var: usize, g: Option<us
 fn strip_iteration_local_reads(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, pos: &HashMap<Value, StmtPos>, body: &mut Body) {
     let lf = ff.loop_facts();
     let quiet = |li: usize| lf.loops[li].blocks.iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| quiet_call(i, false)));
-    let mut quiet_memo: HashMap<usize, bool> = HashMap::new();
+    let mut quiet_memo: HashMap<usize, bool> = HashMap::default();
     let mut n = 0;
     for r in &lf.rel_reads {
         let (var, g) = match (ff.mf.global_ix.get(&r.base), ff.alloca_ix.get(&r.base)) {
@@ -666,7 +666,7 @@ fn strip_reads_after_loops(ff: &FuncFacts, vars: &VarMap, pos: &HashMap<Value, S
     // its static init: the guard's top, with the guard's requirements as
     // conditions: when they hold, every path from there runs the loop)
     type Ctl = (usize, Vec<bool>, Option<Vec<bool>>, Vec<(SymCount, u64)>);
-    let mut ctl: HashMap<usize, Option<Ctl>> = HashMap::new();
+    let mut ctl: HashMap<usize, Option<Ctl>> = HashMap::default();
     let mut control = |li: usize| -> Option<Ctl> {
         ctl.entry(li)
             .or_insert_with(|| {

@@ -11,7 +11,7 @@
 //! passing an end call, *and* an end call is reachable from it without
 //! passing a begin call. The graph walk itself is pure and tested on
 //! hand-written graphs: `dao_analysis::omp` (pass/analysis/tests/omp.rs).
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 use dao_analysis::body::Stmt;
 use dao_analysis::omp::Point;

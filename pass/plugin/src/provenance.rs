@@ -5,7 +5,7 @@
 //! certainly points to thread-private memory (the guards' question).
 use crate::ir::{Opcode, Value};
 use crate::known::{self, Effect, Intr};
-use std::collections::HashSet;
+use dao_analysis::fxhash::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Obj {
@@ -69,7 +69,7 @@ pub fn address_taken(f: Value) -> bool {
 /// seen: this is for the bytes that may be read, never for
 /// [`only_accessed`]'s question (every write seen).
 pub fn reads_seen(p: Value) -> bool {
-    accessed_or_passed(p, &mut HashSet::new())
+    accessed_or_passed(p, &mut HashSet::default())
 }
 
 /// A use of `p`'s address that [`reads_seen`] does not take, for
@@ -102,7 +102,7 @@ pub fn param_reads_seen(p: Value, seen: &mut HashSet<Value>) -> bool {
 fn address_uses_all(p: Value, report: bool, mut use_ok: impl FnMut(Value, Value) -> bool) -> bool {
     let no = |u: Value| if report { refused(p, u) } else { false };
     let mut work = vec![p];
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(v) = work.pop() {
         if !seen.insert(v) {
             continue;
@@ -179,7 +179,7 @@ pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
             Some(_) => false,
             None => {
                 through_known_calls
-                    && ((u.called_value() != v && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs)) || passed_read_only(u, v, &mut HashSet::new()))
+                    && ((u.called_value() != v && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs)) || passed_read_only(u, v, &mut HashSet::default()))
             }
         },
         _ => false,
@@ -198,14 +198,14 @@ fn slot_read_only(slot: Value) -> bool {
     if !slot.is_alloca() {
         return false;
     }
-    let loads_read_only = |p: Value| p.users().into_iter().all(|l| l.is_instruction() && l.opcode() == Opcode::LLVMLoad && read_only_param(l, &mut HashSet::new()));
+    let loads_read_only = |p: Value| p.users().into_iter().all(|l| l.is_instruction() && l.opcode() == Opcode::LLVMLoad && read_only_param(l, &mut HashSet::default()));
     slot.users().into_iter().all(|u| {
         if !u.is_instruction() {
             return false;
         }
         match u.opcode() {
             Opcode::LLVMStore => u.operand(1) == slot && u.operand(0) != slot,
-            Opcode::LLVMLoad => read_only_param(u, &mut HashSet::new()),
+            Opcode::LLVMLoad => read_only_param(u, &mut HashSet::default()),
             Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => true,
             Opcode::LLVMCall => {
                 let Some(mt) = u.called_function().and_then(known::fork_microtask) else { return false };
@@ -242,7 +242,7 @@ fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
         return true;
     }
     let mut work = vec![p];
-    let mut done = HashSet::new();
+    let mut done = HashSet::default();
     while let Some(v) = work.pop() {
         if !done.insert(v) {
             continue;
@@ -265,7 +265,7 @@ fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
 /// Does the address `p` escape (stored, passed to a capturing call,
 /// converted to an integer, returned)?
 pub fn escapes(p: Value) -> bool {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     escapes_rec(p, &mut seen)
 }
 
@@ -338,7 +338,7 @@ pub fn returns_an_argument(f: Value) -> bool {
             rets.push(t.operand(0));
         }
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(v) = rets.pop() {
         if !seen.insert(v) {
             continue;

@@ -243,7 +243,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
         plan.conservative_sites,
         plan.sections.loops.iter().filter(|l| !l.2.is_empty()).count(),
         plan.sections.loops.iter().filter(|l| !l.3.is_empty()).count(),
-        plan.sections.cond_loops.iter().map(|l| (&l.0, &l.1)).collect::<std::collections::HashSet<_>>().len(),
+        plan.sections.cond_loops.iter().map(|l| (&l.0, &l.1)).collect::<dao_analysis::fxhash::HashSet<_>>().len(),
         plan.sections.cond_sites,
         plan.sections.loops_without_kill,
         plan.sections.loops_unrecognised,

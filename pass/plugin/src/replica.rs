@@ -35,7 +35,7 @@
 //! flight, runtime/src/omp/tasks.rs; not for a taskloop's entry). Off at
 //! run time, a replicated task's trampoline runs the entry: two calls per
 //! task more than before.
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 use crate::declare::declare;
 use crate::ir::{clone_function, set_unlikely_first, Block, Module, Opcode, Value};

@@ -37,7 +37,7 @@ impl Planner<'_> {
     /// entry / inner region, at the marker it reaches).
     pub fn construct_diags(&mut self, scan: &CallScan) {
         let (facts, on_path, parallel) = (self.facts, &self.paths.on_path, &self.paths.parallel);
-        let mut reported = std::collections::HashSet::new();
+        let mut reported = dao_analysis::fxhash::HashSet::default();
         for &(call, t) in &scan.task_entries {
             if on_path[t] && reported.insert(t) {
                 self.diags.push(Diag {

@@ -6,7 +6,7 @@ use crate::facts::{ModuleFacts, Summary};
 use crate::func_facts::FuncFacts;
 use crate::translate::{translate, Translated};
 use dao_analysis::paths::{self, CallFacts};
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 /// Phase 3b: the summaries for callers, narrowed bottom-up over the call
 /// graph: a call uses the globals live at its callee's entry (read before
@@ -95,7 +95,7 @@ impl<'a> Specs<'a> {
 
     /// Sets `ff.spec` for each of its calls that passes known globals.
     pub fn set_overrides(&self, ff: &FuncFacts, sums: &[Summary]) {
-        let mut spec = HashMap::new();
+        let mut spec = HashMap::default();
         for i in ff.f.blocks().into_iter().flat_map(|b| b.instructions()) {
             if !i.is_call() {
                 continue;

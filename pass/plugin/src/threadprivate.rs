@@ -9,7 +9,7 @@ use crate::plan::TpVar;
 use crate::translate::translate;
 use dao_analysis::liveness::LiveSets;
 use dao_analysis::paths::CallFacts;
-use std::collections::HashSet;
+use dao_analysis::fxhash::HashSet;
 
 /// The threadprivate variables of flang's `__kmpc_threadprivate_cached`
 /// calls, with whether a worker's copy may carry a value into a later
@@ -35,7 +35,7 @@ pub fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<V
         .collect();
     let in_region = calls.graph.reachable_from(&roots, &vec![false; n]);
     // copy pointers taken in region code that escape, by variable
-    let mut escaping: HashSet<Value> = HashSet::new();
+    let mut escaping: HashSet<Value> = HashSet::default();
     for (fi, f) in facts.funcs.iter().enumerate() {
         if !in_region[fi] {
             continue;
@@ -58,7 +58,7 @@ pub fn threadprivate_vars(facts: &ModuleFacts, calls: &CallFacts, main: Option<V
         .map(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))))
         .collect();
     let reaches_tp = calls.graph.may_reach(&uses_tp);
-    let mut first_read: HashSet<usize> = HashSet::new();
+    let mut first_read: HashSet<usize> = HashSet::default();
     let mut unknown_first = false;
     for (fi, ff) in ffs.iter().enumerate() {
         if !roots[fi] || !(reaches_tp[fi] || sums[fi].reads_unknown) {

@@ -39,7 +39,7 @@ use crate::loop_kills::{add_loop_kills, LoopKill};
 use crate::provenance::Obj;
 use crate::varmap::{StmtPos, VarMap};
 use dao_analysis::{BitSet, Body, Stmt};
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 pub struct Translated {
     pub body: Body,
@@ -298,7 +298,7 @@ pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
     let ssa_ix = ssa.iter().enumerate().map(|(i, v)| (*v, i)).collect();
     let vars = VarMap { ssa, ssa_ix, n_allocas: ff.allocas.len(), n_globals: ff.mf.n_objs() };
     let mut body = Body::new(vars.num_vars());
-    let mut pos = HashMap::new();
+    let mut pos = HashMap::default();
     let mut phi_uses: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
     for (bi, b) in blocks.iter().enumerate() {
         body.add_block();

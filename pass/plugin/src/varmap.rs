@@ -2,7 +2,7 @@
 //! its stack objects, the module's globals and the unknown variable) and
 //! where each instruction's statement is.
 use crate::ir::Value;
-use std::collections::HashMap;
+use dao_analysis::fxhash::HashMap;
 
 /// Variable numbering of one function's body.
 pub struct VarMap {

@@ -7,7 +7,7 @@ use crate::func_facts::FuncFacts;
 use crate::ir::{SymCount, Value};
 use crate::varmap::{StmtPos, VarMap};
 use dao_analysis::Body;
-use std::collections::{HashMap, HashSet};
+use dao_analysis::fxhash::{HashMap, HashSet};
 
 /// The conditions under which every read of box `b`'s global in `blocks`
 /// misses the box (`cond::apart`, bounds on the counts' values), when
@@ -58,7 +58,7 @@ pub fn apart_before(ff: &FuncFacts, lf: &crate::ir::LoopFacts, pos: &HashMap<Val
             preds[s].push(x);
         }
     }
-    let mut before: HashSet<usize> = HashSet::new();
+    let mut before: HashSet<usize> = HashSet::default();
     let mut work: Vec<usize> = blocks.to_vec();
     while let Some(x) = work.pop() {
         for &p in &preds[x] {
