@@ -38,29 +38,18 @@ impl Planner<'_> {
     pub fn construct_diags(&mut self, scan: &CallScan) {
         let (facts, on_path, parallel) = (self.facts, &self.paths.on_path, &self.paths.parallel);
         let mut reported = dao_analysis::fxhash::HashSet::default();
-        for &(call, t) in &scan.task_entries {
+        // explicit tasks and host `teams` regions: a marker reachable
+        // inside one cannot be restarted
+        let task = |at: String| format!("a checkpoint marker is reachable inside an explicit OpenMP task (created at {at}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task, into the code that creates it, after the taskwait or taskgroup that waits for it (inside the generating `single` works)");
+        let teams = |at: String| format!("a checkpoint marker is reachable inside an OpenMP `teams` region (opened at {at}); the teams of a league run without a common barrier, so a restart cannot put them back: move the marker out of the `teams` construct");
+        let inside = scan.task_entries.iter().map(|&(c, t)| (c, t, &task as &dyn Fn(String) -> String)).chain(scan.teams.iter().map(|&(c, t)| (c, t, &teams as &dyn Fn(String) -> String)));
+        for (call, t, msg) in inside {
             if on_path[t] && reported.insert(t) {
                 self.diags.push(Diag {
                     severity: Severity::Error,
                     loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
                     func: facts.funcs[t].name(),
-                    msg: format!(
-                        "a checkpoint marker is reachable inside an explicit OpenMP task (created at {}); tasks may run on any thread at any later time, so a restart cannot put them back: move the marker out of the task, into the code that creates it, after the taskwait or taskgroup that waits for it (inside the generating `single` works)",
-                        call.debug_loc().unwrap_or_else(|| "?".into())
-                    ),
-                });
-            }
-        }
-        for &(call, t) in &scan.teams {
-            if on_path[t] && reported.insert(t) {
-                self.diags.push(Diag {
-                    severity: Severity::Error,
-                    loc: marker_loc(facts, on_path, t).or_else(|| call.debug_loc()),
-                    func: facts.funcs[t].name(),
-                    msg: format!(
-                        "a checkpoint marker is reachable inside an OpenMP `teams` region (opened at {}); the teams of a league run without a common barrier, so a restart cannot put them back: move the marker out of the `teams` construct",
-                        call.debug_loc().unwrap_or_else(|| "?".into())
-                    ),
+                    msg: msg(call.debug_loc().unwrap_or_else(|| "?".into())),
                 });
             }
         }
