@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 12;
+pub const DAO_ABI_VERSION: u32 = 13;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -213,6 +213,8 @@ pub const SITE_DESC: Layout = Layout {
         f("kept_why", Ptr),
         f("n_cboxes", I32),
         f("cboxes", Ptr),
+        f("n_ddead", I32),
+        f("ddead", Ptr),
     ],
 };
 pub const FUNC_DESC: Layout = Layout {
@@ -530,7 +532,7 @@ mod tests {
                 BOX_DESC.size(),
                 BOX_DIM.size()
             ],
-            [40, 168, 72, 144, 40, 40, 48, 48]
+            [40, 184, 72, 144, 40, 40, 48, 48]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 12
+#define DAO_ABI_VERSION 13
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -102,6 +102,10 @@ typedef struct dao_site_desc {
     uint32_t n_cboxes;    /* ABI 12: parts of globals in `globals` dead here when their
                              runtime-checked conditions all hold ... */
     const uint32_t *cboxes;    /* ... as indices into module->boxes */
+    uint32_t n_ddead;     /* ABI 13: globals whose device copies (OpenMP offload) are dead
+                             here: a mapped range inside one is neither copied back nor
+                             saved when every frame of the chain lists it ... */
+    const uint32_t *ddead;     /* ... as indices into module->globals */
 } dao_site_desc;
 
 /* A runtime-checked condition of a conditional kill (a loop whose extent is

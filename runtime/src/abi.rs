@@ -59,6 +59,11 @@ pub struct DaoSiteDesc {
     /// are dead here when their conditions hold.
     pub n_cboxes: u32,
     pub cboxes: *const u32,
+    /// ABI 13: defined globals (module indices) whose device copies are
+    /// dead here (OpenMP offload): a mapped range inside one is neither
+    /// copied back nor saved when every frame of the chain lists it.
+    pub n_ddead: u32,
+    pub ddead: *const u32,
 }
 
 /// A part of a global rewritten under runtime-checked conditions
@@ -195,7 +200,9 @@ mod tests {
             kept,
             kept_why,
             n_cboxes,
-            cboxes
+            cboxes,
+            n_ddead,
+            ddead
         );
         check_layout!(DaoBoxDesc, BOX_DESC, object, kind, n_dims, n_conds, start, size, dims, conds);
         check_layout!(DaoBoxDim, BOX_DIM, stride, count, global, bytes, offset, add, is_signed, reserved);

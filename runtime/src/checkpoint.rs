@@ -139,7 +139,8 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     // ... nowait` tasks waited for, or (inside a region) the checkpoint
     // deferred; a construct dao does not model stops the run
     let t_dev = Instant::now();
-    let devices = match crate::offload::before_checkpoint() {
+    let dead = if s.cfg.save_all { Vec::new() } else { crate::offload::dead_ranges(frame) };
+    let devices = match crate::offload::before_checkpoint(&dead) {
         Ok(d) => d,
         Err(crate::offload::Refusal::Defer(why)) => {
             diag::warn_once("offload-tasks", format_args!("checkpoint not taken: {why}; checkpoints are taken again at later candidates"));
@@ -188,7 +189,8 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     if !devices.is_empty() {
         // the device copies: bytes and the time to copy them back (B2)
         let bytes: u64 = devices.iter().map(|d| d.size).sum();
-        fields += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"copy_s\":{:.6}}}", devices.len(), dev_s);
+        let saved: u64 = devices.iter().filter(|d| d.bytes.is_some()).map(|d| d.size).sum();
+        fields += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"saved_bytes\":{saved},\"copy_s\":{:.6}}}", devices.len(), dev_s);
     }
     let img = Image { dir, header, rt, omp, c, devices, fields, t0, collect_s, crash_now };
     crate::writer::write(s, writer, &img);

@@ -263,6 +263,11 @@ impl DaoSiteDesc {
     pub fn cboxes(&self) -> &'static [u32] {
         table(self.cboxes, self.n_cboxes)
     }
+
+    /// ABI 13: the globals whose device copies are dead at this site.
+    pub fn ddead(&self) -> &'static [u32] {
+        table(self.ddead, self.n_ddead)
+    }
     /// Globals live here unless their conditions hold
     /// ([`DaoModuleDesc::conds_hold`]).
     pub fn cdead(&self) -> &'static [u32] {

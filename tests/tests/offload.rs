@@ -19,7 +19,9 @@
 //! - `refused/`: pointer attachment and `omp_target_alloc` memory live at a
 //!   checkpoint stop the first checkpoint with an error naming them, and
 //!   leave no checkpoint;
-//! - `dao inspect` lists the device regions (text and `--json`);
+//! - `dao inspect` lists the device regions (text and `--json`), and
+//!   device liveness leaves dead device copies unsaved (`dead_device.c`
+//!   and its twins);
 //! - the placement path: DAO_PROFILE records the kernel boundaries (device
 //!   bytes, kernel time, measured device-to-host time), `dao place
 //!   --mtbf-gpu --gpu-mode ... -o` writes the placement, and DAO_PLACEMENT
@@ -211,6 +213,57 @@ fn dao(args: &[&str]) -> std::process::Output {
     cmd.output().expect("run dao")
 }
 
+/// Device liveness (`pass/plugin/src/device.rs`): at the marker of
+/// `dead_device.c` the device copies of the scratch `w` and the output `o`
+/// are dead at -O2 (the next kernels rewrite them whole before any device
+/// operation reads them) and are neither copied back nor saved; the state
+/// `u` is saved. The twins keep `w`: `-DREAD_SCRATCH` (kernel 1 reads it)
+/// and `-DSHORT_WRITE` (kernel 1 leaves `w[0]`, which kernel 2 reads). At
+/// -O0 every copy is saved. Every variant goes through the crash scenarios
+/// (`DAO_DEAD=poison` fills unsaved device copies with 0xff).
+#[test]
+fn dead_device_copies() {
+    crash("dead_device", Opt::O2, &["120"], 10);
+    crash("dead_device", Opt::O0, &["120"], 10);
+    let saved = |exe: &PathBuf, tag: &str| -> Vec<(String, bool)> {
+        let dir = fresh_dir(&format!("offload-dead-device-{tag}"));
+        let ck = dir.join("ckpt");
+        let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "10".into()), ("DAO_CRASH_AFTER", "2".into())], &["120"]);
+        assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=2 kills the run");
+        let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+        let mut r: Vec<(String, bool)> = v["devices"][0]["ranges"].as_array().expect("ranges").iter().map(|x| (x["name"].as_str().unwrap_or("?").to_string(), x["saved"] == true)).collect();
+        r.sort();
+        r
+    };
+    let want = |w: bool| vec![("o".to_string(), false), ("u".to_string(), true), ("w".to_string(), w)];
+    assert_eq!(saved(&built("dead_device.c", Opt::O2, Variant::Instrumented), "o2"), want(false), "-O2: w and o dead");
+    let all = vec![("o".to_string(), true), ("u".to_string(), true), ("w".to_string(), true)];
+    assert_eq!(saved(&built("dead_device.c", Opt::O0, Variant::Instrumented), "o0"), all, "-O0: every device copy saved");
+    for twin in ["READ_SCRATCH", "SHORT_WRITE"] {
+        let bdir = tools().out.join("offload-build").join(format!("dead_device-{twin}"));
+        let mut fl = flags();
+        fl.push(format!("-D{twin}"));
+        let clean = build_once(&format!("offload-dead_device-{twin}-clean"), || build_sources(Lang::C, &[src("dead_device.c")], &fl, Opt::O2, Variant::Clean, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+        let inst = build_once(&format!("offload-dead_device-{twin}-inst"), || build_sources(Lang::C, &[src("dead_device.c")], &fl, Opt::O2, Variant::Instrumented, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+        assert_eq!(saved(&inst, twin), want(true), "{twin}: w kept");
+        check_plan(&Plan {
+            label: format!("offload dead_device -D{twin} O2"),
+            dir: fresh_dir(&format!("offload-dead_device-{twin}")),
+            clean,
+            inst,
+            args: &["120"],
+            env: vec![("OMP_NUM_THREADS", "2".into())],
+            every: 10,
+            crash_after: &[1, 5],
+            crash_in: &[3],
+            drop_lines: &[],
+            reference_lines: vec![],
+            exact_count: true,
+        });
+    }
+}
+
 /// What dao cannot give back stops the first checkpoint with an error
 /// naming it; no checkpoint is left to resume wrongly.
 #[test]
@@ -232,7 +285,10 @@ fn refused_at_the_first_checkpoint() {
 }
 
 /// `dao inspect` names every mapped range per device, with its map type and
-/// reference count; `--json` has the same.
+/// reference count, and whether its device copy was saved; `--json` has
+/// the same. At maps.c's marker (-O2) the device copy of `a` is dead: the
+/// next kernel rewrites all of it and reads none of it (device liveness,
+/// `pass/plugin/src/device.rs`).
 #[test]
 fn inspect_lists_device_regions() {
     let exe = built("maps.c", Opt::O2, Variant::Instrumented);
@@ -243,8 +299,8 @@ fn inspect_lists_device_regions() {
     let text = dao(&["inspect", &ck.join("store.000002.dst").display().to_string()]);
     let t = String::from_utf8_lossy(&text.stdout);
     assert!(text.status.success(), "dao inspect: {}", String::from_utf8_lossy(&text.stderr));
-    assert!(t.contains("device 0: 4 mapped ranges (96.0 KiB), device copies saved 96.0 KiB"), "{t}");
-    for line in ["map    a ", "tofrom (refs 1): saved", "map    b ", "alloc (refs 1): saved", "c[0:4096]", "map    coef"] {
+    assert!(t.contains("device 0: 4 mapped ranges (96.0 KiB), device copies saved 64.0 KiB"), "{t}");
+    for line in ["map    a ", "tofrom (refs 1): dead, not saved", "map    b ", "alloc (refs 1): saved", "c[0:4096]", "map    coef"] {
         assert!(t.contains(line), "`{line}` missing:\n{t}");
     }
     let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
@@ -252,7 +308,8 @@ fn inspect_lists_device_regions() {
     let ranges = v["devices"][0]["ranges"].as_array().expect("devices[0].ranges");
     assert_eq!(ranges.len(), 4);
     assert!(ranges.iter().any(|r| r["name"] == "b" && r["map"] == "alloc" && r["dyn_refs"] == 1 && r["saved"] == true), "{ranges:?}");
-    assert_eq!(v["totals"]["device"], 98336);
+    assert!(ranges.iter().any(|r| r["name"] == "a" && r["map"] == "tofrom" && r["saved"] == false), "{ranges:?}");
+    assert_eq!(v["totals"]["device"], 98336 - 32768);
 }
 
 /// The placement path end to end: profile, `dao place --mtbf-gpu

@@ -1106,7 +1106,9 @@ struct DaoGuardReqOut {
 // for the whole call, and the function only loads it (a parallel region's
 // by-reference capture of a pointer, or a field of flang's argument
 // struct). In the clone the argument, or every load of that slot, is
-// replaced by the global, so its accesses get boxes of the global.
+// replaced by the global, so its accesses get boxes of the global. A
+// ConstantInt in bindGlobal[i] says that integer argument bindArg[i] is
+// that constant at the call (`CONST_ARG`): it is replaced by it.
 // The one value every store of the module gives the `bytes`-wide integer at
 // `off` of G, or nothing: G's address is only loaded from and stored to
 // (through constant offsets), every store that touches those bytes stores
@@ -1265,6 +1267,14 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       continue;
     Argument *A = C->getArg(bindArg[i]);
     Value *G = unwrap(bindGlobal[i]);
+    // an integer argument that is a constant at the call site analysed
+    // (`CONST_ARG`: device.rs binds a parallel region's chunk bounds to
+    // the whole range)
+    if (auto *K = dyn_cast<ConstantInt>(G)) {
+      if (A->getType()->isIntegerTy())
+        A->replaceAllUsesWith(ConstantInt::getSigned(A->getType(), K->getSExtValue()));
+      continue;
+    }
     if (!A->getType()->isPointerTy() || G->getType() != A->getType())
       continue;
     if (!bindSlot[i]) {

@@ -172,6 +172,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 let globals: Vec<u32> = s.globals.iter().map(|g| *g as u32).collect();
                 let cdead: Vec<u32> = s.cdead.iter().map(|g| *g as u32).collect();
                 let cboxes: Vec<u32> = s.cboxes.iter().map(|k| *k as u32).collect();
+                let ddead: Vec<u32> = s.ddead.iter().map(|g| *g as u32).collect();
                 let base = format!("dao.site.{fi}.{k}");
                 // (global, first byte, end byte) of the globals live in part
                 let parts: Vec<Value> = s
@@ -245,6 +246,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                         ("kept_why", kept_why),
                         ("n_cboxes", m.const_i32(cboxes.len() as u32)),
                         ("cboxes", idx_arr(&format!("{base}.cboxes"), &cboxes)),
+                        ("n_ddead", m.const_i32(ddead.len() as u32)),
+                        ("ddead", idx_arr(&format!("{base}.ddead"), &ddead)),
                     ],
                 )
             })

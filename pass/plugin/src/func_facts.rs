@@ -575,7 +575,13 @@ impl<'a> FuncFacts<'a> {
 
     pub fn loop_facts(&self) -> &crate::ir::LoopFacts {
         self.loops.get_or_init(|| {
-            let bind: Vec<(u32, i64, Value)> = self.bind_list.iter().filter(|b| b.2 != LOCAL && b.1 != CONST_ARG).map(|&(i, slot, g)| (i, slot, self.mf.globals[g])).collect();
+            // (a constant argument goes to the shim as its value)
+            let bind: Vec<(u32, i64, Value)> = self
+                .bind_list
+                .iter()
+                .filter(|b| b.1 == CONST_ARG || b.2 != LOCAL)
+                .map(|&(i, slot, g)| (i, slot, if slot == CONST_ARG { self.mf.m.const_i64(g as u64) } else { self.mf.globals[g] }))
+                .collect();
             let (elig, writers) = self.mf.cond.for_shim(&self.mf.globals, &self.mf.funcs);
             let key = (self.f, bind, elig, writers);
             if let Some(lf) = self.mf.loop_cache.borrow().get(&key) {

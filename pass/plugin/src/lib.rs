@@ -24,7 +24,7 @@
 //! 3. facts: provenance, cond, facts, read_boxes, func_facts, varmap
 //! 4. translation: write_boxes, loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
-//! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, sites, planning
+//! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, device, sites, planning
 //! 7. carrying it out: emit, route, guard, remarks
 
 mod anchors;
@@ -32,6 +32,7 @@ mod cond;
 mod config;
 mod constructs;
 mod declare;
+mod device;
 mod diag;
 mod emit;
 mod exported;

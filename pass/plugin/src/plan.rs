@@ -68,6 +68,10 @@ pub struct SitePlan {
     /// dead here when their conditions hold: the runtime leaves their
     /// bytes out (live in world 0, not in world 1).
     pub cboxes: Vec<usize>,
+    /// Defined globals whose device copies are dead here (`device.rs`;
+    /// ABI 13): the runtime neither copies back nor saves a mapped range
+    /// inside one when every frame of the chain lists it.
+    pub ddead: Vec<usize>,
 }
 
 #[derive(Debug)]

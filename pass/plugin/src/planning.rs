@@ -96,7 +96,9 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         drop(ffs);
         return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
     }
-    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
+    // the device view (issue #35), in a module that launches kernels
+    let device = if sections { crate::device::DeviceFacts::new(&facts, &scan.calls, &ffs, &sums) } else { None };
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
@@ -115,7 +117,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
         let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
         let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
-        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default() };
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
         let boxes = facts.cond.boxes();

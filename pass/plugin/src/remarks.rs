@@ -127,6 +127,13 @@ pub fn print(m: Module, plan: &ModulePlan) {
                     .collect();
                 format!("; saved unless the runtime-checked conditions hold at the checkpoint: {} globals [{}]", s.cdead.len(), list.join(", "))
             };
+            // device copies dead here (device.rs)
+            let cdead = if s.ddead.is_empty() {
+                cdead
+            } else {
+                let list: Vec<String> = s.ddead.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g])).collect();
+                format!("{cdead}; device copies dead here (not copied back if mapped): {} globals [{}]", s.ddead.len(), list.join(", "))
+            };
             eprintln!(
                 "remark: dao: {}: {what}{privs}live: {} values ({vbytes} B) [{}], {} stack objects ({abytes} B) [{}]{shared}{} globals ({gbytes} B) [{}]{cdead}{dead}{}",
                 s.loc.clone().unwrap_or_else(|| source.clone()),

@@ -29,6 +29,9 @@ pub struct Planner<'a> {
     /// Sites where the analysis had to be conservative (unknown reads).
     pub conservative: usize,
     pub sections: SectionReport,
+    /// The device view's facts, in a module that launches kernels
+    /// (`device.rs`).
+    pub device: Option<&'a crate::device::DeviceFacts>,
 }
 
 impl Planner<'_> {
@@ -95,6 +98,7 @@ impl Planner<'_> {
         }
         let t = translate(ff, Some(sums));
         let live = LiveSets::compute(&t.body);
+        let dev = self.device.map(|d| d.live(ff, &t));
         let objs = global_objs(self.facts, &t);
         let bytes = dao_analysis::bytelive::ByteLive::compute(&t.body, &objs);
         let live = (&live, &bytes);
@@ -122,7 +126,7 @@ impl Planner<'_> {
                     }
                     continue;
                 };
-                sites.push(self.site_plan(f, b, i, kind, k, &t, live, ff));
+                sites.push(self.site_plan(f, b, i, kind, k, &t, live, dev.as_ref(), ff));
             }
         }
         check_constructs(f, &name, &sites, &mut self.diags, &mut self.moves, &mut self.master_only);
@@ -253,6 +257,7 @@ impl Planner<'_> {
         k: CallKind,
         t: &Translated,
         (live, bytes): (&LiveSets, &dao_analysis::bytelive::ByteLive),
+        dev: Option<&(dao_analysis::Body, LiveSets)>,
         ff: &FuncFacts,
     ) -> SitePlan {
         let entry = f.entry_block();
@@ -401,6 +406,22 @@ impl Planner<'_> {
         } else {
             Vec::new()
         };
+        // the device copies dead here, at the same position as the host's
+        // live set (device.rs)
+        let ddead = match (dev, self.device) {
+            (Some((db, dl)), Some(d)) => {
+                let dlive = if resumes {
+                    let (cb, ci) = t.pos[&i];
+                    dl.after(db, cb, ci)
+                } else if re_executed {
+                    dl.before(db, bi, si)
+                } else {
+                    dl.after(db, bi, si)
+                };
+                d.mapped.iter().copied().filter(|&g| !dlive.contains(g) && !self.facts.global_declared[g]).collect()
+            }
+            _ => Vec::new(),
+        };
         SitePlan {
             dead,
             unread,
@@ -408,6 +429,7 @@ impl Planner<'_> {
             cdead: Vec::new(),
             boxes_live,
             cboxes: Vec::new(),
+            ddead,
             inst: i,
             kind,
             callee,
@@ -559,6 +581,7 @@ pub fn exit_site(f: Value) -> Option<SitePlan> {
         cdead: Vec::new(),
         boxes_live: Vec::new(),
         cboxes: Vec::new(),
+        ddead: Vec::new(),
         inst: ret,
         kind: SiteKind::Exit,
         callee: None,

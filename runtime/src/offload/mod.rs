@@ -24,8 +24,10 @@
 //! kernels run as tasks: a checkpoint outside a parallel region waits for
 //! them (`taskwait`), one inside a region where one was created is deferred.
 //!
-//! Liveness: every mapped byte of the device copy is saved (no device
-//! liveness yet: docs/design.md section 21).
+//! Liveness: a mapped range inside a global whose device copy the pass
+//! found dead at every frame's site of the chain is recorded without its
+//! bytes ([`dead_ranges`]; docs/design.md section 21, "Device liveness");
+//! every other mapped byte is copied back and saved.
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -114,10 +116,44 @@ pub enum Refusal {
     Fatal(String),
 }
 
+/// The host ranges whose device copies are dead at a checkpoint taken at
+/// frame `top` (device liveness, ABI 13): the defined globals every frame
+/// of the chain lists as dead on the device at its site
+/// (`dao_site_desc.ddead`). None inside a parallel region (the workers'
+/// chains are not asked).
+pub fn dead_ranges(top: *mut crate::abi::DaoFrame) -> Vec<(u64, u64)> {
+    if !USED.load(Relaxed) || crate::omp::in_region() {
+        return Vec::new();
+    }
+    let mut acc: Option<Vec<(u64, u64)>> = None;
+    let mut f = top;
+    while let Some(fv) = crate::desc::FrameView::read(f) {
+        let (Some(site), Some(m)) = (fv.func.sites().get((fv.site as usize).wrapping_sub(1)), fv.func.module()) else { return Vec::new() };
+        let mine: Vec<(u64, u64)> = site
+            .ddead()
+            .iter()
+            .filter_map(|&g| m.globals().get(g as usize))
+            .filter(|d| d.offset != crate::abi::DAO_GLOBAL_DECLARED)
+            .map(|d| (d.addr as u64, d.size))
+            .collect();
+        let a = match acc {
+            None => mine,
+            Some(a) => a.into_iter().filter(|x| mine.contains(x)).collect(),
+        };
+        if a.is_empty() {
+            return a;
+        }
+        acc = Some(a);
+        f = fv.parent;
+    }
+    acc.unwrap_or_default()
+}
+
 /// What a checkpoint saves of the devices: every mapped range's device
-/// copy. Outside a parallel region `target ... nowait` tasks are waited for
-/// first; inside one they defer the checkpoint.
-pub fn before_checkpoint() -> Result<Vec<DeviceRegion<'static>>, Refusal> {
+/// copy but those inside a range of `dead` ([`dead_ranges`]), which are
+/// recorded without bytes. Outside a parallel region `target ... nowait`
+/// tasks are waited for first; inside one they defer the checkpoint.
+pub fn before_checkpoint(dead: &[(u64, u64)]) -> Result<Vec<DeviceRegion<'static>>, Refusal> {
     if !USED.load(Relaxed) {
         return Ok(Vec::new());
     }
@@ -147,7 +183,7 @@ pub fn before_checkpoint() -> Result<Vec<DeviceRegion<'static>>, Refusal> {
             dyn_refs: m.dyn_refs,
             hold_refs: m.hold_refs,
             name: m.name.clone().map(Into::into),
-            bytes: Some(copy_back(dev, addr, m)?.into()),
+            bytes: if dead.iter().any(|&(a, s)| a <= addr && addr + m.size <= a + s) { None } else { Some(copy_back(dev, addr, m)?.into()) },
         });
     }
     Ok(out)

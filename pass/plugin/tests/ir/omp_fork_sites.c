@@ -45,7 +45,7 @@ int main(void) {
 // CHECK-SAME: { i32 5, i32 0, ptr @dao.str.{{[0-9]+}}, ptr null,
 // CHECK-SAME: { i32 2, i32 0, ptr @dao.str.{{[0-9]+}}, ptr null,
 // CHECK-SAME: { i32 5, i32 0, ptr @dao.str.{{[0-9]+}}, ptr null,
-// CHECK-SAME: { i32 6, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null }]
+// CHECK-SAME: { i32 6, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null }]
 // O2: @dao.sites.2 = private unnamed_addr constant [1 x
 // O2-SAME: { i32 4, i32 0, ptr @dao.str.{{[0-9]+}}, ptr [[OUTLINED]], i32 1,
 

@@ -56,7 +56,7 @@ end subroutine
 ! CHECK-SAME: { i32 2, i32 {{[01]}}, ptr @dao.str.{{[0-9]+}}, ptr null,
 ! CHECK-SAME: { i32 5, i32 {{[01]}}, ptr null, ptr null,
 ! CHECK-SAME: { i32 5, i32 {{[01]}}, ptr @dao.str.{{[0-9]+}}, ptr null,
-! CHECK-SAME: { i32 6, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null }]
+! CHECK-SAME: { i32 6, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null }]
 
 ! CHECK-LABEL: define void @sweep_(
 ! CHECK: store ptr %{{[0-9]+}}, ptr %{{structArg|gep_[0-9]*}}

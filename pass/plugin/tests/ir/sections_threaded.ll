@@ -17,7 +17,7 @@
 ; IR-DAG: @[[WHY:dao.str.[0-9]+]] = private unnamed_addr constant [43 x i8] c"the call of 'fa' at sections_threaded.ll:3\00"
 ; IR-DAG: @dao.site.0.0.dead_why = private unnamed_addr constant [1 x ptr] [ptr @[[WHY]]]
 ; IR-DAG: @dao.site.0.0.dead = private unnamed_addr constant [1 x i32] zeroinitializer
-; IR-DAG: i32 1, ptr @dao.site.0.0.dead, ptr @dao.site.0.0.dead_why, i32 0, ptr null, ptr null, i32 0, ptr null }]
+; IR-DAG: i32 1, ptr @dao.site.0.0.dead, ptr @dao.site.0.0.dead_why, i32 0, ptr null, ptr null, i32 0, ptr null, i32 0, ptr null }]
 @a = internal global [8 x [8 x double]] zeroinitializer
 @b = internal global [8 x [8 x double]] zeroinitializer
 @c = internal global [8 x [8 x double]] zeroinitializer
