@@ -125,7 +125,8 @@ pub fn record(frame: *mut DaoFrame) {
     s.team = s.team.max(team);
     let mut line = format!("{{\"n\":{n},\"time_s\":{:.9},\"site\":{},{fields}", time as f64 * 1e-9, quote(&site));
     // an offload program: this instance is a kernel boundary (offload/)
-    if let Some(d) = crate::offload::profile_fields() {
+    let dead = if SAVE_ALL.load(Relaxed) { Vec::new() } else { crate::offload::dead_ranges(frame) };
+    if let Some(d) = crate::offload::profile_fields(&dead) {
         line += ",";
         line += &d;
     }

@@ -252,25 +252,29 @@ fn restore_own(regions: &[DeviceRegion<'_>], poison: bool, file: &str) -> u64 {
     copied
 }
 
-/// DAO_PROFILE at a kernel boundary of an offload program: the mapped
-/// (all live: no device liveness yet) bytes, the time spent in kernels
-/// since the previous instance, the last kernel, and the measured time to
-/// copy the device copies to the host (B2). None without offload.
-pub fn profile_fields() -> Option<String> {
+/// DAO_PROFILE at a kernel boundary of an offload program: the live
+/// device bytes (those a checkpoint here would copy back: the mapped ones
+/// less the ranges in `dead`, [`dead_ranges`]) and the mapped bytes, the
+/// time spent in kernels since the previous instance, the last kernel, and
+/// the measured time to copy the live device copies to the host (B2).
+/// None without offload.
+pub fn profile_fields(dead: &[(u64, u64)]) -> Option<String> {
     if !USED.load(Relaxed) {
         return None;
     }
-    crate::libc_alloc::own(profile_own)
+    crate::libc_alloc::own(|| profile_own(dead))
 }
 
-fn profile_own() -> Option<String> {
+fn profile_own(dead: &[(u64, u64)]) -> Option<String> {
     static LAST_NS: AtomicU64 = AtomicU64::new(0);
     let total = KERNEL_NS.load(Relaxed);
     let since = total.saturating_sub(LAST_NS.swap(total, Relaxed));
     let t = table();
-    let bytes = t.mapped_bytes();
+    let mapped = t.mapped_bytes();
+    let live = |addr: u64, m: &Mapping| !dead.iter().any(|&(a, s)| a <= addr && addr + m.size <= a + s);
+    let bytes: u64 = t.maps.iter().filter(|(&(_, addr), m)| live(addr, m)).map(|(_, m)| m.size).sum();
     let t0 = Instant::now();
-    for (&(dev, addr), m) in &t.maps {
+    for (&(dev, addr), m) in t.maps.iter().filter(|(&(_, addr), m)| live(addr, m)) {
         let p = tgt::device_ptr(addr, dev);
         if !p.is_null() {
             let mut buf = vec![0u8; m.size as usize];
@@ -280,7 +284,7 @@ fn profile_own() -> Option<String> {
     let d2h = t0.elapsed().as_secs_f64();
     let kernel = LAST_KERNEL.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Some(format!(
-        "\"device\":{{\"kind\":\"offload\",\"bytes\":{bytes},\"mapped_bytes\":{bytes},\"ranges\":{},\"kernel\":{},\"kernel_s\":{:.9},\"kernels\":{},\"d2h_s\":{d2h:.9}}}",
+        "\"device\":{{\"kind\":\"offload\",\"bytes\":{bytes},\"mapped_bytes\":{mapped},\"ranges\":{},\"kernel\":{},\"kernel_s\":{:.9},\"kernels\":{},\"d2h_s\":{d2h:.9}}}",
         t.maps.len(),
         crate::stats::quote(&kernel),
         since as f64 * 1e-9,
