@@ -117,7 +117,9 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
         let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
         let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
-        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref() };
+        // (no device view: world 1 gives the sites only their conditional
+        // kills; the device copies dead at a site are world 0's)
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None };
         let mut k = 0;
         let of_object = facts.cond.of_object();
         let boxes = facts.cond.boxes();
