@@ -28,6 +28,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm-c/Types.h"
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -35,6 +36,13 @@
 #include <set>
 
 using namespace llvm;
+
+// DAO_DEBUG_LOOPS=1 (config.rs): why a loop or a read got no section (read
+// once: it is asked in the analyses' inner loops).
+static bool debugLoops() {
+  static const bool On = getenv("DAO_DEBUG_LOOPS") != nullptr;
+  return On;
+}
 
 namespace {
 // A plain message diagnostic from the dao plugin (LLVM 19 has no generic one).
@@ -854,13 +862,13 @@ private:
       return same();
     const SCEV *M = SE.getSymbolicMaxBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(M)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: widen " << *E << ": no max btc (exact " << *SE.getBackedgeTakenCount(L) << ")\n";
       return same();
     }
     M = SE.applyLoopGuards(M, L);
     APInt Max = SE.getUnsignedRangeMax(M);
-    if (getenv("DAO_DEBUG_LOOPS"))
+    if (debugLoops())
       errs() << "dao-debug: widen " << *E << ": max btc " << *M << " <= " << Max << "\n";
     unsigned w = AR->getType()->getIntegerBitWidth();
     if (Max.getActiveBits() > 40 || w > 64)
@@ -945,12 +953,12 @@ template <class Erased> void unsignedBoundMinusOne(Function &F, Erased erased) {
       std::swap(A, B);
     else if (Cmp->getPredicate() != ICmpInst::ICMP_UGT)
       continue;
-    if (getenv("DAO_DEBUG_LOOPS"))
+    if (debugLoops())
       errs() << "dao-debug: unsigned exit test " << *Cmp << " in " << L->getHeader()->getName() << "\n";
     auto *Sub = dyn_cast<BinaryOperator>(B);
     auto *M1 = Sub && Sub->getOpcode() == Instruction::Add ? dyn_cast<ConstantInt>(Sub->getOperand(1)) : nullptr;
     if (!M1 || !M1->isMinusOne() || !Sub->hasNoSignedWrap() || L->contains(Sub)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug:   not X - 1: " << *B << "\n";
       continue;
     }
@@ -959,7 +967,7 @@ template <class Erased> void unsignedBoundMinusOne(Function &F, Erased erased) {
     const SCEV *Z = SE.getZero(X->getType());
     bool inv = SE.isLoopInvariant(XS, L);
     bool pos = inv && (SE.isLoopEntryGuardedByCond(L, ICmpInst::ICMP_SGT, XS, Z) || SE.isLoopEntryGuardedByCond(L, ICmpInst::ICMP_NE, XS, Z));
-    if (getenv("DAO_DEBUG_LOOPS"))
+    if (debugLoops())
       errs() << "dao-debug:   bound " << *XS << " invariant " << inv << " positive " << pos << "\n";
     if (!pos)
       continue;
@@ -1200,6 +1208,47 @@ static bool deadEnd(BasicBlock *B) {
   return false;
 }
 
+// DAO_PASS_TIME=1 (timing.rs): the time of each phase of the loop facts,
+// summed over the module's runs, printed with the pass's own phases.
+namespace {
+struct ShimPhase {
+  const char *name;
+  double ms;
+};
+ShimPhase shimPhases[] = {{"shim: clone", 0},        {"shim: prepare the clone", 0}, {"shim: bounds from globals", 0},
+                          {"shim: folds", 0},        {"shim: loops", 0},             {"shim: write sections", 0},
+                          {"shim: guards, edges", 0}, {"shim: reads", 0},             {"shim: relative writes, free", 0},
+                          {"shim: erase the clone", 0}};
+bool shimTimeOn() {
+  static const bool On = [] {
+    const char *V = getenv("DAO_PASS_TIME");
+    return V && !strcmp(V, "1");
+  }();
+  return On;
+}
+// Adds the time since the last lap to phase `k`.
+struct ShimLap {
+  bool On = shimTimeOn();
+  std::chrono::steady_clock::time_point T = On ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  void operator()(unsigned K) {
+    if (!On)
+      return;
+    auto N = std::chrono::steady_clock::now();
+    shimPhases[K].ms += std::chrono::duration<double, std::milli>(N - T).count();
+    T = N;
+  }
+};
+} // namespace
+
+extern "C" unsigned dao_cxx_shim_phase(unsigned i, const char **name, double *ms) {
+  if (i >= sizeof(shimPhases) / sizeof(shimPhases[0]))
+    return 0;
+  *name = shimPhases[i].name;
+  *ms = shimPhases[i].ms;
+  shimPhases[i].ms = 0;
+  return 1;
+}
+
 static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
                                   LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
                                   unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind,
@@ -1208,16 +1257,18 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // the writes-only run (`pins` given): the pinned values in place of their
   // bound loads, branches to dead ends cut, only the write sections kept
   bool writesOnly = pins != nullptr;
-  if (getenv("DAO_DEBUG_LOOPS"))
+  if (debugLoops())
     errs() << "dao-debug: shim facts of " << F->getName() << (writesOnly ? " (writes only)" : "") << " (" << nElig << " eligible globals, " << nWriters << " writers, " << nBind << " bindings)\n";
   if (F->isDeclaration())
     return Out;
+  ShimLap lap;
   ValueToValueMapTy VMap;
   Function *C = CloneFunction(F, VMap);
-  std::map<const Value *, Value *> Back;
+  DenseMap<const Value *, Value *> Back;
   for (auto KV : VMap)
     if (Value *Cl = KV.second)
       Back[Cl] = const_cast<Value *>(KV.first);
+  lap(0);
   // the team view: delete the static worksharing inits
   std::vector<CallInst *> inits;
   for (unsigned i = 0; i < nInits; ++i)
@@ -1370,6 +1421,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // nowhere (the loads inside all read that value); a load outside loops
   // counts when no write of the global is reachable from it. (In the
   // clone only; the old loads stay, unused: the value map names them.)
+  lap(1);
   std::map<LoadInst *, DaoSym> symOf;
   std::map<PHINode *, DaoSym> symPhi;
   if (nElig) {
@@ -1605,6 +1657,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     for (LoadInst *LD : pinned)
       symOf.erase(LD);
   }
+  lap(2);
   // the writes-only run: a branch to a dead end goes the other way (a
   // loop's writes are what it has written when it completes; on a path to
   // a dead end it never does, and the program ends). The reads of the
@@ -1643,6 +1696,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   undoThreadedCopies(*C);
   if (const char *D = getenv("DAO_DEBUG_CLONE"); D && F->getName() == D)
     errs() << *C;
+  lap(3);
   // the analyses live in this scope: they hold handles into the clone, which
   // is erased after they are gone
   {
@@ -1678,6 +1732,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     LoopIx[L] = Out->loops.size();
     Out->loops.push_back(R);
   }
+  lap(4);
   // An offset as {start, +, step} over L with constant start and step (step
   // 0 when invariant in L), or nothing.
   // relStart with a start that need not be a constant: invariant in L (the
@@ -1708,7 +1763,10 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // object's start as a SCEV: a global, or an alloca (with `argOrCall`, also
   // an argument or a call's result) of the original function, mapped back
   // through the clone's value map; nothing when ScalarEvolution cannot say.
-  auto objectOffset = [&](Value *Ptr, bool argOrCall) -> std::optional<std::pair<Value *, const SCEV *>> {
+  // (memoised: the write, read and unrolled-cover analyses ask for the same
+  // addresses; the clone no longer changes from here on)
+  DenseMap<Value *, std::optional<std::pair<Value *, const SCEV *>>> OffsetMemo[2];
+  auto objectOffsetRaw = [&](Value *Ptr, bool argOrCall) -> std::optional<std::pair<Value *, const SCEV *>> {
     if (!SE.isSCEVable(Ptr->getType()))
       return std::nullopt;
     const SCEV *P = SE.getSCEV(Ptr);
@@ -1726,6 +1784,14 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     if (isa<SCEVCouldNotCompute>(Off))
       return std::nullopt;
     return std::make_pair(OrigBase, DaoExtDistributor(SE).visit(Off));
+  };
+  auto objectOffset = [&](Value *Ptr, bool argOrCall) -> std::optional<std::pair<Value *, const SCEV *>> {
+    auto &Memo = OffsetMemo[argOrCall];
+    if (auto It = Memo.find(Ptr); It != Memo.end())
+      return It->second;
+    auto R = objectOffsetRaw(Ptr, argOrCall);
+    Memo[Ptr] = R;
+    return R;
   };
   // A read: a load's address and size, or a memory transfer's source and
   // length (UINT64_MAX when not constant).
@@ -2170,7 +2236,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         }
       }
       if (It == symOf.end()) {
-        if (getenv("DAO_DEBUG_LOOPS"))
+        if (debugLoops())
           errs() << "dao-debug: not a bound load: " << *U->getValue() << " in " << C->getName() << "\n";
         return false;
       }
@@ -2247,20 +2313,20 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   };
   auto peelSpan = [&](const SCEV *&O, Loop *L, BasicBlock *X, auto &R) -> bool {
     if (R.ndims == 8 || !L->getExitingBlock()) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: no single exit or too deep: " << L->getHeader()->getName() << " " << R.ndims << "\n";
       return false;
     }
     const SCEV *BTC = SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(BTC)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: no BTC for " << L->getHeader()->getName() << "\n";
       return false;
     }
     const SCEV *Start = nullptr, *D0 = nullptr;
     int64_t s = 0;
     if (!spanOf(O, L, BTC, Start, s, D0)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: no span: " << *O << " BTC " << *BTC << "\n";
       return false;
     }
@@ -2300,7 +2366,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
             if (auto *C = dyn_cast<ConstantInt>(BO->getOperand(1)); C && !C->isNegative())
               if (BO->getOpcode() == Instruction::And || nonNegAt(BO->getOperand(0)))
                 continue;
-          if (getenv("DAO_DEBUG_LOOPS"))
+          if (debugLoops())
             errs() << "dao-debug: phi incoming not known non-negative: " << *In << " = " << *SE.getSCEV(In) << "\n";
           if (!nonNegV(In, d + 1))
             return false;
@@ -2326,7 +2392,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         if (isa<SCEVConstant>(Op) || SCEVExprContains(Op, [](const SCEV *X) { return isa<SCEVAddRecExpr>(X); }))
           keep.push_back(Op);
         else if (!nonNeg(Op)) {
-          if (getenv("DAO_DEBUG_LOOPS"))
+          if (debugLoops())
             errs() << "dao-debug: start term not known non-negative: " << *Op << "\n";
           return false;
         }
@@ -2336,7 +2402,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     const SCEV *D = SE.getAddExpr(D0, SE.getMinusSCEV(Start, StartLo));
     DaoUB b;
     if (!upper(D, b, 0)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: span not bounded: " << *D << " (BTC " << *BTC << ")\n";
       return false;
     }
@@ -2346,7 +2412,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     bool inner = R.ndims == 0;
     bool cells = inner && e < s && (int64_t)R.size % e == 0 && (int64_t)R.size >= s;
     if (e <= 0 || s % e != 0 || (e != s && !cells)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: span of stride " << s << " size " << R.size << " counted by " << e << "\n";
       return false;
     }
@@ -2389,7 +2455,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     DaoSym u;
     int64_t floor;
     if (!symMayBTC(L, u, floor)) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: no symbolic may-count: " << *SE.getBackedgeTakenCount(L) << "\n";
       return false;
     }
@@ -2573,7 +2639,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     if (auto It = shapeCache.find(L); It != shapeCache.end())
       return It->second;
     auto no = [&](const char *why) -> std::optional<DaoUnrollShape> {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: loop " << LoopIx[L] << " (" << L->getHeader()->getName() << "): not a runtime-unrolled loop: " << why << "\n";
       return shapeCache[L] = std::nullopt;
     };
@@ -2950,7 +3016,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     if (auto It = vecCache.find(VB); It != vecCache.end())
       return It->second;
     auto no = [&](const char *why) -> std::optional<DaoUnrollShape> {
-      if (why && getenv("DAO_DEBUG_LOOPS"))
+      if (why && debugLoops())
         errs() << "dao-debug: loop " << LoopIx[VB] << ": not a vectorised loop: " << why << "\n";
       return vecCache[VB] = std::nullopt;
     };
@@ -3010,7 +3076,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         Xv = NI->getOperand(0);
     }
     if (!Xv || !Xv->getType()->isIntegerTy()) {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: loop " << LoopIx[VB] << ": vector limit " << *NV << "\n";
       return no("the vector loop's limit is not X & -k or X - X urem k");
     }
@@ -3177,7 +3243,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   };
   auto unrolledCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
     auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a runtime-unrolled loop: " << why << "\n";
       return std::nullopt;
     };
@@ -3264,7 +3330,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // the blocks between them as one loop of X iterations, stride s.
   auto vectorCover = [&](Instruction &I, Loop *L, const SCEV *Off, uint64_t Size, Value *OrigBase) -> std::optional<DaoUnrolled> {
     auto no = [&](const char *why) -> std::optional<DaoUnrolled> {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: write of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": not a vectorised loop's cover: " << why << "\n";
       return std::nullopt;
     };
@@ -3366,7 +3432,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       return std::nullopt;
     int64_t k = Sh->k;
     auto dbg = [&](const char *why) -> std::optional<std::pair<Loop *, BasicBlock *>> {
-      if (getenv("DAO_DEBUG_LOOPS"))
+      if (debugLoops())
         errs() << "dao-debug: read of " << GV->getName() << " in runtime-unrolled loop " << LoopIx[Main] << ": " << why << ": " << *O << "\n";
       return std::nullopt;
     };
@@ -3483,11 +3549,12 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     R.stride[d] = s;
     R.ndims++;
     O = Base;
-    if (getenv("DAO_DEBUG_LOOPS"))
+    if (debugLoops())
       errs() << "dao-debug: read of " << GV->getName() << " in " << (Sh->vec ? "vectorised" : "runtime-unrolled") << " loop " << LoopIx[Main] << " taken whole, stride " << s << ", count " << *Sh->XS << ", base " << *Base << "\n";
     return std::make_pair(Main->getParentLoop(), Sh->anchor);
   };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
+  lap(4);
   uint64_t splitBudget = uint64_t(1) << 24;
   SplitCache splitCache;
   for (auto &BB : *C) {
@@ -3514,7 +3581,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         Out->loops[LoopIx[L]].stores++;
       auto OO = objectOffset(Ptr, true);
       if (!OO) {
-        if (getenv("DAO_DEBUG_LOOPS"))
+        if (debugLoops())
           errs() << "dao-debug: store with no object offset: " << I << "\n";
         continue;
       }
@@ -3529,7 +3596,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         S.count[0] = 0;
         S.symMask = 1;
         S.sym[0] = SL->second;
-        if (getenv("DAO_DEBUG_LOOPS"))
+        if (debugLoops())
           errs() << "dao-debug: write of " << OrigBase->getName() << ": a run-time length, " << SL->first << " * (" << SL->second.add << " + a bound)\n";
       }
       unsigned d0 = S.ndims; // the dims before the loops'
@@ -3613,7 +3680,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
             Y = Y->getSinglePredecessor();
           }
           if (!Y || !passed || !DT.dominates(Y, L->getLoopLatch()) || S.reqs.size() + G.size() > 4) {
-            if (getenv("DAO_DEBUG_LOOPS"))
+            if (debugLoops())
               errs() << "dao-debug: write of " << OrigBase->getName() << ": not in every iteration of loop " << LoopIx[L] << " (from " << X->getName() << ", header " << L->getHeader()->getName() << ", latch " << (L->getLoopLatch() ? L->getLoopLatch()->getName() : StringRef("none")) << ")\n";
             break;
           }
@@ -3639,11 +3706,11 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
               S.symMask |= 1u << d0;
               S.sym[d0] = us;
             } else {
-              if (getenv("DAO_DEBUG_LOOPS"))
+              if (debugLoops())
                 errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for runtime-unrolled loop " << LoopIx[L] << ": " << *Un->trip << "\n";
               break;
             }
-            if (getenv("DAO_DEBUG_LOOPS"))
+            if (debugLoops())
               errs() << "dao-debug: write of " << OrigBase->getName() << ": runtime-unrolled loop " << LoopIx[L] << " taken whole, stride " << Un->stride << ", count " << *Un->trip << "\n";
             S.stride[d0] = Un->stride;
             S.ndims = d0 + 1;
@@ -3656,7 +3723,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         }
         if (!constBTC(L, btc)) {
           if (!symBTC(L, sym)) {
-            if (getenv("DAO_DEBUG_LOOPS")) {
+            if (debugLoops()) {
               errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for loop " << LoopIx[L] << ": " << *SE.getBackedgeTakenCount(L) << "\n";
             }
             break;
@@ -3733,6 +3800,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         Out->boundEdges.push_back({cast<BasicBlock>(F->second), cast<BasicBlock>(T->second), u, m});
       }
     }
+  lap(5);
   if (!symOf.empty()) {
     for (Loop *L : LI.getLoopsInPreorder()) {
       auto &R = Out->loops[LoopIx[L]];
@@ -3839,7 +3907,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         int64_t e = R.sym[q].add;
         R.stride[q] = a;
         O = SE.getAddExpr(C, SE.getConstant(O->getType(), a * (d - e + 1), true));
-        if (getenv("DAO_DEBUG_LOOPS"))
+        if (debugLoops())
           errs() << "dao-debug: read start at a bound's plane, a loop down from it: stride " << a << ", from plane " << (d - e + 1) << "\n";
         return true;
       }
@@ -3858,7 +3926,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     R.symMask |= 1u << R.ndims;
     R.ndims++;
     O = SE.getAddExpr(C, SE.getConstant(O->getType(), a * p0, true));
-    if (getenv("DAO_DEBUG_LOOPS"))
+    if (debugLoops())
       errs() << "dao-debug: read start at a bound's plane: stride " << R.stride[R.ndims - 1] << ", planes " << p0 << " up to U + " << d << "\n";
     return true;
   };
@@ -3950,7 +4018,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
             Cases.push_back(Ri);
           }
           if (!Cases.empty()) {
-            if (getenv("DAO_DEBUG_LOOPS"))
+            if (debugLoops())
               errs() << "dao-debug: read of " << Base->getName() << " at a phi's " << Cases.size() << " values: " << *O << "\n";
             R = Cases[0];
             Extra.insert(Extra.end(), Cases.begin() + 1, Cases.end());
@@ -3963,7 +4031,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         R.whole = false;
         R.start = K->getAPInt().getSExtValue();
       } else {
-        if (getenv("DAO_DEBUG_LOOPS"))
+        if (debugLoops())
           errs() << "dao-debug: whole read of " << Base->getName() << ": " << *Off << " (left " << *O << ", ok " << ok << ")\n";
         R.ndims = 0;
         R.symMask = 0;
@@ -3975,6 +4043,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         }
       }
   };
+  lap(6);
   for (auto &BB : *C) {
     if (!DT.isReachableFromEntry(&BB) || writesOnly)
       continue;
@@ -4052,7 +4121,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         }
       }
       const SCEV *Off = Size < (1ull << 40) ? globalOffset(Ptr, U) : nullptr;
-      if (!Off && GV && getenv("DAO_DEBUG_LOOPS"))
+      if (!Off && GV && debugLoops())
       {
         errs() << "dao-debug: read of " << GV->getName() << " with no offset: " << I << " ptr " << *Ptr << " = " << *SE.getSCEV(Ptr) << " base " << *SE.getPointerBase(SE.getSCEV(Ptr)) << "\n";
         if (auto *GEP = dyn_cast<GetElementPtrInst>(Ptr))
@@ -4090,7 +4159,8 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // Reads relative to each loop around them, for the reads-after-writes of
   // one iteration: loads and memory-transfer sources of an object some
   // write of the same loop has a relative box for.
-  if (getenv("DAO_DEBUG_LOOPS"))
+  lap(7);
+  if (debugLoops())
     for (auto &W : Out->relWrites)
       errs() << "dao-debug: rel write of " << W.base->getName() << " in loop " << W.loop << " step " << W.step << " dims " << W.ndims << " sym " << W.symMask << " start " << (W.startS ? *W.startS : *SE.getConstant(APInt(64, W.start, true))) << "\n";
   if (writesOnly)
@@ -4107,9 +4177,10 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
           Out->deadEnds = true;
     }
   if (!Out->relWrites.empty()) {
-    std::set<std::pair<unsigned, Value *>> written;
-    for (auto &W : Out->relWrites)
-      written.insert({W.loop, W.base});
+    // the writes per (loop, object), in their order
+    std::map<std::pair<unsigned, Value *>, std::vector<unsigned>> writesOf;
+    for (unsigned w = 0; w < Out->relWrites.size(); ++w)
+      writesOf[{Out->relWrites[w].loop, Out->relWrites[w].base}].push_back(w);
     for (auto &BB : *C) {
       Loop *L0 = LI.getLoopFor(&BB);
       if (!L0)
@@ -4131,7 +4202,8 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         DaoRel R{0, OrigBase, &I, 0, Size, 0, 0, {}, {}, nullptr, {}, {}, nullptr, 0, {}, {}};
         BasicBlock *X = &BB;
         for (Loop *L = L0; L; L = L->getParentLoop()) {
-          if (written.count({LoopIx[L], OrigBase}))
+          auto WO = writesOf.find({LoopIx[L], OrigBase});
+          if (WO != writesOf.end())
             if (auto K = relStartS(O, L)) {
               DaoRel Rl = R;
               Rl.loop = LoopIx[L];
@@ -4139,9 +4211,9 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
               // the frame: the first write's start; the others' and the
               // read's must differ from it by constants
               const SCEV *Frame = nullptr;
-              for (unsigned w = 0; w < Out->relWrites.size(); ++w) {
+              for (unsigned w : WO->second) {
                 auto &W = Out->relWrites[w];
-                if (W.loop != Rl.loop || W.base != OrigBase || W.step != Rl.step)
+                if (W.step != Rl.step)
                   continue;
                 bool after = W.child ? !W.child->contains(&BB) && DT.dominates(W.child->getExitingBlock(), &BB)
                                      : DT.dominates(W.inst, &I);
@@ -4159,7 +4231,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
                 Rl.wstarts.push_back(D->getAPInt().getSExtValue());
               }
               auto *RD = Frame ? dyn_cast<SCEVConstant>(SE.getMinusSCEV(K->first, Frame)) : nullptr;
-              if (getenv("DAO_DEBUG_LOOPS"))
+              if (debugLoops())
                 errs() << "dao-debug: rel read of " << OrigBase->getName() << " in loop " << LoopIx[L] << ": " << *K->first << " frame " << (Frame ? *Frame : *K->first) << " writes " << Rl.writes.size() << " dims " << Rl.ndims << "\n";
               if (!Rl.writes.empty() && RD && RD->getAPInt().getSignificantBits() <= 48) {
                 Rl.start = RD->getAPInt().getSExtValue();
@@ -4172,7 +4244,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
           auto *MaxK = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L));
           bool wide = !MaxK || MaxK->getAPInt().getActiveBits() > 20;
           if (!(wide && (peelMaySym(O, L, X, R) || peelSpan(O, L, X, R))) && !peelMay(O, L, X, R) && !peelSpan(O, L, X, R)) {
-            if (getenv("DAO_DEBUG_LOOPS"))
+            if (debugLoops())
               errs() << "dao-debug: rel read of " << OrigBase->getName() << " stops at loop " << LoopIx[L] << ": " << *O << "\n";
             break;
           }
@@ -4187,7 +4259,9 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     W.child = nullptr;
   }
   }
+  lap(8);
   C->eraseFromParent();
+  lap(9);
   return Out;
 }
 
@@ -4234,7 +4308,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
     Out->sections.push_back(S);
     ++added;
   }
-  if (getenv("DAO_DEBUG_LOOPS"))
+  if (debugLoops())
     errs() << "dao-debug: writes-only run of " << F->getName() << ": " << added << " sections added under " << pins.size() << " pinned values\n";
   delete W;
   return Out;

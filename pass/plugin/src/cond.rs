@@ -191,7 +191,7 @@ pub struct CondFacts {
 
 /// The count of one dimension of a [`WBox`] known only at run time: at
 /// least `add` plus the `bytes`-wide integer at `off` of global `global`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SymRef {
     pub global: usize,
     pub off: i64,
@@ -205,7 +205,7 @@ pub struct SymRef {
 /// count) steps, a dimension's count `max(0, add + value)` where it has a
 /// [`SymRef`] (issue #33: NPB BT's `lhs`, whose interior `lhsx` rewrites
 /// each step while its boundary planes stay live).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WBox {
     pub object: usize,
     pub start: i64,
@@ -299,6 +299,14 @@ impl CondFacts {
             None => boxes.push((header, b, merge(conds))),
         }
         None
+    }
+
+    /// Put the boxes world 0 found in the module's order (function, then
+    /// loop header, as `order` ranks blocks), before world 1 numbers them:
+    /// the descriptor's order of boxes then does not depend on the order in
+    /// which the planning translated functions.
+    pub fn order_boxes(&self, order: impl Fn(Block) -> (usize, usize)) {
+        self.boxes.borrow_mut().sort_by(|a, b| (order(a.0), &a.1).cmp(&(order(b.0), &b.1)));
     }
 
     /// The objects beyond the globals: the boxes, in world 1 only.

@@ -27,6 +27,11 @@
 //!   reads, and (from `shim.cpp`, which reads the variable itself) why a
 //!   read got no box.
 
+//! - `DAO_PASS_TIME=1`: print the pass's own time per phase for each
+//!   module to stderr (`timing.rs`; the shim's loop facts, the
+//!   translations, the summaries and sites of both worlds, apply, verify),
+//!   for the pass's compile-time budget (issue #33: under 10% of a
+//!   compile).
 //! - `DAO_PASS_FAULT=panic|invalid`: for dao's own tests of the pass's
 //!   internal-error path: after instrumenting a module, panic, or leave a
 //!   block without a terminator (the verifier fails); either way the

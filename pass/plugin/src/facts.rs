@@ -41,6 +41,10 @@ pub struct ModuleFacts {
     /// only on these inputs.
     #[allow(clippy::type_complexity)]
     pub loop_cache: std::cell::RefCell<HashMap<(Value, Vec<(u32, i64, Value)>, Vec<Value>, Vec<(Value, Value)>), std::rc::Rc<crate::ir::LoopFacts>>>,
+    /// Per defined function: whether every call in it is of a known
+    /// external function that reads no memory or only through its
+    /// arguments (`loop_kills::quiet_call`, asked at each call of it).
+    pub quiet_defined: std::cell::RefCell<HashMap<Value, bool>>,
 }
 
 /// Interprocedural summary of a defined function: the globals a call may
@@ -63,6 +67,11 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Reads nothing, kills nothing, over `n` objects.
+    pub fn empty(n: usize) -> Summary {
+        Summary { globals: BitSet::new_empty(n), reads_unknown: false, kills: BitSet::new_empty(n), partial: Vec::new(), exposed: Vec::new() }
+    }
+
     pub fn join(&mut self, o: &Summary) -> bool {
         let mut c = self.globals.union_with(&o.globals);
         if o.reads_unknown && !self.reads_unknown {
@@ -136,7 +145,7 @@ impl ModuleFacts {
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default() };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default(), quiet_defined: Default::default() };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.

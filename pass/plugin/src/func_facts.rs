@@ -588,7 +588,7 @@ impl<'a> FuncFacts<'a> {
                 return lf.clone();
             }
             let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
-            let lf = std::rc::Rc::new(crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1));
+            let lf = std::rc::Rc::new(crate::timing::phase("shim loop facts", || crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1)));
             self.mf.loop_cache.borrow_mut().insert(key, lf.clone());
             lf
         })

@@ -20,7 +20,7 @@
 //! `tests/layers.rs` parses this list and fails on any other reference.
 //!
 //! 1. LLVM: ffi, ir
-//! 2. foundation: config, known, diag, declare
+//! 2. foundation: config, timing, known, diag, declare
 //! 3. facts: provenance, cond, facts, read_boxes, func_facts, varmap
 //! 4. translation: write_boxes, loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
@@ -57,6 +57,7 @@ mod scan;
 mod sites;
 mod summaries;
 mod threadprivate;
+mod timing;
 mod translate;
 mod varmap;
 
@@ -89,7 +90,13 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 /// Called by the C++ pass for every module. Returns 1 when the module changed.
 #[no_mangle]
 pub extern "C" fn dao_rust_run_on_module(m: llvm_sys::prelude::LLVMModuleRef, _opt_level: i32) -> i32 {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ir::with_module(m, run)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ir::with_module(m, |m| {
+            let r = timing::phase("pass", || run(m));
+            timing::report(&m.source_name(), "pass");
+            r
+        })
+    }));
     match result {
         Ok(changed) => changed as i32,
         Err(_) => {
@@ -146,7 +153,7 @@ fn run(m: ir::Module) -> bool {
     if m.function(dao_abi::entry::REGISTER_MODULE.name).is_some() {
         return false;
     }
-    let mut plan = planning::plan_module(m);
+    let mut plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
     let report = |plan: &plan::ModulePlan| {
         for d in &plan.diags {
             let sev = match d.severity {
@@ -167,7 +174,7 @@ fn run(m: ir::Module) -> bool {
                 marker.move_before(next, &b);
             }
         }
-        plan = planning::plan_module(m);
+        plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
         plan.diags.retain(|d| d.severity != diag::Severity::Remark);
     }
     report(&plan);
@@ -192,9 +199,9 @@ fn run(m: ir::Module) -> bool {
     // carried out first on a clone of the module, planned again there: a
     // second planning, half of the pass's compile time.)
     let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let r = apply(m, &plan);
+        let r = timing::phase("apply", || apply(m, &plan));
         config::fault(m);
-        (r, m.verify())
+        (r, timing::phase("verify", || m.verify()))
     }));
     let failure = match applied {
         Ok(((changed, g), true)) => {

@@ -119,6 +119,8 @@ pub fn add_loop_kills(
     // world 1: the blocks made on edges the conditions rule out, shared by
     // the kills of every loop that sit on them
     let mut edge_blocks: HashMap<(usize, usize), usize> = HashMap::default();
+    // the blocks of the function's static finis (computed once)
+    let fini: std::cell::OnceCell<Vec<usize>> = std::cell::OnceCell::new();
     for (li, lp) in lf.loops.iter().enumerate() {
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
@@ -143,8 +145,8 @@ pub fn add_loop_kills(
         let (anchor, blocks): (Option<usize>, Vec<usize>) = match lp.init {
             Some(init) => {
                 let ib = block_ix.get(&init.parent_block()).copied();
-                let fini: Vec<usize> = ff.f.blocks().iter().filter(|b| b.instructions().iter().any(|i| known::call_role(*i) == Some(Role::StaticFini))).filter_map(|b| block_ix.get(b).copied()).collect();
-                (ib, ib.map(|ib| reach_until(body, ib, &fini)).unwrap_or_default())
+                let fini = fini.get_or_init(|| ff.f.blocks().iter().filter(|b| b.instructions().iter().any(|i| known::call_role(*i) == Some(Role::StaticFini))).filter_map(|b| block_ix.get(b).copied()).collect());
+                (ib, ib.map(|ib| reach_until(body, ib, fini)).unwrap_or_default())
             }
             None => (
                 lp.preheader
@@ -588,7 +590,7 @@ fn excuse(ff: &FuncFacts, body: &mut Body, at: StmtPos, var: usize, g: Option<us
 /// reach one).
 fn strip_iteration_local_reads(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap<crate::ir::Block, usize>, pos: &HashMap<Value, StmtPos>, body: &mut Body) {
     let lf = ff.loop_facts();
-    let quiet = |li: usize| lf.loops[li].blocks.iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| quiet_call(i, false)));
+    let quiet = |li: usize| lf.loops[li].blocks.iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| quiet_call(ff.mf, i, false)));
     let mut quiet_memo: HashMap<usize, bool> = HashMap::default();
     let mut n = 0;
     for r in &lf.rel_reads {
@@ -624,11 +626,17 @@ fn strip_iteration_local_reads(ff: &FuncFacts, vars: &VarMap, block_ix: &HashMap
 /// `omp`, also a barrier and a static worksharing loop's init and fini; a
 /// function defined here whose calls are all such external ones (one
 /// level: NPB's `binvcrhs`).
-fn quiet_call(call: Value, omp: bool) -> bool {
+fn quiet_call(mf: &crate::facts::ModuleFacts, call: Value, omp: bool) -> bool {
     let Some(c) = call.called_function() else { return false };
     let external = |d: Value| d.is_declaration() && matches!(known::effect(d), Some(known::Effect::NoMem | known::Effect::ReadsArgs | known::Effect::Intrinsic));
     if !c.is_declaration() {
-        return c.blocks().iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| i.called_function().is_some_and(external)));
+        // (once per callee: a call of it in every line of a solver)
+        if let Some(&q) = mf.quiet_defined.borrow().get(&c) {
+            return q;
+        }
+        let q = c.blocks().iter().all(|b| b.instructions().into_iter().filter(|i| i.is_call()).all(|i| i.called_function().is_some_and(external)));
+        mf.quiet_defined.borrow_mut().insert(c, q);
+        return q;
     }
     external(c) || (omp && matches!(known::role(c), Some(Role::Barrier | Role::StaticInit | Role::StaticFini)))
 }
@@ -650,7 +658,7 @@ fn strip_reads_after_loops(ff: &FuncFacts, vars: &VarMap, pos: &HashMap<Value, S
         return 0;
     }
     let blocks = ff.f.blocks();
-    if let Some(loud) = blocks.iter().flat_map(|b| b.instructions()).find(|i| i.is_call() && !quiet_call(*i, true)) {
+    if let Some(loud) = blocks.iter().flat_map(|b| b.instructions()).find(|i| i.is_call() && !quiet_call(ff.mf, *i, true)) {
         if crate::config::debug_loops() {
             eprintln!("dao-debug: reads after loops in '{}': not with the call of '{}'", ff.f.name(), loud.called_function().map(|c| c.name()).unwrap_or_default());
         }

@@ -22,9 +22,10 @@ use crate::offload::host_diags;
 use crate::plan::{ModulePlan, SectionReport};
 use crate::scan::scan_calls;
 use crate::sites::Planner;
-use crate::summaries::refine_summaries;
+use crate::summaries::{locals_needed, refine_summaries};
 use crate::threadprivate::threadprivate_vars;
 use crate::translate::local_summary;
+use dao_analysis::fxhash::HashMap;
 use dao_analysis::paths;
 
 /// Plan module `m`, in phases:
@@ -49,9 +50,16 @@ pub fn plan_module(m: Module) -> ModulePlan {
     plan
 }
 
+/// The local (may-read) summaries of the functions `needed` marks
+/// ([`locals_needed`]); an empty one for the others, which the refinement
+/// replaces before any use.
+fn local_summaries(ffs: &[FuncFacts], needed: &[bool]) -> Vec<Summary> {
+    ffs.iter().zip(needed).map(|(ff, &n)| if n { local_summary(ff) } else { Summary::empty(ff.mf.n_objs()) }).collect()
+}
+
 fn plan_checkpoints(m: Module) -> ModulePlan {
-    let facts = ModuleFacts::new(m);
-    let scan = scan_calls(&facts);
+    let facts = crate::timing::phase("module facts", || ModuleFacts::new(m));
+    let scan = crate::timing::phase("scan", || scan_calls(&facts));
     let main = m.function(known::names::MAIN).filter(|f| !f.is_declaration());
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
@@ -60,20 +68,22 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
-    let ffs: Vec<FuncFacts> = facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect();
+    let ffs: Vec<FuncFacts> = crate::timing::phase("function facts", || facts.funcs.iter().map(|f| FuncFacts::new(&facts, *f)).collect());
     // the globals a runtime-checked condition may read (before any loop
     // facts: the shim takes each function's stable ones)
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
     if config::sections() && participates {
-        facts.cond.setup(&facts.globals, &facts.global_declared, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
-        facts.cond.set_frozen(&facts.funcs, &facts.func_ix, &paths.on_path, |fi, p| ffs[fi].global_bases(p));
+        crate::timing::phase("conditions' globals", || {
+            facts.cond.setup(&facts.globals, &facts.global_declared, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
+            facts.cond.set_frozen(&facts.funcs, &facts.func_ix, &paths.on_path, |fi, p| ffs[fi].global_bases(p));
+        });
     }
     // Interprocedural read summaries.
     // what any code may read of each global (the loop facts of every
     // function), before any kill is decided
     let sections = config::sections();
     if sections {
-        let reads: Vec<_> = ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect();
+        let reads: Vec<_> = crate::timing::phase("loop facts", || ffs.iter().flat_map(|ff| ff.loop_facts().reads.iter().cloned()).collect());
         if config::debug_loops() {
             for ff in &ffs {
                 let lf = ff.loop_facts();
@@ -87,9 +97,10 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let arg_reads: Vec<_> = ffs.iter().map(|ff| (ff.f, &ff.loop_facts().arg_reads[..])).collect();
         facts.set_readable(&reads, &arg_reads);
     }
-    let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+    let needed = if sections { locals_needed(&facts, &scan.calls) } else { vec![true; ffs.len()] };
+    let locals: Vec<Summary> = crate::timing::phase("local summaries", || local_summaries(&ffs, &needed));
     let sums = scan.calls.graph.summarize(locals, |a, b| a.join(b));
-    let (sums, specialised) = if sections { refine_summaries(&facts, &scan.calls, &ffs, sums) } else { (sums, 0) };
+    let (sums, specialised, mut translated) = if sections { crate::timing::phase("summaries, world 0", || refine_summaries(&facts, &scan.calls, &ffs, sums, &paths.on_path)) } else { (sums, 0, Vec::new()) };
     let tp = if has_tp { threadprivate_vars(&facts, &scan.calls, main, &ffs, &sums) } else { vec![] };
     let exported = exported_state(&facts, &sums);
     if !participates {
@@ -97,13 +108,14 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
     }
     // the device view (issue #35), in a module that launches kernels
-    let device = if sections { crate::device::DeviceFacts::new(&facts, &scan.calls, &ffs, &sums) } else { None };
+    let device = if sections { crate::timing::phase("device view", || crate::device::DeviceFacts::new(&facts, &scan.calls, &ffs, &sums)) } else { None };
     let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
         if paths.on_path[fi] {
-            funcs.push(p.plan_function(fi, ff, &sums));
+            let t = translated.get_mut(fi).and_then(Option::take);
+            funcs.push(crate::timing::phase("sites, world 0", || p.plan_function(fi, ff, &sums, t)));
         }
     }
     let Planner { diags, moves, master_only, conservative, mut sections, .. } = p;
@@ -113,10 +125,17 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     // globals as uses of what they kill. A global live at a site in world
     // 0 but not in world 1 is dead there when its conditions hold.
     if facts.cond.any() {
+        let mut rank: HashMap<crate::ir::Block, (usize, usize)> = HashMap::default();
+        for (fi, f) in facts.funcs.iter().enumerate() {
+            for (bi, b) in f.blocks().into_iter().enumerate() {
+                rank.insert(b, (fi, bi));
+            }
+        }
+        facts.cond.order_boxes(|b| rank.get(&b).copied().unwrap_or((usize::MAX, usize::MAX)));
         facts.cond.world1.set(true);
-        let locals: Vec<Summary> = ffs.iter().map(local_summary).collect();
+        let locals: Vec<Summary> = crate::timing::phase("local summaries, world 1", || local_summaries(&ffs, &needed));
         let sums1 = scan.calls.graph.summarize(locals, |a, b| a.join(b));
-        let (sums1, _) = refine_summaries(&facts, &scan.calls, &ffs, sums1);
+        let (sums1, _, mut translated1) = crate::timing::phase("summaries, world 1", || refine_summaries(&facts, &scan.calls, &ffs, sums1, &paths.on_path));
         // (no device view: world 1 gives the sites only their conditional
         // kills; the device copies dead at a site are world 0's)
         let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None };
@@ -127,7 +146,8 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
             if !paths.on_path[fi] {
                 continue;
             }
-            let fp1 = p1.plan_function(fi, ff, &sums1);
+            let t1 = translated1.get_mut(fi).and_then(Option::take);
+            let fp1 = crate::timing::phase("sites, world 1", || p1.plan_function(fi, ff, &sums1, t1));
             let fp = &mut funcs[k];
             k += 1;
             for (s0, s1) in fp.sites.iter_mut().zip(fp1.sites.iter()) {

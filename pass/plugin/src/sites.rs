@@ -84,7 +84,9 @@ impl Planner<'_> {
     /// Phase 5, one function on a marker path: its own diagnostics, its
     /// sites with their live sets, the construct checks of its sites, and
     /// the exit site of an outlined region.
-    pub fn plan_function(&mut self, fi: usize, ff: &FuncFacts, sums: &[Summary]) -> FuncPlan {
+    /// `t`: f's translation with `sums`, when the refinement of the
+    /// summaries made it (`summaries::refine_summaries`).
+    pub fn plan_function(&mut self, fi: usize, ff: &FuncFacts, sums: &[Summary], t: Option<Translated>) -> FuncPlan {
         let f = self.facts.funcs[fi];
         let name = f.name();
         self.address_taken_diags(f, &name);
@@ -96,7 +98,7 @@ impl Planner<'_> {
                 msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
             });
         }
-        let t = translate(ff, Some(sums));
+        let t = t.unwrap_or_else(|| translate(ff, Some(sums)));
         let live = LiveSets::compute(&t.body);
         let dev = self.device.map(|d| d.live(ff, &t));
         let objs = global_objs(self.facts, &t);

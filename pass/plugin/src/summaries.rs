@@ -23,24 +23,23 @@ use dao_analysis::fxhash::HashMap;
 /// to them ([`Specs`]): the callee analysed again with those arguments as
 /// the globals, so its loops' writes through them kill and its reads of
 /// them are reads of those globals, not of unknown memory.
-pub fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>) -> (Vec<Summary>, usize) {
+pub fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>, keep: &[bool]) -> (Vec<Summary>, usize, Vec<Option<Translated>>) {
     let specs = Specs::new(facts, calls);
+    let mut kept: Vec<Option<Translated>> = (0..ffs.len()).map(|_| None).collect();
     for scc in calls.graph.sccs_bottom_up() {
         let [f] = scc[..] else { continue };
-        if calls.graph.callees[f].contains(&f) {
-            continue;
-        }
-        // a host `teams` region's outlined function keeps its may-read
-        // summary: its teams share no barrier, so what one team writes
-        // before another reads it kills nothing at the call (the team
-        // view the shim takes of a `distribute` loop is the whole
-        // iteration space, one team's would be a part)
-        if crate::scan::teams_entry(facts.funcs[f]) {
+        if !refined(facts, calls, f) {
             continue;
         }
         specs.set_overrides(&ffs[f], &sums);
         let t = translate(&ffs[f], Some(&sums));
         sums[f] = summarize(facts, &t);
+        // (the planning of f's sites translates f with these same
+        // overrides and callee summaries: f's own is never read, f not
+        // being recursive)
+        if keep[f] {
+            kept[f] = Some(t);
+        }
     }
     // the functions not refined (recursive ones) and those planned below
     // use specialised summaries at their calls too
@@ -52,7 +51,37 @@ pub fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts
         }
     }
     let n = specs.memo.borrow().values().filter(|s| s.is_some()).count();
-    (sums, n)
+    (sums, n, kept)
+}
+
+/// Whether [`refine_summaries`] replaces the summary of f, alone in its
+/// call-graph SCC, by the one of its translation with its callees'
+/// (refined) summaries: f does not call itself and is not a host `teams`
+/// region's outlined function. A host `teams` region's keeps its may-read
+/// summary: its teams share no barrier, so what one team writes before
+/// another reads it kills nothing at the call (the team view the shim
+/// takes of a `distribute` loop is the whole iteration space, one team's
+/// would be a part).
+fn refined(facts: &ModuleFacts, calls: &CallFacts, f: usize) -> bool {
+    !calls.graph.callees[f].contains(&f) && !crate::scan::teams_entry(facts.funcs[f])
+}
+
+/// The functions whose local (may-read) summaries [`refine_summaries`]
+/// leaves in place or joins into one it leaves (recursive functions,
+/// host `teams` regions' outlined functions, and their transitive
+/// callees). Every other function's local summary only flows into its
+/// callers' before its own is replaced, bottom-up, and so is never read:
+/// the planning does not translate it for one (a fifth of the pass's time
+/// on NPB SP, in each world).
+pub fn locals_needed(facts: &ModuleFacts, calls: &CallFacts) -> Vec<bool> {
+    let g = &calls.graph;
+    let mut roots = vec![false; g.len()];
+    for scc in g.sccs_bottom_up() {
+        for &f in &scc {
+            roots[f] = scc.len() > 1 || g.callees[f].contains(&f) || crate::scan::teams_entry(facts.funcs[f]);
+        }
+    }
+    g.reachable_from(&roots, &vec![false; g.len()])
 }
 
 /// Callee summaries specialised to the globals a call passes (`func_facts::Bind`),

@@ -284,6 +284,10 @@ pub fn write_kill(ff: &FuncFacts, vars: &VarMap, p: Value, len: Option<u64>, out
 /// `i`-th instruction; phi operands follow the terminator of each
 /// predecessor.
 pub fn translate(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
+    crate::timing::phase("translate", || translate_impl(ff, sums))
+}
+
+fn translate_impl(ff: &FuncFacts, sums: Option<&[Summary]>) -> Translated {
     let m = ff.mf.m;
     let blocks = ff.f.blocks();
     let block_ix: HashMap<_, _> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();

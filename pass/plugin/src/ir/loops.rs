@@ -171,6 +171,24 @@ macro_rules! sym_count {
 /// `bind`: (argument index, slot offset or -1, global) of a function
 /// analysed for one call site (`func_facts::Bind`; the shim's
 /// `dao_cxx_loop_facts`).
+/// The shim's time per phase of its loop facts since the last call (ms),
+/// for `DAO_PASS_TIME` (`timing.rs`); the totals are reset.
+pub fn shim_phases() -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for i in 0.. {
+        let mut name: *const std::os::raw::c_char = std::ptr::null();
+        let mut ms = 0.0;
+        // SAFETY: the shim writes a pointer to a static string and a number
+        // for an index below its count, and returns 0 past it
+        if unsafe { ffi::dao_cxx_shim_phase(i, &mut name, &mut ms) } == 0 {
+            break;
+        }
+        // SAFETY: a static, NUL-terminated string of the shim
+        out.push((unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned(), ms));
+    }
+    out
+}
+
 pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)]) -> LoopFacts {
     // SAFETY: `f` is a function of the module being planned; the handle
     // returned by the shim is read through its accessors with indices below
