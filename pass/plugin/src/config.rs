@@ -31,7 +31,7 @@
 //!   module to stderr (`timing.rs`; the shim's loop facts, the
 //!   translations, the summaries and sites of both worlds, apply, verify),
 //!   for the pass's compile-time budget (issue #33: under 10% of a
-//!   compile).
+//!   compile); `DAO_PASS_TIME=2` also one line per run of the shim.
 //! - `DAO_PASS_FAULT=panic|invalid`: for dao's own tests of the pass's
 //!   internal-error path: after instrumenting a module, panic, or leave a
 //!   block without a terminator (the verifier fails); either way the

@@ -588,7 +588,11 @@ impl<'a> FuncFacts<'a> {
                 return lf.clone();
             }
             let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
+            let t = std::time::Instant::now();
             let lf = std::rc::Rc::new(crate::timing::phase("shim loop facts", || crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1)));
+            if crate::timing::each_run() {
+                eprintln!("dao: shim loop facts of {} ({} bindings; {} loops, {} write sections, {} reads): {:.1} ms", self.f.name(), key.1.len(), lf.loops.len(), lf.sections.len(), lf.reads.len(), t.elapsed().as_secs_f64() * 1e3);
+            }
             self.mf.loop_cache.borrow_mut().insert(key, lf.clone());
             lf
         })

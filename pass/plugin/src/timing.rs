@@ -4,7 +4,10 @@
 //! Phases nest; each line gives the calls, the total, and the phase's own
 //! time (less the phases nested in it) with its share of the whole pass.
 //! A phase nested in itself (a translation inside a translation) has its
-//! inner calls' time counted in the outer total as well. Off, a phase costs one cached environment lookup.
+//! inner calls' time counted in the outer total as well. The shim's phases
+//! within its loop facts follow. `DAO_PASS_TIME=2` also prints one line
+//! per run of the shim (function, bindings, time). Off, a phase costs one
+//! cached environment lookup.
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
@@ -12,12 +15,25 @@ thread_local! {
     static PHASES: RefCell<Vec<(&'static str, u32, Duration, Duration)>> = const { RefCell::new(Vec::new()) };
     // the time of the phases nested in each running phase, innermost last
     static NESTED: RefCell<Vec<Duration>> = const { RefCell::new(Vec::new()) };
-    static ON: std::cell::OnceCell<bool> = const { std::cell::OnceCell::new() };
+    static ON: std::cell::OnceCell<u8> = const { std::cell::OnceCell::new() };
 }
 
-/// Whether `DAO_PASS_TIME=1` is set (read once per compiler process).
+/// Whether `DAO_PASS_TIME` is `1` or `2` (read once per compiler process).
 pub fn on() -> bool {
-    ON.with(|o| *o.get_or_init(|| std::env::var_os("DAO_PASS_TIME").is_some_and(|v| v == "1")))
+    level() >= 1
+}
+
+/// `DAO_PASS_TIME=2`: also one line per run of the shim's loop facts.
+pub fn each_run() -> bool {
+    level() >= 2
+}
+
+fn level() -> u8 {
+    ON.with(|o| *o.get_or_init(|| match std::env::var_os("DAO_PASS_TIME").as_ref().and_then(|v| v.to_str()) {
+        Some("1") => 1,
+        Some("2") => 2,
+        _ => 0,
+    }))
 }
 
 /// Run `f` as phase `name`, adding its time to the phase's total.
