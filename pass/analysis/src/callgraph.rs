@@ -65,6 +65,21 @@ impl CallGraph {
         reached
     }
 
+    /// The functions whose own (may-read) summary a bottom-up narrowing
+    /// keeps or joins into one it keeps: those in a cycle (an SCC of more
+    /// than one function, or calling themselves), those `kept` names, and
+    /// their transitive callees. Every other function's summary is replaced
+    /// before any caller reads it, so its may-read summary need not be made.
+    pub fn may_read_needed(&self, kept: &[bool]) -> Vec<bool> {
+        let mut roots = kept.to_vec();
+        for scc in self.sccs_bottom_up() {
+            for &f in &scc {
+                roots[f] |= scc.len() > 1 || self.callees[f].contains(&f);
+            }
+        }
+        self.reachable_from(&roots, &vec![false; self.len()])
+    }
+
     /// Strongly connected components, callees before callers.
     pub fn sccs_bottom_up(&self) -> Vec<Vec<FuncId>> {
         let mut g: DiGraph<(), ()> = DiGraph::new();
@@ -121,6 +136,20 @@ mod tests {
         assert_eq!(down, vec![false, true, true, false]);
         let blocked = cg.reachable_from(&[true, false, false, false], &[false, false, true, false]);
         assert_eq!(blocked, vec![true, true, false, true]);
+    }
+
+    #[test]
+    fn may_read_needed_below_cycles_and_kept() {
+        // 0 -> 1 -> 2 ; 0 -> 3 <-> 4 -> 5 ; 6 -> 6 -> 7 ; 8 (kept) -> 9 ; 10 -> 9
+        let mut cg = CallGraph::new(11);
+        for (a, b) in [(0, 1), (1, 2), (0, 3), (3, 4), (4, 3), (4, 5), (6, 6), (6, 7), (8, 9), (10, 9)] {
+            cg.add_call(a, b);
+        }
+        let mut kept = vec![false; 11];
+        kept[8] = true;
+        let n = cg.may_read_needed(&kept);
+        let want = [false, false, false, true, true, true, true, true, true, true, false];
+        assert_eq!(n, want);
     }
 
     #[test]

@@ -74,14 +74,8 @@ fn refined(facts: &ModuleFacts, calls: &CallFacts, f: usize) -> bool {
 /// the planning does not translate it for one (a fifth of the pass's time
 /// on NPB SP, in each world).
 pub fn locals_needed(facts: &ModuleFacts, calls: &CallFacts) -> Vec<bool> {
-    let g = &calls.graph;
-    let mut roots = vec![false; g.len()];
-    for scc in g.sccs_bottom_up() {
-        for &f in &scc {
-            roots[f] = scc.len() > 1 || g.callees[f].contains(&f) || crate::scan::teams_entry(facts.funcs[f]);
-        }
-    }
-    g.reachable_from(&roots, &vec![false; g.len()])
+    let teams: Vec<bool> = facts.funcs.iter().map(|f| crate::scan::teams_entry(*f)).collect();
+    calls.graph.may_read_needed(&teams)
 }
 
 /// Callee summaries specialised to the globals a call passes (`func_facts::Bind`),
