@@ -23,6 +23,10 @@ use dao_analysis::fxhash::HashMap;
 /// to them ([`Specs`]): the callee analysed again with those arguments as
 /// the globals, so its loops' writes through them kill and its reads of
 /// them are reads of those globals, not of unknown memory.
+///
+/// Returns the summaries, the number of specialised ones, and the
+/// translations made of the functions `keep` marks (those on marker paths,
+/// whose sites the planning computes on the same translation).
 pub fn refine_summaries(facts: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts], mut sums: Vec<Summary>, keep: &[bool]) -> (Vec<Summary>, usize, Vec<Option<Translated>>) {
     let specs = Specs::new(facts, calls);
     let mut kept: Vec<Option<Translated>> = (0..ffs.len()).map(|_| None).collect();
