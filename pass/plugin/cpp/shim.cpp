@@ -1217,8 +1217,8 @@ struct ShimPhase {
 };
 ShimPhase shimPhases[] = {{"shim: clone", 0},        {"shim: prepare the clone", 0}, {"shim: bounds from globals", 0},
                           {"shim: folds", 0},        {"shim: loops", 0},             {"shim: write sections", 0},
-                          {"shim: guards, edges", 0}, {"shim: reads", 0},             {"shim: relative writes, free", 0},
-                          {"shim: erase the clone", 0}};
+                          {"shim: guards, edges", 0}, {"shim: reads", 0},             {"shim: relative reads", 0},
+                          {"shim: erase the clone", 0}, {"shim: free the analyses", 0}};
 bool shimTimeOn() {
   static const bool On = [] {
     const char *V = getenv("DAO_PASS_TIME");
@@ -4199,6 +4199,13 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         auto BackI = Back.find(&I);
         if (BackI == Back.end())
           continue;
+        // (only a loop around the read that writes its object can give
+        // it a frame: without one, peeling the loops finds nothing)
+        bool framed = false;
+        for (Loop *L = L0; L && !framed; L = L->getParentLoop())
+          framed = writesOf.count({LoopIx[L], OrigBase});
+        if (!framed)
+          continue;
         DaoRel R{0, OrigBase, &I, 0, Size, 0, 0, {}, {}, nullptr, {}, {}, nullptr, 0, {}, {}};
         BasicBlock *X = &BB;
         for (Loop *L = L0; L; L = L->getParentLoop()) {
@@ -4258,8 +4265,9 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     W.inst = nullptr;
     W.child = nullptr;
   }
-  }
   lap(8);
+  }
+  lap(10);
   C->eraseFromParent();
   lap(9);
   return Out;
