@@ -264,6 +264,50 @@ fn dead_device_copies() {
     }
 }
 
+/// A kernel's reads through a parameter of the function that launches it
+/// (`param_read.c`: `step(w)` reads `p[i]`) keep the device copy live in
+/// that frame, although the next kernel naming `w` in each frame rewrites
+/// it whole; the twin `-DBY_NAME`, whose kernel reads no parameter, leaves
+/// `w` unsaved. Both restart to the clean output with DAO_DEAD=poison
+/// (before the fix the default program restarted with `nan`s).
+#[test]
+fn reads_through_a_parameter() {
+    crash("param_read", Opt::O2, &["60"], 10);
+    let saved_w = |exe: &PathBuf, tag: &str| -> bool {
+        let dir = fresh_dir(&format!("offload-param-read-{tag}"));
+        let ck = dir.join("ckpt");
+        let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "10".into()), ("DAO_CRASH_AFTER", "2".into())], &["60"]);
+        assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=2 kills the run");
+        let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+        let r = v["devices"][0]["ranges"].as_array().expect("ranges");
+        let w = r.iter().find(|x| x["name"] == "w").unwrap_or_else(|| panic!("{tag}: no range named w in {r:?}"));
+        w["saved"] == true
+    };
+    assert!(saved_w(&built("param_read.c", Opt::O2, Variant::Instrumented), "o2"), "-O2: w read through the parameter, saved");
+    let twin = "BY_NAME";
+    let bdir = tools().out.join("offload-build").join(format!("param_read-{twin}"));
+    let mut fl = flags();
+    fl.push(format!("-D{twin}"));
+    let clean = build_once(&format!("offload-param_read-{twin}-clean"), || build_sources(Lang::C, &[src("param_read.c")], &fl, Opt::O2, Variant::Clean, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+    let inst = build_once(&format!("offload-param_read-{twin}-inst"), || build_sources(Lang::C, &[src("param_read.c")], &fl, Opt::O2, Variant::Instrumented, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+    assert!(!saved_w(&inst, twin), "{twin}: w dead in both frames, not saved");
+    check_plan(&Plan {
+        label: format!("offload param_read -D{twin} O2"),
+        dir: fresh_dir(&format!("offload-param_read-{twin}")),
+        clean,
+        inst,
+        args: &["60"],
+        env: vec![("OMP_NUM_THREADS", "2".into())],
+        every: 10,
+        crash_after: &[1, 4],
+        crash_in: &[3],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: true,
+    });
+}
+
 /// What dao cannot give back stops the first checkpoint with an error
 /// naming it; no checkpoint is left to resume wrongly.
 #[test]

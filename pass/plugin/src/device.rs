@@ -49,6 +49,12 @@
 //! Any other shape (-O0's direct call of the fallback function, a `target`
 //! region without `teams distribute`) reads every global it is passed and
 //! what the fallback's summary reads, and kills nothing.
+//!
+//! A pointer the kernel is passed that comes from a parameter of the
+//! launching function (`step(double *p)` launching a kernel that reads
+//! `p[i]`) may point to any global a caller passes, so such a kernel reads
+//! every mapped global. Only this frame can see that read: the callers'
+//! frames list what is dead after the call returns.
 use crate::facts::{call_kind, CallKind, ModuleFacts, Summary};
 use crate::func_facts::{FuncFacts, CONST_ARG};
 use crate::ir::{Opcode, Value};
@@ -225,10 +231,14 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
         Some(Obj::Global(g)) => Some(g),
         _ => None,
     };
-    // the globals a pointer argument may point into (reads through it)
+    // the globals a pointer argument may point into (reads through it);
+    // `None` when that is not known here: unknown memory, or what a
+    // parameter of the launching function points to (any global a caller
+    // passes: `step(w)` whose kernel reads `p[i]` reads `w`; the callers'
+    // frames do not see that read, so it must be this frame's)
     let arg_globals = |a: Value, out: &mut Vec<usize>| -> Option<()> {
         let b = ff.bases(a);
-        if b.unknown {
+        if b.unknown || b.param {
             return None;
         }
         out.extend(b.objs.iter().filter_map(|o| match o {
