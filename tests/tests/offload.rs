@@ -225,43 +225,62 @@ fn dao(args: &[&str]) -> std::process::Output {
 fn dead_device_copies() {
     crash("dead_device", Opt::O2, &["120"], 10);
     crash("dead_device", Opt::O0, &["120"], 10);
-    let saved = |exe: &PathBuf, tag: &str| -> Vec<(String, bool)> {
-        let dir = fresh_dir(&format!("offload-dead-device-{tag}"));
-        let ck = dir.join("ckpt");
-        let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "10".into()), ("DAO_CRASH_AFTER", "2".into())], &["120"]);
-        assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=2 kills the run");
-        let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
-        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
-        let mut r: Vec<(String, bool)> = v["devices"][0]["ranges"].as_array().expect("ranges").iter().map(|x| (x["name"].as_str().unwrap_or("?").to_string(), x["saved"] == true)).collect();
-        r.sort();
-        r
-    };
-    let want = |w: bool| vec![("o".to_string(), false), ("u".to_string(), true), ("w".to_string(), w)];
-    assert_eq!(saved(&built("dead_device.c", Opt::O2, Variant::Instrumented), "o2"), want(false), "-O2: w and o dead");
-    let all = vec![("o".to_string(), true), ("u".to_string(), true), ("w".to_string(), true)];
-    assert_eq!(saved(&built("dead_device.c", Opt::O0, Variant::Instrumented), "o0"), all, "-O0: every device copy saved");
+    let want = |w: bool| named(&[("o", false), ("u", true), ("w", w)]);
+    assert_eq!(device_saved(&built("dead_device.c", Opt::O2, Variant::Instrumented), "dead_device-o2", &["120"], 10), want(false), "-O2: w and o dead");
+    let all = named(&[("o", true), ("u", true), ("w", true)]);
+    assert_eq!(device_saved(&built("dead_device.c", Opt::O0, Variant::Instrumented), "dead_device-o0", &["120"], 10), all, "-O0: every device copy saved");
     for twin in ["READ_SCRATCH", "SHORT_WRITE"] {
-        let bdir = tools().out.join("offload-build").join(format!("dead_device-{twin}"));
-        let mut fl = flags();
-        fl.push(format!("-D{twin}"));
-        let clean = build_once(&format!("offload-dead_device-{twin}-clean"), || build_sources(Lang::C, &[src("dead_device.c")], &fl, Opt::O2, Variant::Clean, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
-        let inst = build_once(&format!("offload-dead_device-{twin}-inst"), || build_sources(Lang::C, &[src("dead_device.c")], &fl, Opt::O2, Variant::Instrumented, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
-        assert_eq!(saved(&inst, twin), want(true), "{twin}: w kept");
-        check_plan(&Plan {
-            label: format!("offload dead_device -D{twin} O2"),
-            dir: fresh_dir(&format!("offload-dead_device-{twin}")),
-            clean,
-            inst,
-            args: &["120"],
-            env: vec![("OMP_NUM_THREADS", "2".into())],
-            every: 10,
-            crash_after: &[1, 5],
-            crash_in: &[3],
-            drop_lines: &[],
-            reference_lines: vec![],
-            exact_count: true,
-        });
+        let (clean, inst) = twin_o2("dead_device", twin);
+        assert_eq!(device_saved(&inst, &format!("dead_device-{twin}"), &["120"], 10), want(true), "{twin}: w kept");
+        crash_twin("dead_device", twin, clean, inst, &["120"], 10);
     }
+}
+
+/// Which mapped ranges of device 0 a checkpoint saved, by name: the run
+/// checkpoints every `every` candidates and dies after its second.
+fn device_saved(exe: &PathBuf, tag: &str, args: &[&str], every: u64) -> Vec<(String, bool)> {
+    let dir = fresh_dir(&format!("offload-saved-{tag}"));
+    let ck = dir.join("ckpt");
+    let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", every.to_string()), ("DAO_CRASH_AFTER", "2".into())], args);
+    assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=2 kills the run");
+    let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+    let mut r: Vec<(String, bool)> = v["devices"][0]["ranges"].as_array().expect("ranges").iter().map(|x| (x["name"].as_str().unwrap_or("?").to_string(), x["saved"] == true)).collect();
+    r.sort();
+    r
+}
+
+/// A twin of `name.c` built with `-D{twin}` at -O2: (clean, instrumented).
+fn twin_o2(name: &str, twin: &str) -> (PathBuf, PathBuf) {
+    let bdir = tools().out.join("offload-build").join(format!("{name}-{twin}"));
+    let mut fl = flags();
+    fl.push(format!("-D{twin}"));
+    let file = src(&format!("{name}.c"));
+    let clean = build_once(&format!("offload-{name}-{twin}-clean"), || build_sources(Lang::C, &[file.clone()], &fl, Opt::O2, Variant::Clean, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+    let inst = build_once(&format!("offload-{name}-{twin}-inst"), || build_sources(Lang::C, &[file.clone()], &fl, Opt::O2, Variant::Instrumented, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
+    (clean, inst)
+}
+
+/// A twin through the crash scenarios (as [`crash`]).
+fn crash_twin(name: &str, twin: &str, clean: PathBuf, inst: PathBuf, args: &'static [&'static str], every: u64) {
+    check_plan(&Plan {
+        label: format!("offload {name} -D{twin} O2"),
+        dir: fresh_dir(&format!("offload-{name}-{twin}")),
+        clean,
+        inst,
+        args,
+        env: vec![("OMP_NUM_THREADS", "2".into())],
+        every,
+        crash_after: &[1, 5],
+        crash_in: &[3],
+        drop_lines: &[],
+        reference_lines: vec![],
+        exact_count: true,
+    });
+}
+
+fn named(v: &[(&str, bool)]) -> Vec<(String, bool)> {
+    v.iter().map(|&(n, b)| (n.to_string(), b)).collect()
 }
 
 /// A kernel's reads through a parameter of the function that launches it
@@ -273,39 +292,29 @@ fn dead_device_copies() {
 #[test]
 fn reads_through_a_parameter() {
     crash("param_read", Opt::O2, &["60"], 10);
-    let saved_w = |exe: &PathBuf, tag: &str| -> bool {
-        let dir = fresh_dir(&format!("offload-param-read-{tag}"));
-        let ck = dir.join("ckpt");
-        let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "10".into()), ("DAO_CRASH_AFTER", "2".into())], &["60"]);
-        assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=2 kills the run");
-        let json = dao(&["inspect", "--json", &ck.join("store.000002.dst").display().to_string()]);
-        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
-        let r = v["devices"][0]["ranges"].as_array().expect("ranges");
-        let w = r.iter().find(|x| x["name"] == "w").unwrap_or_else(|| panic!("{tag}: no range named w in {r:?}"));
-        w["saved"] == true
-    };
-    assert!(saved_w(&built("param_read.c", Opt::O2, Variant::Instrumented), "o2"), "-O2: w read through the parameter, saved");
-    let twin = "BY_NAME";
-    let bdir = tools().out.join("offload-build").join(format!("param_read-{twin}"));
-    let mut fl = flags();
-    fl.push(format!("-D{twin}"));
-    let clean = build_once(&format!("offload-param_read-{twin}-clean"), || build_sources(Lang::C, &[src("param_read.c")], &fl, Opt::O2, Variant::Clean, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
-    let inst = build_once(&format!("offload-param_read-{twin}-inst"), || build_sources(Lang::C, &[src("param_read.c")], &fl, Opt::O2, Variant::Instrumented, &bdir)).unwrap_or_else(|e| panic!("{twin}: {e}"));
-    assert!(!saved_w(&inst, twin), "{twin}: w dead in both frames, not saved");
-    check_plan(&Plan {
-        label: format!("offload param_read -D{twin} O2"),
-        dir: fresh_dir(&format!("offload-param_read-{twin}")),
-        clean,
-        inst,
-        args: &["60"],
-        env: vec![("OMP_NUM_THREADS", "2".into())],
-        every: 10,
-        crash_after: &[1, 4],
-        crash_in: &[3],
-        drop_lines: &[],
-        reference_lines: vec![],
-        exact_count: true,
-    });
+    let exe = built("param_read.c", Opt::O2, Variant::Instrumented);
+    assert_eq!(device_saved(&exe, "param_read", &["60"], 10), named(&[("u", true), ("w", true)]), "w read through the parameter, saved");
+    let (clean, inst) = twin_o2("param_read", "BY_NAME");
+    assert_eq!(device_saved(&inst, "param_read-BY_NAME", &["60"], 10), named(&[("u", true), ("w", false)]), "BY_NAME: w dead in both frames");
+    crash_twin("param_read", "BY_NAME", clean, inst, &["60"], 10);
+}
+
+/// Device summaries of the functions that launch kernels (`callees.c`: the
+/// marker in `main`, every kernel in a function it calls): `w` (rewritten
+/// by `smooth`) and `o` (by `advance`) are dead at the marker; the twin
+/// `-DREAD_SCRATCH` (`smooth` reads `w` too) keeps `w`, and
+/// `-DREPORT_FIRST` (a `target update from(o)` before them) keeps all.
+/// Every variant through the crash scenarios with DAO_DEAD=poison.
+#[test]
+fn summaries_of_kernel_launching_functions() {
+    crash("callees", Opt::O2, &["120"], 10);
+    let exe = built("callees.c", Opt::O2, Variant::Instrumented);
+    assert_eq!(device_saved(&exe, "callees", &["120"], 10), named(&[("o", false), ("u", true), ("w", false)]), "-O2: w and o dead at the marker in main");
+    for (twin, want) in [("READ_SCRATCH", [("o", false), ("u", true), ("w", true)]), ("REPORT_FIRST", [("o", true), ("u", true), ("w", true)])] {
+        let (clean, inst) = twin_o2("callees", twin);
+        assert_eq!(device_saved(&inst, &format!("callees-{twin}"), &["120"], 10), named(&want), "{twin}");
+        crash_twin("callees", twin, clean, inst, &["120"], 10);
+    }
 }
 
 /// What dao cannot give back stops the first checkpoint with an error

@@ -13,8 +13,12 @@
 //! - any other libomptarget or OpenMP device call (data mapping, `target
 //!   update`, device memory routines): it reads every global it may name
 //!   (it may copy any mapped range to or from the device);
-//! - a call that may run such code: a defined function that reaches one
-//!   ([`DeviceFacts::opaque`]), an unknown or indirect callee: the same.
+//! - a call of a defined function that may run such code
+//!   ([`DeviceFacts::opaque`]): its device summary, the same liveness on
+//!   its own device view, callees first (what it may read before rewriting
+//!   it, what every path through it rewrites first; [`DeviceFacts::sums`]),
+//!   or, in a cycle of the call graph, every mapped global;
+//! - an unknown or indirect callee: every mapped global.
 //!
 //! Host loads and stores touch host copies only: no statement. A path that
 //! reaches the function's return reads nothing more here: the callers'
@@ -87,6 +91,12 @@ pub struct DeviceFacts {
     /// address a function that calls libomptarget uses): the only ones a
     /// site lists as dead.
     pub mapped: Vec<usize>,
+    /// Per defined function that may run a device operation and is not
+    /// recursive: its device summary (the mapped globals whose device
+    /// copies it may read before rewriting them, those every path through
+    /// it rewrites before any read), from its own device view
+    /// ([`DeviceFacts::summarize`]). A call of it reads and kills those.
+    pub sums: Vec<Option<(Vec<usize>, Vec<usize>)>>,
 }
 
 impl DeviceFacts {
@@ -156,7 +166,65 @@ impl DeviceFacts {
             }
             kernels.insert(k, e);
         }
-        Some(DeviceFacts { opaque, kernels, mapped: mapped.iter().collect() })
+        let mut df = DeviceFacts { opaque, kernels, mapped: mapped.iter().collect(), sums: vec![None; n] };
+        df.summarize(mf, calls, ffs);
+        Some(df)
+    }
+
+    /// Device summaries, callees first (`CallGraph::sccs_bottom_up`): for
+    /// each function that may run a device operation, outside a cycle of
+    /// the call graph, the two solutions of its device view's liveness
+    /// over the mapped globals (`sections::entry_summary`: live at the entry
+    /// when nothing is live at the exits, and not live there even when
+    /// everything is). Its calls of functions summarised before use their
+    /// summaries. A checkpoint inside the callee is not affected: the
+    /// caller's frame lists what is dead after its call returns.
+    fn summarize(&mut self, mf: &ModuleFacts, calls: &CallFacts, ffs: &[FuncFacts]) {
+        let mut interest = BitSet::new_empty(mf.globals.len());
+        for &g in &self.mapped {
+            interest.insert(g);
+        }
+        for scc in calls.graph.sccs_bottom_up() {
+            let &[f] = scc.as_slice() else { continue };
+            if !self.opaque[f] || calls.graph.callees[f].contains(&f) {
+                continue;
+            }
+            let body = self.own_body(mf, &ffs[f]);
+            let (exposed, killed) = dao_analysis::sections::entry_summary(&body, &interest);
+            if crate::config::debug_loops() {
+                let names = |b: &BitSet| b.iter().map(|g| mf.globals[g].name()).collect::<Vec<_>>();
+                eprintln!("dao-debug: device summary of '{}': reads {:?}, kills {:?}", mf.funcs[f].name(), names(&exposed), names(&killed));
+            }
+            self.sums[f] = Some((exposed.iter().collect(), killed.iter().collect()));
+        }
+    }
+
+    /// The device view of function `ff` on its own blocks (a summary's;
+    /// a site's is [`DeviceFacts::live`], on the host translation's).
+    fn own_body(&self, mf: &ModuleFacts, ff: &FuncFacts) -> Body {
+        let mut body = Body::new(mf.globals.len());
+        let blocks = ff.f.blocks();
+        let ix: HashMap<_, usize> = blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        for _ in 0..blocks.len() {
+            body.add_block();
+        }
+        for (bi, b) in blocks.iter().enumerate() {
+            for i in b.instructions() {
+                let mut st = Stmt::default();
+                if i.is_call() || i.is_invoke() {
+                    match self.effect(mf, i) {
+                        Some((uses, defs)) => {
+                            st.uses = uses;
+                            st.defs = defs;
+                        }
+                        None => st.uses = self.mapped.clone(),
+                    }
+                }
+                body.blocks[bi].stmts.push(st);
+            }
+            body.blocks[bi].succs = b.successors().iter().map(|s| ix[s]).collect();
+        }
+        body
     }
 
     /// The device view of the function `t` translates (same blocks and
@@ -206,7 +274,7 @@ impl DeviceFacts {
         let entry_opaque = |op: u32| call.num_args() <= op || mf.func_ix.get(&call.operand(op)).map_or(true, |&t| self.opaque[t]);
         match call_kind(mf, call) {
             CallKind::Known(Effect::Offload) | CallKind::Unknown | CallKind::Indirect => None,
-            CallKind::Defined(g) if self.opaque[g] => None,
+            CallKind::Defined(g) if self.opaque[g] => self.sums[g].clone(),
             CallKind::Known(Effect::ForkCall) => match call.called_function().and_then(known::fork_microtask) {
                 Some(m) if !entry_opaque(m) => Some((Vec::new(), Vec::new())),
                 _ => None,
