@@ -17,9 +17,8 @@
  * Twins:
  * - `-DREAD_SCRATCH`: `smooth`'s kernel also reads `w`, which is kept;
  * - `-DREPORT_FIRST`: `report()` runs before `smooth()` every 10 steps, on
- *   step 0 too: its `target update from(o)` reads `o`, which is kept (and,
- *   since a `target update` is taken to read every mapped copy, `u` and
- *   `w` as well).
+ *   step 0 too: its `target update from(o)` reads `o`, which is kept; `w`
+ *   stays dead (the update reads only the copies it names).
  * A restart with DAO_DEAD=poison fills unsaved device copies with 0xff.
  * Argument: steps (default 120).
  */

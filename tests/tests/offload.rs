@@ -20,8 +20,9 @@
 //!   checkpoint stop the first checkpoint with an error naming them, and
 //!   leave no checkpoint;
 //! - `dao inspect` lists the device regions (text and `--json`), and
-//!   device liveness leaves dead device copies unsaved (`dead_device.c`
-//!   and its twins);
+//!   device liveness leaves dead device copies unsaved (`dead_device.c`,
+//!   `callees.c`: kernels launched by called functions, and their twins),
+//!   and keeps what a kernel reads through a parameter (`param_read.c`);
 //! - the placement path: DAO_PROFILE records the kernel boundaries (device
 //!   bytes, kernel time, measured device-to-host time), `dao place
 //!   --mtbf-gpu --gpu-mode ... -o` writes the placement, and DAO_PLACEMENT
@@ -303,14 +304,15 @@ fn reads_through_a_parameter() {
 /// marker in `main`, every kernel in a function it calls): `w` (rewritten
 /// by `smooth`) and `o` (by `advance`) are dead at the marker; the twin
 /// `-DREAD_SCRATCH` (`smooth` reads `w` too) keeps `w`, and
-/// `-DREPORT_FIRST` (a `target update from(o)` before them) keeps all.
+/// `-DREPORT_FIRST` (a `target update from(o)` before them) keeps `o`
+/// only: a `target update` reads the device copies of its `from` entries.
 /// Every variant through the crash scenarios with DAO_DEAD=poison.
 #[test]
 fn summaries_of_kernel_launching_functions() {
     crash("callees", Opt::O2, &["120"], 10);
     let exe = built("callees.c", Opt::O2, Variant::Instrumented);
     assert_eq!(device_saved(&exe, "callees", &["120"], 10), named(&[("o", false), ("u", true), ("w", false)]), "-O2: w and o dead at the marker in main");
-    for (twin, want) in [("READ_SCRATCH", [("o", false), ("u", true), ("w", true)]), ("REPORT_FIRST", [("o", true), ("u", true), ("w", true)])] {
+    for (twin, want) in [("READ_SCRATCH", [("o", false), ("u", true), ("w", true)]), ("REPORT_FIRST", [("o", true), ("u", true), ("w", false)])] {
         let (clean, inst) = twin_o2("callees", twin);
         assert_eq!(device_saved(&inst, &format!("callees-{twin}"), &["120"], 10), named(&want), "{twin}");
         crash_twin("callees", twin, clean, inst, &["120"], 10);

@@ -10,9 +10,11 @@
 //! - a kernel launch (`__tgt_target_kernel`): it reads what the kernel may
 //!   read and kills what the whole league certainly rewrites and never
 //!   reads ([`kernel_effects`]);
-//! - any other libomptarget or OpenMP device call (data mapping, `target
-//!   update`, device memory routines): it reads every global it may name
-//!   (it may copy any mapped range to or from the device);
+//! - a `target update` ([`update_effect`]): it reads the device copies its
+//!   `from` entries name;
+//! - any other libomptarget or OpenMP device call (data mapping, device
+//!   memory routines, an update of another shape): it reads every global
+//!   it may name (it may copy any mapped range to or from the device);
 //! - a call of a defined function that may run such code
 //!   ([`DeviceFacts::opaque`]): its device summary, the same liveness on
 //!   its own device view, callees first (what it may read before rewriting
@@ -76,6 +78,13 @@ use dao_analysis::{BitSet, Body, Stmt};
 const DISTRIBUTE_STATIC: i64 = 92;
 /// The launch entry point of a kernel.
 const KERNEL_LAUNCH: &str = "__tgt_target_kernel";
+/// `#pragma omp target update` (without `nowait`).
+const DATA_UPDATE: &str = "__tgt_target_data_update_mapper";
+/// Map-type bits of a `target update` entry (libomptarget's
+/// `tgt_map_type`): `to`, `from`, and the `present` modifier.
+const MAP_TO: u64 = 0x1;
+const MAP_FROM: u64 = 0x2;
+const MAP_PRESENT: u64 = 0x1000;
 
 /// What the device view needs of the module: built once, when it launches
 /// kernels.
@@ -212,7 +221,7 @@ impl DeviceFacts {
             for i in b.instructions() {
                 let mut st = Stmt::default();
                 if i.is_call() || i.is_invoke() {
-                    match self.effect(mf, i) {
+                    match self.effect(ff, i) {
                         Some((uses, defs)) => {
                             st.uses = uses;
                             st.defs = defs;
@@ -242,7 +251,7 @@ impl DeviceFacts {
             for i in b.instructions() {
                 let mut st = Stmt::default();
                 if i.is_call() || i.is_invoke() {
-                    match self.effect(mf, i) {
+                    match self.effect(ff, i) {
                         Some((uses, defs)) => {
                             st.uses = uses;
                             st.defs = defs;
@@ -267,9 +276,13 @@ impl DeviceFacts {
 
     /// A call's device effect: (uses, kills), or `None` for "reads every
     /// mapped global".
-    fn effect(&self, mf: &ModuleFacts, call: Value) -> Option<(Vec<usize>, Vec<usize>)> {
+    fn effect(&self, ff: &FuncFacts, call: Value) -> Option<(Vec<usize>, Vec<usize>)> {
+        let mf = ff.mf;
         if let Some(k) = self.kernels.get(&call) {
             return k.clone();
+        }
+        if call.called_function().is_some_and(|c| c.name() == DATA_UPDATE) {
+            return update_effect(ff, call);
         }
         let entry_opaque = |op: u32| call.num_args() <= op || mf.func_ix.get(&call.operand(op)).map_or(true, |&t| self.opaque[t]);
         match call_kind(mf, call) {
@@ -287,6 +300,87 @@ impl DeviceFacts {
             _ => Some((Vec::new(), Vec::new())),
         }
     }
+}
+
+/// The device effect of a `target update` (`__tgt_target_data_update_mapper(loc,
+/// device, n, bases, ptrs, sizes, types, names, mappers)`): a `from` entry
+/// reads the device copy of what its pointer points into, a `to` entry
+/// overwrites device bytes without reading them (neither a use nor, being
+/// possibly partial, a kill). Only when every entry is plain `to` or `from`
+/// (`present` allowed), no mapper is given, the types are a constant array
+/// and each pointer is the one store of its slot of the `ptrs` array, made
+/// before the call in its block; `None` (every mapped global) otherwise,
+/// or when a `from` pointer may be unknown or come from a parameter.
+fn update_effect(ff: &FuncFacts, call: Value) -> Option<(Vec<usize>, Vec<usize>)> {
+    if call.num_args() != 9 || !call.operand(8).is_null_constant() {
+        return None;
+    }
+    let n = call.operand(2).const_int_sext().filter(|n| (1..=64).contains(n))? as usize;
+    let types = call.operand(6);
+    if !types.is_global_var() || !types.is_global_constant() {
+        return None;
+    }
+    let types = types.initializer()?;
+    let ptrs = stored_pointers(call.operand(4), call, n)?;
+    let mut reads = Vec::new();
+    for (k, p) in ptrs.into_iter().enumerate() {
+        let t = types.aggregate_element(k as u32)?.const_int_value()?;
+        if t & !(MAP_TO | MAP_FROM | MAP_PRESENT) != 0 {
+            return None;
+        }
+        if t & MAP_FROM != 0 {
+            let b = ff.bases(p);
+            if b.unknown || b.param {
+                return None;
+            }
+            reads.extend(b.objs.iter().filter_map(|o| if let Obj::Global(g) = o { Some(*g) } else { None }));
+        }
+    }
+    reads.sort_unstable();
+    reads.dedup();
+    Some((reads, Vec::new()))
+}
+
+/// The pointers stored in the `n` slots of the offload pointer array
+/// `arr` (an alloca of this function) for `call`: each slot's one store,
+/// in `call`'s block before it; the array's other users are `call`, the
+/// address computations of its slots and lifetime markers.
+fn stored_pointers(arr: Value, call: Value, n: usize) -> Option<Vec<Value>> {
+    if !arr.is_alloca() {
+        return None;
+    }
+    let order = call.parent_block().instructions();
+    let at_call = order.iter().position(|x| *x == call)?;
+    let mut slots: Vec<Option<Value>> = vec![None; n];
+    let mut store = |st: Value, off: i64| -> Option<()> {
+        let k = usize::try_from(off / 8).ok().filter(|&k| off % 8 == 0 && k < n)?;
+        let pos = order.iter().position(|x| *x == st)?;
+        if pos > at_call || slots[k].is_some() || !st.operand(0).ty().is_pointer() {
+            return None;
+        }
+        slots[k] = Some(st.operand(0));
+        Some(())
+    };
+    for u in arr.users() {
+        match u.opcode() {
+            Opcode::LLVMStore if u.operand(1) == arr && u.operand(0) != arr => store(u, 0)?,
+            Opcode::LLVMGetElementPtr if u.operand(0) == arr => {
+                let (b, off) = u.strip_offset()?;
+                if b != arr {
+                    return None;
+                }
+                for v in u.users() {
+                    match v.opcode() {
+                        Opcode::LLVMStore if v.operand(1) == u && v.operand(0) != u => store(v, off)?,
+                        _ => return None,
+                    }
+                }
+            }
+            Opcode::LLVMCall if u == call || known::call_intrinsic(u) == Some(known::Intr::Lifetime) => {}
+            _ => return None,
+        }
+    }
+    slots.into_iter().collect()
 }
 
 /// The globals kernel launch `k` (of the function `ff` describes) may

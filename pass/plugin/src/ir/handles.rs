@@ -499,6 +499,19 @@ impl Value {
         let i = unsafe { LLVMGetInitializer(self.0) };
         (!i.is_null()).then_some(Value(i))
     }
+    /// Element `i` of a constant array, vector or struct (a
+    /// `ConstantDataArray` included), if it has one.
+    pub fn aggregate_element(self, i: u32) -> Option<Value> {
+        if !self.is_constant() {
+            return None;
+        }
+        let e = unsafe { LLVMGetAggregateElement(self.0, i) };
+        (!e.is_null()).then_some(Value(e))
+    }
+    /// A null pointer constant.
+    pub fn is_null_constant(self) -> bool {
+        self.is_constant() && unsafe { LLVMIsNull(self.0) != 0 }
+    }
     /// The bytes of a constant string (a `ConstantDataSequential` of i8,
     /// such as a global's initializer), without a trailing NUL.
     pub fn const_string_value(self) -> Option<String> {
