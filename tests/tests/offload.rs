@@ -21,7 +21,8 @@
 //!   leave no checkpoint;
 //! - `dao inspect` lists the device regions (text and `--json`), and
 //!   device liveness leaves dead device copies unsaved (`dead_device.c`,
-//!   `callees.c`: kernels launched by called functions, and their twins),
+//!   `callees.c`: kernels launched by called functions, `parallel_for.c`:
+//!   `target parallel for` kernels, and their twins),
 //!   and keeps what a kernel reads through a parameter (`param_read.c`);
 //! - the placement path: DAO_PROFILE records the kernel boundaries (device
 //!   bytes, kernel time, measured device-to-host time), `dao place
@@ -317,6 +318,21 @@ fn summaries_of_kernel_launching_functions() {
         assert_eq!(device_saved(&inst, &format!("callees-{twin}"), &["120"], 10), named(&want), "{twin}");
         crash_twin("callees", twin, clean, inst, &["120"], 10);
     }
+}
+
+/// `target parallel for` kernels (`parallel_for.c`: the fallback forks the
+/// parallel region directly): `w` and `o` dead at the marker, as with
+/// `teams distribute`; the twin `-DSERIAL_READ`, a `target` region whose
+/// serial code reads `w` around its `parallel for`, keeps every copy.
+/// Both through the crash scenarios with DAO_DEAD=poison.
+#[test]
+fn target_parallel_for_kernels() {
+    crash("parallel_for", Opt::O2, &["120"], 10);
+    let exe = built("parallel_for.c", Opt::O2, Variant::Instrumented);
+    assert_eq!(device_saved(&exe, "parallel_for", &["120"], 10), named(&[("o", false), ("u", true), ("w", false)]), "w and o dead");
+    let (clean, inst) = twin_o2("parallel_for", "SERIAL_READ");
+    assert_eq!(device_saved(&inst, "parallel_for-SERIAL_READ", &["120"], 10), named(&[("o", true), ("u", true), ("w", true)]), "SERIAL_READ: all kept");
+    crash_twin("parallel_for", "SERIAL_READ", clean, inst, &["120"], 10);
 }
 
 /// What dao cannot give back stops the first checkpoint with an error

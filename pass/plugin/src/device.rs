@@ -52,9 +52,13 @@
 //!   over the whole range; and since the kernel never reads the global,
 //!   no team reads another's writes too early.
 //!
+//! `target parallel for` (the fallback block forks `M` directly, and holds
+//! nothing else: [`fork_alone`]) reads and kills as `M` does over its whole
+//! iteration space (its team summary), the same rules for the arguments.
+//!
 //! Any other shape (-O0's direct call of the fallback function, a `target`
-//! region without `teams distribute`) reads every global it is passed and
-//! what the fallback's summary reads, and kills nothing.
+//! region with serial code) reads every global it is passed and what the
+//! fallback's summary reads, and kills nothing, or reads anything.
 //!
 //! A pointer the kernel is passed that comes from a parameter of the
 //! launching function (`step(double *p)` launching a kernel that reads
@@ -452,6 +456,45 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
                 }
             }
         }
+        // -O2, `target parallel for`: the fallback inlined, its parallel
+        // region `M` forked here, whose static worksharing loop runs over
+        // the whole iteration space (the team together writes what `M`
+        // writes: its team summary)
+        Some(Role::Fork { microtask }) => {
+            // (a `target` region with code around its `parallel for` would
+            // leave that code in this block or after it: only the fork and
+            // the branch to where the launched kernel continues are taken)
+            if !fork_alone(k, fallback) {
+                return None;
+            }
+            let m = *mf.func_ix.get(&fallback.operand(microtask))?;
+            let s = &sums[m];
+            if s.reads_unknown {
+                return None;
+            }
+            reads.extend(s.globals.iter());
+            let mparams = mf.funcs[m].params();
+            let mut writes: Vec<(u32, usize)> = Vec::new();
+            for kk in (microtask + 1)..fallback.num_args() {
+                let a = fallback.operand(kk);
+                if !a.ty().is_pointer() {
+                    continue;
+                }
+                let q = 2 + kk - (microtask + 1);
+                let wo = mparams.get(q as usize).is_some_and(|p| write_only(*p, 0));
+                match (wo, global_of(a)) {
+                    (true, Some(g)) => writes.push((q, g)),
+                    _ => arg_globals(a, &mut reads)?,
+                }
+            }
+            writes.retain(|(_, g)| !reads.contains(g));
+            if !writes.is_empty() {
+                let bind: Vec<crate::func_facts::Bind> = writes.iter().map(|&(q, g)| (q, -1, g)).collect();
+                if let Some(sm) = specs.summary(m, bind, sums) {
+                    kills.extend(writes.iter().map(|&(_, g)| g).filter(|&g| sm.kills.contains(g)));
+                }
+            }
+        }
         // -O0 (and other shapes): the fallback function called directly
         _ => {
             let g = *mf.func_ix.get(&fallback.called_function()?)?;
@@ -472,9 +515,28 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
     Some((reads, kills))
 }
 
+/// Whether the block of fork `fallback` holds nothing but it, lifetime and
+/// debug intrinsics, and an unconditional branch to the block the launch
+/// `k` continues at when the kernel ran (the other successor of its test).
+fn fork_alone(k: Value, fallback: Value) -> bool {
+    let fb = fallback.parent_block();
+    let insts = fb.instructions();
+    let Some(term) = insts.last().copied() else { return false };
+    if term.opcode() != Opcode::LLVMBr || term.num_operands() != 1 {
+        return false;
+    }
+    let join = fb.successors();
+    let launched = k.parent_block().successors();
+    if join.len() != 1 || launched.len() != 2 || !launched.contains(&join[0]) || !launched.contains(&fb) {
+        return false;
+    }
+    insts.iter().all(|&i| i == fallback || i == term || matches!(known::call_intrinsic(i), Some(known::Intr::Lifetime | known::Intr::NoMem)))
+}
+
 /// The host fallback of kernel launch `k`: the first call of a defined
-/// `__omp_offloading_*` function or of `__kmpc_fork_teams` in the block the
-/// launch's failure branch (`rc != 0`) goes to.
+/// `__omp_offloading_*` function, of `__kmpc_fork_teams` or of
+/// `__kmpc_fork_call` (`target parallel for`) in the block the launch's
+/// failure branch (`rc != 0`) goes to.
 fn fallback_call(k: Value) -> Option<Value> {
     for u in k.users() {
         if u.opcode() != Opcode::LLVMICmp || !(u.operand(0) == k && u.operand(1).const_int_sext() == Some(0)) {
@@ -495,6 +557,7 @@ fn fallback_call(k: Value) -> Option<Value> {
             return fb.instructions().into_iter().find(|i| {
                 i.is_call()
                     && (matches!(known::call_role(*i), Some(Role::Teams { .. }))
+                        || i.called_function().and_then(known::fork_microtask).is_some()
                         || i.called_function().is_some_and(|c| !c.is_declaration() && c.name().starts_with("__omp_offloading_")))
             });
         }
