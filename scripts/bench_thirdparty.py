@@ -12,7 +12,8 @@ trees fetched from public repositories, e.g.
 For every benchmark the script copies the tree to a work folder, inserts
 one marker at the top of the main loop (`dao_potential_checkpoint();`, in
 Fortran `call dao_potential_checkpoint()` and `use dao`), writes
-config/make.def (`dao cc -O3 -fopenmp`, `dao fc -O3 -fopenmp`) and runs
+config/make.def (`dao cc -O3 -fopenmp`, `dao fc -O3 -fopenmp`; `--opt=-O2`
+for another level) and runs
 `make BENCH CLASS=W`. Then, at --threads threads:
 
 1. compile time of `make` (wall), with the pass and with `--dao-no-pass`
@@ -46,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DAO = ROOT / "target" / "release" / "dao"
+OPT = "-O3"
 
 # (name, suite, make target, file, loop-line regex, unit-line regex for `use dao`)
 BENCHES = [
@@ -89,9 +91,9 @@ def mark(path, loop_re, unit_re, lang):
 def make_def(tree, lang, no_pass):
     flag = " --dao-no-pass" if no_pass else ""
     if lang == "c":
-        d = f"CC = {DAO} cc{flag}\nCLINK = {DAO} cc{flag}\nC_LIB = -lm\nC_INC = -I../common\nCFLAGS = -O3 -fopenmp\nCLINKFLAGS = -O3 -fopenmp\nUCC = cc\nBINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n"
+        d = f"CC = {DAO} cc{flag}\nCLINK = {DAO} cc{flag}\nC_LIB = -lm\nC_INC = -I../common\nCFLAGS = {OPT} -fopenmp\nCLINKFLAGS = {OPT} -fopenmp\nUCC = cc\nBINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n"
     else:
-        d = f"F77 = {DAO} fc{flag}\nFLINK = {DAO} fc{flag}\nF_LIB =\nF_INC =\nFFLAGS = -O3 -fopenmp\nFLINKFLAGS = -O3 -fopenmp\nCC = cc -g\nCFLAGS = -O\nUCC = cc\nBINDIR = ../bin\nRAND = randi8\nWTIME = wtime.c\n"
+        d = f"F77 = {DAO} fc{flag}\nFLINK = {DAO} fc{flag}\nF_LIB =\nF_INC =\nFFLAGS = {OPT} -fopenmp\nFLINKFLAGS = {OPT} -fopenmp\nCC = cc -g\nCFLAGS = -O\nUCC = cc\nBINDIR = ../bin\nRAND = randi8\nWTIME = wtime.c\n"
     (tree / "config" / "make.def").write_text(d)
 
 
@@ -196,11 +198,13 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--work")
     ap.add_argument("--whole-program", action="store_true", help="build with DAO_WHOLE_PROGRAM=1 (the pass at the link, on all files)")
+    ap.add_argument("--opt", default="-O3", help="the optimisation level of make.def (the codes' own: -O3)")
     ap.add_argument("--dao", help="the dao driver to build with (default: this checkout's target/release/dao)")
     a = ap.parse_args()
     global WHOLE
     WHOLE = a.whole_program
-    global DAO
+    global DAO, OPT
+    OPT = a.opt
     if a.dao:
         DAO = Path(a.dao).resolve()
     if not DAO.exists():

@@ -825,6 +825,17 @@ fn blocked_rows_dead_under_the_block_size() {
     // read, u2 is saved
     let (_, check) = defs_run_objs("blocked_rows", &["-DREAD_IN_CHECK"], Opt::O3, &["30"], "check");
     assert_eq!(get(&check, "u2"), arr, "[blocked_rows -DREAD_IN_CHECK O3] u2: want all of it ({check:?})");
+    // NPB FT at -O2: the check is a call the block loop makes that may not
+    // return (`cfftz`), after which `d` is reloaded (phis of the bound
+    // global) and ScalarEvolution trusts the block step's `nsw` only under
+    // a predicate: u1 and u2 dead at -O2 as at -O3
+    for opt in [Opt::O2, Opt::O3] {
+        let (_, call) = defs_run_objs("blocked_rows", &["-DCHECK_CALL"], opt, &["30"], "call");
+        assert_eq!((get(&call, "u1"), get(&call, "u2")), (0, 0), "[blocked_rows -DCHECK_CALL {}] u1 and u2 rewritten before any read: {call:?}", opt.name());
+        assert_eq!(get(&call, "u0"), arr, "[blocked_rows -DCHECK_CALL {}] u0 is read: {call:?}", opt.name());
+    }
+    let (_, short_call) = defs_run_objs("blocked_rows", &["-DCHECK_CALL", "-DSHORT_BLOCKS"], Opt::O2, &["30"], "short-call");
+    assert_eq!(get(&short_call, "u2"), arr, "[blocked_rows -DCHECK_CALL -DSHORT_BLOCKS O2] u2: want all of it ({short_call:?})");
 }
 
 #[test]

@@ -786,11 +786,11 @@ bool edgeImpliesEq(BasicBlock *Q, BasicBlock *P, Value *V, ConstantInt *C) {
 // several paths). An optimistic fixpoint as for the bound phis below: every
 // integer phi is a candidate; one with a second value, or whose value does
 // not dominate it, drops out, until none does. The scratch clone only.
-template <class Erased> void foldSameValuePhis(Function &F, Erased erased) {
+template <class Erased> void foldSameValuePhis(Function &F, Erased erased, bool pointers = false) {
   std::map<PHINode *, Value *> Cand;
   for (auto &BB : F)
     for (auto &PN : BB.phis())
-      if (PN.getType()->isIntegerTy())
+      if (PN.getType()->isIntegerTy() || (pointers && PN.getType()->isPointerTy()))
         Cand[&PN] = nullptr;
   DominatorTree DT(F);
   for (bool changed = true; changed;) {
@@ -1347,6 +1347,13 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     for (auto *LD : Lds)
       LD->replaceAllUsesWith(G);
   }
+  // Phis of one value, pointers too (`foldSameValuePhis`): -O2 reloads a
+  // bound slot after every call in a loop and merges the reloads by phis
+  // (NPB FT's `cffts1` regions reload the captured `d` around `cfftz`);
+  // once the loads are the bound global, those phis hide it from the bound
+  // loads below.
+  if (nBind)
+    foldSameValuePhis(*C, [&](Value *V) { Back.erase(V); }, true);
   // the blocks the folds cut off (reachable before, not after: nothing
   // the team view or an earlier step made unreachable)
   auto reachable = [&]() {
@@ -1707,6 +1714,54 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   DominatorTree DT(*C);
   LoopInfo LI(DT);
   ScalarEvolution SE(*C, TLI, AC, DT, LI);
+  // A loop's backedge-taken count; when ScalarEvolution gives it only under
+  // predicates, that count, provided each predicate is "no signed wrap" of
+  // an add recurrence of the loop computed by an `add nsw` in its latch
+  // whose result the latch's exit test compares. Every completed iteration
+  // runs the latch, a signed wrap there makes the add poison and the exit
+  // branch on it undefined behaviour, so in a valid run the predicate holds.
+  // (-O2's NPB FT `cffts1`: the block loop `jj += fftblock` calls `cfftz`,
+  // which may not return, so ScalarEvolution does not trust the add's
+  // `nsw` for the iterations before that call.)
+  std::map<Loop *, const SCEV *> btcMemo;
+  auto btcOf = [&](Loop *L) -> const SCEV * {
+    if (auto It = btcMemo.find(L); It != btcMemo.end())
+      return It->second;
+    const SCEV *B = SE.getBackedgeTakenCount(L);
+    auto done = [&](const SCEV *X) { return btcMemo[L] = X; };
+    if (!isa<SCEVCouldNotCompute>(B))
+      return done(B);
+    BasicBlock *Latch = L->getLoopLatch();
+    if (!Latch || L->getExitingBlock() != Latch)
+      return done(B);
+    auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+    auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+    if (!Cmp)
+      return done(B);
+    SmallVector<const SCEVPredicate *, 4> Preds;
+    const SCEV *P = SE.getPredicatedBackedgeTakenCount(L, Preds);
+    if (isa<SCEVCouldNotCompute>(P) || Preds.empty())
+      return done(B);
+    if (debugLoops())
+      for (const SCEVPredicate *Pr : Preds) {
+        errs() << "dao-debug: loop " << L->getHeader()->getName() << ": predicate ";
+        Pr->print(errs());
+      }
+    for (const SCEVPredicate *Pr : Preds) {
+      auto *W = dyn_cast<SCEVWrapPredicate>(Pr);
+      if (!W || W->getFlags() != SCEVWrapPredicate::IncrementNSSW || W->getExpr()->getLoop() != L)
+        return done(B);
+      bool ok = false;
+      for (Value *Op : Cmp->operands())
+        if (auto *I = dyn_cast<BinaryOperator>(Op); I && I->getParent() == Latch && I->getOpcode() == Instruction::Add && I->hasNoSignedWrap() && SE.getSCEV(I) == W->getExpr())
+          ok = true;
+      if (!ok)
+        return done(B);
+    }
+    if (debugLoops())
+      errs() << "dao-debug: loop " << L->getHeader()->getName() << ": backedge-taken count under its latch's nsw: " << *P << "\n";
+    return done(P);
+  };
 
   std::map<Loop *, unsigned> LoopIx;
   for (Loop *L : LI.getLoopsInPreorder()) {
@@ -1856,7 +1911,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   auto constBTC = [&](Loop *L, uint64_t &n) -> bool {
     if (!L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
-    const SCEV *B = SE.getBackedgeTakenCount(L);
+    const SCEV *B = btcOf(L);
     auto *K = dyn_cast<SCEVConstant>(B);
     if (!K || K->getAPInt().getActiveBits() > 40)
       return false;
@@ -1897,7 +1952,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   auto peelBTC = [&](Loop *L, const SCEV *&B, unsigned &width, int64_t &add, int64_t &floor, std::vector<int64_t> &umaxAt, const SCEV *given = nullptr) -> bool {
     if (symOf.empty() || !L->getLoopPredecessor() || !L->getLoopLatch() || !L->getExitingBlock())
       return false;
-    B = given ? given : SE.getBackedgeTakenCount(L);
+    B = given ? given : btcOf(L);
     if (isa<SCEVCouldNotCompute>(B))
       return false;
     B = minusMin(B);
@@ -1977,6 +2032,21 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         int64_t before = c;
         if (!peelAdd(X))
           return false;
+        // (`sext (d + U)` or `zext (d + U)` there, -O2's form
+        // `(-1 + (16 smax (1 + sext (-16 + n)))) /u 16`: d + U, which the
+        // extension keeps in U's width while U is at most 2^(8*bytes-2) (the
+        // Rust side's condition) and, for zext, d + U is not negative)
+        if (isa<SCEVSignExtendExpr>(X) || isa<SCEVZeroExtendExpr>(X))
+          if (auto *A = dyn_cast<SCEVAddExpr>(cast<SCEVCastExpr>(X)->getOperand()); A && A->getNumOperands() == 2 && isa<SCEVConstant>(A->getOperand(0))) {
+            bool zext = isa<SCEVZeroExtendExpr>(X);
+            int64_t c0 = c;
+            const SCEV *Y = A;
+            if (!peelAdd(Y))
+              return false;
+            if (zext)
+              low = std::max(low, -(c - c0));
+            X = Y;
+          }
         // smax(k, b + U) is b + U while U >= k - b
         low = std::max(low, *atLeast - (c - before));
       }
@@ -2317,7 +2387,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         errs() << "dao-debug: no single exit or too deep: " << L->getHeader()->getName() << " " << R.ndims << "\n";
       return false;
     }
-    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    const SCEV *BTC = btcOf(L);
     if (isa<SCEVCouldNotCompute>(BTC)) {
       if (debugLoops())
         errs() << "dao-debug: no BTC for " << L->getHeader()->getName() << "\n";
@@ -2456,7 +2526,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     int64_t floor;
     if (!symMayBTC(L, u, floor)) {
       if (debugLoops())
-        errs() << "dao-debug: no symbolic may-count: " << *SE.getBackedgeTakenCount(L) << "\n";
+        errs() << "dao-debug: no symbolic may-count: " << *btcOf(L) << "\n";
       return false;
     }
     int64_t plus = (int64_t)mayCount(L, X, 0);
@@ -3149,7 +3219,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       }
       // the scalar loop ends where the original did: (P - iv0) + its
       // backedge-taken count == X - 1
-      const SCEV *BTC = SE.getBackedgeTakenCount(LS);
+      const SCEV *BTC = btcOf(LS);
       if (isa<SCEVCouldNotCompute>(BTC) || BTC->getType() != P.getType())
         continue;
       if (SE.getAddExpr(SE.getMinusSCEV(SE.getSCEV(&P), Iv0), BTC) != SE.getMinusSCEV(XS, SE.getOne(XS->getType())))
@@ -3654,7 +3724,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
                 LY = LY->getParentLoop();
               BasicBlock *P = LY->getLoopPredecessor();
               bool only = Cur->getSinglePredecessor() == Y || (Cur == Child->getHeader() && Child->getLoopPredecessor() == Y);
-              if (!P || LY->getExitBlock() != Cur || !only || isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(LY))) {
+              if (!P || LY->getExitBlock() != Cur || !only || isa<SCEVCouldNotCompute>(btcOf(LY))) {
                 Y = nullptr;
                 break;
               }
@@ -3724,7 +3794,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         if (!constBTC(L, btc)) {
           if (!symBTC(L, sym)) {
             if (debugLoops()) {
-              errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for loop " << LoopIx[L] << ": " << *SE.getBackedgeTakenCount(L) << "\n";
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": no count for loop " << LoopIx[L] << ": " << *btcOf(L) << "\n";
             }
             break;
           }

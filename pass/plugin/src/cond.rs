@@ -511,6 +511,8 @@ impl CondFacts {
                 if !v.is_local_linkage() {
                     ext.insert(g);
                 }
+            } else if crate::config::debug_loops() && !declared[g] && !v.is_thread_local() {
+                eprintln!("dao-debug: global '{}' not eligible: {}", v.name(), crate::provenance::first_other_use(v).map_or("?".to_string(), |u| format!("{:?} at {:?} in '{}'", u.opcode(), u.debug_loc(), u.parent_block().parent_function().name())));
             }
         }
         let defined: HashMap<Value, usize> = funcs.iter().enumerate().map(|(k, f)| (*f, k)).collect();

@@ -128,6 +128,20 @@ fn address_uses_all(p: Value, report: bool, mut use_ok: impl FnMut(Value, Value)
     true
 }
 
+/// For the debug output (`DAO_DEBUG_LOOPS`): the first use of `p`'s
+/// address that [`only_accessed`] (through known calls) refuses.
+pub fn first_other_use(p: Value) -> Option<Value> {
+    let mut first = None;
+    address_uses_all(p, false, |v, u| {
+        let ok = only_accessed_use(v, u, true);
+        if !ok && first.is_none() {
+            first = Some(u);
+        }
+        ok
+    });
+    first
+}
+
 fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
     address_uses_all(p, true, |v, u| {
         match u.opcode() {
@@ -170,7 +184,11 @@ fn accessed_or_passed(p: Value, params: &mut HashSet<Value>) -> bool {
 /// calls as writes); the defined functions it is passed to write nothing
 /// through it.
 pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
-    address_uses_all(p, false, |v, u| match u.opcode() {
+    address_uses_all(p, false, |v, u| only_accessed_use(v, u, through_known_calls))
+}
+
+fn only_accessed_use(v: Value, u: Value, through_known_calls: bool) -> bool {
+    match u.opcode() {
         Opcode::LLVMLoad => true,
         Opcode::LLVMStore if u.operand(0) != v => true,
         Opcode::LLVMStore => through_known_calls && slot_read_only(u.operand(1)),
@@ -183,7 +201,7 @@ pub fn only_accessed(p: Value, through_known_calls: bool) -> bool {
             }
         },
         _ => false,
-    })
+    }
 }
 
 /// A stack slot the address is stored into only to be read through: an
@@ -234,9 +252,13 @@ fn passed_read_only(call: Value, v: Value, seen: &mut HashSet<Value>) -> bool {
     args.len() == params.len() && args.iter().zip(&params).all(|(a, p)| *a != v || read_only_param(*p, seen))
 }
 
-/// Every use of parameter `p` (through GEPs and casts) is a load, or a
-/// pass to another defined function's parameter that is read only too
-/// (recursion: a parameter being checked counts as read only).
+/// Every use of parameter `p` (through GEPs, casts, phis and selects) is a
+/// load, or a pass to another defined function's parameter that is read
+/// only too (recursion: a parameter being checked counts as read only).
+/// (A phi or select merges `p` with other pointers: when all that is done
+/// with the result is reading through it, nothing is written through `p`
+/// either. -O2 keeps a captured `int d[3]` reloaded around the calls in
+/// a loop and merged by phis: NPB FT's `cffts1` regions.)
 fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
     if !seen.insert(p) {
         return true;
@@ -253,7 +275,8 @@ fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
             }
             match u.opcode() {
                 Opcode::LLVMLoad => {}
-                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => work.push(u),
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => work.push(u),
+                Opcode::LLVMSelect if u.operand(0) != v => work.push(u),
                 Opcode::LLVMCall if known::call_intrinsic(u).is_none() && passed_read_only(u, v, seen) => {}
                 _ => return false,
             }

@@ -24,6 +24,12 @@
  * -DREAD_IN_CHECK the message before `exit` prints an element of the
  *                 output: the path to `exit` reads it, `u2` is live.
  *
+ * -DCHECK_CALL moves the check into a function the block loop calls (FT's
+ * `cfftz` at -O2, not inlined): a call that may not return, after which
+ * -O2 reloads `d` and `blk`. ScalarEvolution then trusts the block step's
+ * `nsw` only under a predicate, and the reloads of `d` meet in phis; at
+ * -O2 and -O3 `u1` and `u2` are dead as above.
+ *
  * Arguments: steps (default 20), extent (default 64; 32 to 64).
  * Output: one checksum line per step.
  */
@@ -52,6 +58,18 @@ static dcomplex u0[NZ][NY][NX], u1[NZ][NY][NX], u2[NZ][NY][NX];
 static double scale[NX], ex[256];
 static int ix[NZ][NY][NX];
 
+#ifdef CHECK_CALL
+/* FT's `cfftz` at -O2: a call the block loop makes that may not return
+ * (it stops the program on a bad direction) and writes only its scratch */
+__attribute__((noinline)) static void check(int is, dcomplex *y) {
+    if (is != 1 && is != -1) {
+        printf("rows: bad direction %d\n", is);
+        exit(1);
+    }
+    y[0].imag += 0.0;
+}
+#endif
+
 static void rows(int is, int d[3], dcomplex x[NZ][NY][NX], dcomplex xout[NZ][NY][NX]) {
 #pragma omp parallel
     {
@@ -64,6 +82,9 @@ static void rows(int is, int d[3], dcomplex x[NZ][NY][NX], dcomplex xout[NZ][NY]
                         y[i][j].real = x[k][j + jj][i].real;
                         y[i][j].imag = x[k][j + jj][i].imag;
                     }
+#ifdef CHECK_CALL
+                check(is, &y[0][0]);
+#else
                 if (is != 1 && is != -1) {
 #ifdef READ_IN_CHECK
                     printf("rows: bad direction %d (%f)\n", is, xout[k][jj][0].real);
@@ -72,6 +93,7 @@ static void rows(int is, int d[3], dcomplex x[NZ][NY][NX], dcomplex xout[NZ][NY]
 #endif
                     exit(1);
                 }
+#endif
                 for (int j = 0; j < blk; j++)
                     for (int i = 0; i < d[0]; i++) {
                         xout[k][j + jj][i].real = is * y[i][j].real * scale[i] + 0.5 * y[(i + 1) % d[0]][j].imag;
