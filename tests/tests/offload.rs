@@ -64,11 +64,17 @@ fn built(rel: &str, opt: Opt, variant: Variant) -> PathBuf {
 /// dozen checkpoints (one candidate per step).
 fn crash(name: &str, opt: Opt, args: &'static [&'static str], every: u64) {
     let rel = format!("{name}.c");
-    let clean = built(&rel, opt, Variant::Clean);
-    let inst = built(&rel, opt, Variant::Instrumented);
+    let (clean, inst) = (built(&rel, opt, Variant::Clean), built(&rel, opt, Variant::Instrumented));
+    crash_plan(format!("offload {name} {}", opt.name()), &format!("offload-{}-{}", name.replace('/', "-"), opt.name()), clean, inst, args, every);
+}
+
+/// [`check_plan`] for two built programs, at 2 threads: crash after the
+/// first and the fifth checkpoint, while writing the third, and the rest of
+/// `dao_tests::scenario`.
+fn crash_plan(label: String, dir: &str, clean: PathBuf, inst: PathBuf, args: &'static [&'static str], every: u64) {
     check_plan(&Plan {
-        label: format!("offload {name} {}", opt.name()),
-        dir: fresh_dir(&format!("offload-{}-{}", name.replace('/', "-"), opt.name())),
+        label,
+        dir: fresh_dir(dir),
         clean,
         inst,
         args,
@@ -265,20 +271,7 @@ fn twin_o2(name: &str, twin: &str) -> (PathBuf, PathBuf) {
 
 /// A twin through the crash scenarios (as [`crash`]).
 fn crash_twin(name: &str, twin: &str, clean: PathBuf, inst: PathBuf, args: &'static [&'static str], every: u64) {
-    check_plan(&Plan {
-        label: format!("offload {name} -D{twin} O2"),
-        dir: fresh_dir(&format!("offload-{name}-{twin}")),
-        clean,
-        inst,
-        args,
-        env: vec![("OMP_NUM_THREADS", "2".into())],
-        every,
-        crash_after: &[1, 5],
-        crash_in: &[3],
-        drop_lines: &[],
-        reference_lines: vec![],
-        exact_count: true,
-    });
+    crash_plan(format!("offload {name} -D{twin} O2"), &format!("offload-{name}-{twin}"), clean, inst, args, every);
 }
 
 fn named(v: &[(&str, bool)]) -> Vec<(String, bool)> {

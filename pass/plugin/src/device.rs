@@ -222,22 +222,27 @@ impl DeviceFacts {
             body.add_block();
         }
         for (bi, b) in blocks.iter().enumerate() {
-            for i in b.instructions() {
-                let mut st = Stmt::default();
-                if i.is_call() || i.is_invoke() {
-                    match self.effect(ff, i) {
-                        Some((uses, defs)) => {
-                            st.uses = uses;
-                            st.defs = defs;
-                        }
-                        None => st.uses = self.mapped.clone(),
-                    }
-                }
-                body.blocks[bi].stmts.push(st);
-            }
+            body.blocks[bi].stmts = b.instructions().into_iter().map(|i| self.stmt(ff, i)).collect();
             body.blocks[bi].succs = b.successors().iter().map(|s| ix[s]).collect();
         }
         body
+    }
+
+    /// The device view's statement of instruction `i`: a call's device
+    /// effect ([`DeviceFacts::effect`]; every mapped global read when it
+    /// is not known), nothing for anything else.
+    fn stmt(&self, ff: &FuncFacts, i: Value) -> Stmt {
+        let mut st = Stmt::default();
+        if i.is_call() || i.is_invoke() {
+            match self.effect(ff, i) {
+                Some((uses, defs)) => {
+                    st.uses = uses;
+                    st.defs = defs;
+                }
+                None => st.uses = self.mapped.clone(),
+            }
+        }
+        st
     }
 
     /// The device view of the function `t` translates (same blocks and
@@ -252,19 +257,7 @@ impl DeviceFacts {
             body.add_block();
         }
         for (bi, b) in ff.f.blocks().into_iter().enumerate() {
-            for i in b.instructions() {
-                let mut st = Stmt::default();
-                if i.is_call() || i.is_invoke() {
-                    match self.effect(ff, i) {
-                        Some((uses, defs)) => {
-                            st.uses = uses;
-                            st.defs = defs;
-                        }
-                        None => st.uses = self.mapped.clone(),
-                    }
-                }
-                body.blocks[bi].stmts.push(st);
-            }
+            body.blocks[bi].stmts = b.instructions().into_iter().map(|i| self.stmt(ff, i)).collect();
         }
         for (bi, hb) in t.body.blocks.iter().enumerate() {
             // (the host body's phi statement and kills at a block's end:
