@@ -810,7 +810,6 @@ fn blocked_rows_dead_under_the_block_size() {
     // restart is checked.
     let arr = 8 * 64 * 64 * 16u64;
     defs_run("blocked_rows", &[], Opt::O0, &["30"], "o0");
-    defs_run("blocked_rows", &[], Opt::O2, &["30"], "o2");
     let (_, base) = defs_run_objs("blocked_rows", &[], Opt::O3, &["30"], "base");
     let get = |m: &std::collections::HashMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
     assert_eq!(get(&base, "u2"), 0, "[blocked_rows O3] u2 is rewritten in blocks of blk = 16 rows before any read: {base:?}");
@@ -836,6 +835,15 @@ fn blocked_rows_dead_under_the_block_size() {
     }
     let (_, short_call) = defs_run_objs("blocked_rows", &["-DCHECK_CALL", "-DSHORT_BLOCKS"], Opt::O2, &["30"], "short-call");
     assert_eq!(get(&short_call, "u2"), arr, "[blocked_rows -DCHECK_CALL -DSHORT_BLOCKS O2] u2: want all of it ({short_call:?})");
+    // the check inlined at -O2: `switch is [1, -1 -> on]`, default -> the
+    // `exit` (a dead end the writes-only run cuts), and the block loop's
+    // count `(-16 + sext n) /u 16`
+    let (_, o2) = defs_run_objs("blocked_rows", &[], Opt::O2, &["30"], "o2-sizes");
+    assert_eq!((get(&o2, "u1"), get(&o2, "u2")), (0, 0), "[blocked_rows O2] u1 and u2 rewritten before any read: {o2:?}");
+    let (_, short_o2) = defs_run_objs("blocked_rows", &["-DSHORT_BLOCKS"], Opt::O2, &["30"], "short-o2");
+    assert_eq!(get(&short_o2, "u2"), arr, "[blocked_rows -DSHORT_BLOCKS O2] u2: want all of it ({short_o2:?})");
+    let (_, check_o2) = defs_run_objs("blocked_rows", &["-DREAD_IN_CHECK"], Opt::O2, &["30"], "check-o2");
+    assert_eq!(get(&check_o2, "u2"), arr, "[blocked_rows -DREAD_IN_CHECK O2] u2: want all of it ({check_o2:?})");
 }
 
 #[test]

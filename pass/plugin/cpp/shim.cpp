@@ -1671,6 +1671,38 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   // blocks cut off are not looked at: this run gives writes only.
   if (writesOnly)
     for (auto &BB : *C) {
+      // (a switch whose live successors are one block, the others dead
+      // ends: -O2's `if (is != 1 && is != -1) exit(1)` is `switch is
+      // [1, -1 -> on], default -> the dead end`: a branch to that block)
+      if (auto *Sw = dyn_cast<SwitchInst>(BB.getTerminator())) {
+        BasicBlock *Live = nullptr;
+        bool dead = false, one = true;
+        for (unsigned k = 0; k < Sw->getNumSuccessors(); ++k) {
+          BasicBlock *S = Sw->getSuccessor(k);
+          if (deadEnd(S))
+            dead = true;
+          else if (!Live)
+            Live = S;
+          else if (S != Live)
+            one = false;
+        }
+        if (!dead || !Live || !one)
+          continue;
+        unsigned liveEdges = 0;
+        for (unsigned k = 0; k < Sw->getNumSuccessors(); ++k) {
+          BasicBlock *S = Sw->getSuccessor(k);
+          if (S == Live)
+            ++liveEdges;
+          else
+            S->removePredecessor(&BB);
+        }
+        for (unsigned k = 1; k < liveEdges; ++k)
+          Live->removePredecessor(&BB, true);
+        BranchInst::Create(Live, Sw);
+        Back.erase(Sw);
+        Sw->eraseFromParent();
+        continue;
+      }
       auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
       if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1))
         continue;
@@ -2022,8 +2054,17 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       };
       if (!peelAdd(X))
         return false;
+      // (`(c + ext U) /u D`: the extension inside the add, -O2's form of
+      // a block loop whose index is widened, `(-16 + sext n) /u 16`; the add
+      // is in the count's width, U's value kept by the extension, a zero
+      // extension's while U >= 0, which `low` requires anyway)
+      bool innerExt = false;
+      if (!isa<SCEVCastExpr>(UD->getLHS()) && (isa<SCEVSignExtendExpr>(X) || isa<SCEVZeroExtendExpr>(X)) && !isa<SCEVAddExpr>(cast<SCEVCastExpr>(X)->getOperand())) {
+        X = cast<SCEVCastExpr>(X)->getOperand();
+        innerExt = true;
+      }
       std::optional<int64_t> atLeast;
-      if (auto *M = dyn_cast<SCEVSMaxExpr>(X); M && M->getNumOperands() == 2 && isa<SCEVConstant>(M->getOperand(0))) {
+      if (auto *M = dyn_cast<SCEVSMaxExpr>(X); !innerExt && M && M->getNumOperands() == 2 && isa<SCEVConstant>(M->getOperand(0))) {
         auto *K = cast<SCEVConstant>(M->getOperand(0));
         if (K->getAPInt().getSignificantBits() > 20)
           return false;
@@ -4242,9 +4283,16 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       auto &R = Out->loops[LoopIx[L]];
       if (R.stores == 0 || R.sections >= R.stores)
         continue;
-      for (BasicBlock *B : L->blocks())
+      for (BasicBlock *B : L->blocks()) {
         if (auto *Br = dyn_cast<BranchInst>(B->getTerminator()); Br && Br->isConditional() && deadEnd(Br->getSuccessor(0)) != deadEnd(Br->getSuccessor(1)))
           Out->deadEnds = true;
+        if (auto *Sw = dyn_cast<SwitchInst>(B->getTerminator())) {
+          bool dead = false, live = false;
+          for (BasicBlock *S : successors(B))
+            (deadEnd(S) ? dead : live) = true;
+          Out->deadEnds |= dead && live;
+        }
+      }
     }
   if (!Out->relWrites.empty()) {
     // the writes per (loop, object), in their order
