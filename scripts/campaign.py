@@ -32,7 +32,8 @@ Usage:
 
 `build` needs dao (target/release/dao) and the compilers; `run` needs only
 the built programs, so WORK can be copied to another machine of the same
-system and run there. Not part of CI: it runs for hours.
+system and run there. Not part of CI: it runs for hours. The offload
+programs (`o_*`) need Debian's clang-tools-19 (the host offload device).
 """
 import argparse
 import glob
@@ -72,6 +73,13 @@ PROGRAMS = [
     ("linked_list", "seq", "test-programs/c/linked_list.c", ["6000"], (3, 14)),
     ("globals_statics", "seq", "test-programs/c/globals_statics.c", ["100000"], (2000, 9000)),
     ("f_module_vars", "seq", "test-programs/fortran/module_vars.f90", ["600000"], (1000, 4000)),
+    # OpenMP offload on the host offload device (issue #35; the kind adds
+    # -fopenmp-targets=x86_64-pc-linux-gnu): device liveness's shapes
+    ("o_dead_device", "offload", "test-programs/offload/dead_device.c", ["120"], (3, 30)),
+    ("o_callees", "offload", "test-programs/offload/callees.c", ["120"], (3, 30)),
+    ("o_param_read", "offload", "test-programs/offload/param_read.c", ["60"], (3, 15)),
+    ("o_parallel_for", "offload", "test-programs/offload/parallel_for.c", ["120"], (3, 30)),
+    ("o_unstructured", "offload", "test-programs/offload/unstructured.c", ["150"], (3, 30)),
 ]
 
 PROTOCOLS = ["nonblocking", "blocking"]
@@ -103,8 +111,10 @@ def build(work, only=None):
                 cmd = [dao(), "fc" if fortran else "cc", opt]
                 if variant == "clean":
                     cmd.append("--dao-no-pass")
-                if kind == "omp":
+                if kind in ("omp", "offload"):
                     cmd.append("-fopenmp")
+                if kind == "offload":
+                    cmd.append("-fopenmp-targets=x86_64-pc-linux-gnu")
                 cmd += [os.path.join(REPO, src), "-o", out]
                 if not fortran:
                     cmd.append("-lm")
@@ -182,9 +192,9 @@ def trial(work, k, rng):
     weights = [len(PROGRAMS) // 2 if p[0] == "nb_stress" else 1 for p in PROGRAMS]
     name, kind, _, args, (lo, hi) = rng.choices(PROGRAMS, weights)[0]
     opt = rng.choice(OPTS)
-    threads = rng.randint(1, 4) if kind == "omp" else 1
+    threads = rng.randint(1, 4) if kind in ("omp", "offload") else 1
     mode = {
-        "protocol": rng.choice(PROTOCOLS_USED) if kind == "omp" else "-",
+        "protocol": rng.choice(PROTOCOLS_USED) if kind in ("omp", "offload") else "-",
         "async": rng.choice(ASYNC),
         "store": rng.choice(STORES),
         "every": rng.randint(lo, hi),
@@ -205,7 +215,7 @@ def trial(work, k, rng):
         "DAO_STORE": mode["store"],
         "DAO_STATS": os.path.join(tdir, "stats"),
     })
-    if kind == "omp":
+    if kind in ("omp", "offload"):
         env["DAO_PROTOCOL"] = mode["protocol"]
     exe = [exe_path(work, name, opt, "inst")] + args
     t0 = time.monotonic()
