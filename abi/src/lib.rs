@@ -23,7 +23,7 @@
 //! the header.
 
 /// Bump on any change of this crate's tables.
-pub const DAO_ABI_VERSION: u32 = 13;
+pub const DAO_ABI_VERSION: u32 = 14;
 
 /// What a labelled site is (`dao_site_desc.kind`).
 #[repr(u32)]
@@ -253,12 +253,28 @@ pub const MODULE_DESC: Layout = Layout {
         f("conds", Ptr),
         f("n_boxes", I32),
         f("boxes", Ptr),
+        f("n_heaps", I32),
+        f("heaps", Ptr),
     ],
 };
-/// A runtime-checked condition of a conditional kill: global `object` is
+/// A heap object of the module (ABI 14): the block of one allocation call
+/// in `main` that runs at most once per run and whose address stays in the
+/// module's code (`pass/plugin/src/heap.rs`). The program writes `addr`
+/// and `size` (the bytes it asked for) right after the call, and sets
+/// `addr` to null before the block is freed; the descriptor array is
+/// writable. In a site's `globals`, `cdead`, `dead` and `kept` lists, index
+/// `n_globals + k` of the module's object numbering is heap object `k`: the
+/// runtime leaves its block out of the checkpoint when every walked frame
+/// of the module has it dead (not in `globals`, or in `cdead` with its
+/// conditions holding).
+pub const HEAP_DESC: Layout = Layout { c_name: "dao_heap_desc", fields: &[f("name", Ptr), f("loc", Ptr), f("addr", Ptr), f("size", I64)] };
+/// A runtime-checked condition of a conditional kill: object `object` is
 /// dead at a site listing it in `cdead` when, for every condition of it,
-/// the `bytes`-wide integer at `offset` of global `global` (read signed
-/// when `is_signed`) lies in `[min, max]`.
+/// the `bytes`-wide integer V at `offset` of global `global` (read signed
+/// when `is_signed`) lies in `[min, max]`. With `cover` > 0 (ABI 14, heap
+/// objects only) the condition is instead that a loop's writes reach the
+/// end of the block: V (0 when `global` is `u32::MAX`) lies in `[0, max]`
+/// and `cover * V + min` is at least the block's `size` (`dao_heap_desc`).
 pub const COND_DESC: Layout = Layout {
     c_name: "dao_cond_desc",
     fields: &[
@@ -269,6 +285,7 @@ pub const COND_DESC: Layout = Layout {
         f("is_signed", I32),
         f("min", I64),
         f("max", I64),
+        f("cover", I64),
     ],
 };
 /// A box of bytes of global `object` (ABI 12): `size` bytes at `start`
@@ -300,7 +317,7 @@ pub const BOX_DIM: Layout = Layout {
 pub const FRAME: Layout =
     Layout { c_name: "dao_frame", fields: &[f("parent", Ptr), f("func", Ptr), f("site", I32), f("reserved", I32), f("allocas", Ptr), f("slots", Ptr)] };
 
-pub const LAYOUTS: [Layout; 8] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME, COND_DESC, BOX_DESC, BOX_DIM];
+pub const LAYOUTS: [Layout; 9] = [VAR_DESC, SITE_DESC, FUNC_DESC, MODULE_DESC, FRAME, COND_DESC, BOX_DESC, BOX_DIM, HEAP_DESC];
 
 /// A runtime function the pass calls: name and signature (`ret` None: void).
 #[derive(Clone, Copy, Debug)]
@@ -530,9 +547,10 @@ mod tests {
                 FRAME.size(),
                 COND_DESC.size(),
                 BOX_DESC.size(),
-                BOX_DIM.size()
+                BOX_DIM.size(),
+                HEAP_DESC.size()
             ],
-            [40, 184, 72, 144, 40, 40, 48, 48]
+            [40, 184, 72, 160, 40, 48, 48, 48, 32]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

@@ -25,7 +25,7 @@
 #define DAO_ABI_H
 #include <stdint.h>
 
-#define DAO_ABI_VERSION 13
+#define DAO_ABI_VERSION 14
 
 /* One saved thing: an SSA slot, a stack object or a global. */
 typedef struct dao_var_desc {
@@ -111,16 +111,19 @@ typedef struct dao_site_desc {
 /* A runtime-checked condition of a conditional kill (a loop whose extent is
    read from a global rewrites `object` whole when that extent is large
    enough): `object` is dead at a site listing it in cdead when, for each of
-   its conditions, the `bytes`-wide integer at byte `offset` of global
-   `global` (signed when is_signed) lies in [min, max]. */
+   its conditions, the `bytes`-wide integer V at byte `offset` of global
+   `global` (signed when is_signed) lies in [min, max]. ABI 14: with cover
+   > 0 (heap objects only), V (0 when global is UINT32_MAX) lies in [0, max]
+   and cover * V + min is at least the heap object's size instead. */
 typedef struct dao_cond_desc {
-    uint32_t object;      /* index into module->globals */
+    uint32_t object;      /* index into module->globals; from n_globals on, heaps[object - n_globals] (ABI 14) */
     uint32_t global;      /* index into module->globals: where the value is */
     int64_t offset;
     uint32_t bytes;       /* 1, 2, 4 or 8 */
     uint32_t is_signed;
     int64_t min;
     int64_t max;
+    int64_t cover;        /* 0: a range; > 0: a heap object's cover (ABI 14) */
 } dao_cond_desc;
 
 /* One step of a box: `stride` bytes, `count` times; or, when `global` is not
@@ -163,6 +166,21 @@ typedef struct dao_box_desc {
     const dao_cond_desc *conds;
 } dao_box_desc;
 
+/* ABI 14: a heap object: the block of one allocation call in main that runs
+   at most once per run and whose address stays in the module's code. The
+   program writes addr and size (the bytes asked for) right after the call
+   and sets addr to NULL before the block is freed. In a site's globals,
+   cdead, dead and kept lists, index module->n_globals + k is heaps[k]: the
+   runtime leaves its block out of a checkpoint when every walked frame of
+   the module has it dead (not in globals, or in cdead with its conditions
+   holding). */
+typedef struct dao_heap_desc {
+    const char *name;     /* the variable the pointer went to, or "heap" */
+    const char *loc;      /* "file.c:12" of the allocation, or NULL */
+    void *addr;           /* the block, written by the program; NULL: none */
+    uint64_t size;        /* bytes asked for */
+} dao_heap_desc;
+
 typedef struct dao_module_desc dao_module_desc;
 
 typedef struct dao_func_desc {
@@ -202,6 +220,8 @@ struct dao_module_desc {
     const dao_cond_desc *conds;
     uint32_t n_boxes;                 /* ABI 12: parts of globals rewritten under */
     const dao_box_desc *boxes;        /* runtime-checked conditions (sites' cboxes) */
+    uint32_t n_heaps;                 /* ABI 14: heap objects; object index n_globals + k */
+    dao_heap_desc *heaps;             /* of the sites' lists is heaps[k] (writable) */
 };
 
 /* One per activation of an instrumented function; lives in that function's

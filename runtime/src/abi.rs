@@ -6,7 +6,9 @@
 //! checks that this library defines every entry point and global it lists.
 //!
 //! The pass emits these as constant data and stack records; the runtime only
-//! reads them (and writes `dao_frame::parent`).
+//! reads them (and writes `dao_frame::parent`), except the heap records
+//! (`dao_heap_desc`, ABI 14), which the program writes and a restart writes
+//! back.
 use std::os::raw::c_char;
 
 pub use dao_abi::{
@@ -96,10 +98,13 @@ pub struct DaoBoxDim {
     pub reserved: u32,
 }
 
-/// A runtime-checked condition (`dao_cond_desc`): global `object` is dead
-/// at a site listing it in `cdead` when the `bytes`-wide integer at
-/// `offset` of global `global` lies in `[min, max]` (for every condition of
-/// the object).
+/// A runtime-checked condition (`dao_cond_desc`): object `object` (a
+/// global, or with an index from `n_globals` on a heap object) is dead at a
+/// site listing it in `cdead` when, for every condition of the object, the
+/// `bytes`-wide integer V at `offset` of global `global` lies in
+/// `[min, max]`; with `cover` > 0 (ABI 14, heap objects only) when V (0 when
+/// `global` is `u32::MAX`) lies in `[0, max]` and `cover * V + min` is at
+/// least the heap object's `size`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct DaoCondDesc {
@@ -110,6 +115,21 @@ pub struct DaoCondDesc {
     pub is_signed: u32,
     pub min: i64,
     pub max: i64,
+    pub cover: i64,
+}
+
+/// A heap object (`dao_heap_desc`, ABI 14): the block of one allocation call
+/// in `main` that runs at most once per run and whose address stays in the
+/// module's code. Written by the program (`addr`, `size`: the bytes asked
+/// for, right after the call; `addr` null before the block is freed) and by
+/// a restart (startup.rs); read with volatile reads (desc.rs).
+#[repr(C)]
+#[derive(Debug)]
+pub struct DaoHeapDesc {
+    pub name: *const c_char,
+    pub loc: *const c_char,
+    pub addr: *mut u8,
+    pub size: u64,
 }
 
 #[repr(C)]
@@ -155,6 +175,10 @@ pub struct DaoModuleDesc {
     /// Parts of globals rewritten under runtime-checked conditions.
     pub n_boxes: u32,
     pub boxes: *const DaoBoxDesc,
+    /// Heap objects (ABI 14): object index `n_globals + k` of the sites'
+    /// `globals`, `cdead`, `dead` and `kept` lists is `heaps[k]`. Writable.
+    pub n_heaps: u32,
+    pub heaps: *mut DaoHeapDesc,
 }
 
 #[repr(C)]
@@ -171,7 +195,7 @@ pub struct DaoFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dao_abi::{check_layout, BOX_DESC, BOX_DIM, COND_DESC, FRAME, FUNC_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
+    use dao_abi::{check_layout, BOX_DESC, BOX_DIM, COND_DESC, FRAME, FUNC_DESC, HEAP_DESC, MODULE_DESC, SITE_DESC, VAR_DESC};
 
     #[test]
     fn mirrors_match_the_contract() {
@@ -206,7 +230,8 @@ mod tests {
         );
         check_layout!(DaoBoxDesc, BOX_DESC, object, kind, n_dims, n_conds, start, size, dims, conds);
         check_layout!(DaoBoxDim, BOX_DIM, stride, count, global, bytes, offset, add, is_signed, reserved);
-        check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max);
+        check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max, cover);
+        check_layout!(DaoHeapDesc, HEAP_DESC, name, loc, addr, size);
         check_layout!(
             DaoFuncDesc,
             FUNC_DESC,
@@ -241,7 +266,9 @@ mod tests {
             n_conds,
             conds,
             n_boxes,
-            boxes
+            boxes,
+            n_heaps,
+            heaps
         );
         check_layout!(DaoFrame, FRAME, parent, func, site, reserved, allocas, slots);
     }

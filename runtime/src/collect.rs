@@ -13,7 +13,9 @@
 //! only, one record each at its address), and the heap blocks to save: with DAO_HEAP=reachable the
 //! blocks reachable from the saved bytes by a conservative scan (every
 //! 8-byte-aligned word whose value lies in [payload start, payload end] of
-//! an allocated block marks it; transitively), otherwise every block.
+//! an allocated block marks it; transitively), less the blocks of the heap
+//! objects dead in every walked frame of their module (heap_objects.rs:
+//! neither saved nor scanned), otherwise every block.
 use crate::ranges::{coalesce, complement, intersect_ranges, merge_ranges, minus_ranges, MIN_GAP};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -24,6 +26,7 @@ use crate::abi::{DaoFrame, DaoModuleDesc, DAO_SITE_UNKNOWN_READS};
 use crate::desc::{self, memory, FrameView};
 use crate::diag::fatal;
 use crate::heap::{self, Block};
+use crate::heap_objects::{self, Verdicts};
 use crate::stats::Bytes;
 
 pub struct Collected {
@@ -46,6 +49,10 @@ pub struct Collected {
     pub bytes: Bytes,
     pub heap_blocks_total: u64,
     pub heap_blocks_saved: u64,
+    /// The heap objects whose records validate (`heap.objects`), and how
+    /// many of them are left out (their bytes: `bytes.heap_dead`).
+    pub heap_objects_total: u64,
+    pub heap_objects_left_out: u64,
 }
 
 impl Collected {
@@ -169,6 +176,8 @@ struct Walk {
     /// The candidate sites walked, innermost frame first per thread (for
     /// what rewrites each dead global first: `dao inspect`).
     sites: Sites,
+    /// Which heap objects the walked frames have live (heap_objects.rs).
+    heap_live: Verdicts,
 }
 
 /// Modules whose sites read unknown memory: such a read may reach any
@@ -240,10 +249,12 @@ impl Walk {
                 if site.n_dead > 0 || site.n_kept > 0 {
                     self.sites.push((m, site));
                 }
+                // the heap objects (indices from n_globals on) live here
+                self.heap_live.frame(m, &fname, site);
                 // globals dead here only when their runtime-checked
                 // conditions hold (a loop bound read from a global large
                 // enough): live otherwise
-                let cdead = site.cdead().iter().copied().filter(|&g| !m.conds_hold(g));
+                let cdead = site.cdead().iter().copied().filter(|&g| g < m.n_globals && !m.conds_hold(g));
                 // parts of globals dead here when the conditions of their
                 // boxes hold (ABI 12): evaluated with the bounds' values now
                 let boxes: Vec<(u32, Vec<(u64, u64)>)> = site.cboxes().iter().filter_map(|&k| m.box_ranges(k)).collect();
@@ -316,7 +327,8 @@ impl Walk {
 /// for a non-blocking round (protocol/worker.rs): its chain from the candidate up to
 /// the outlined function and its thread-local values, as owned bytes (the
 /// worker goes on running and changes them), plus what its sites ask of
-/// the shared state (globals), which the master saves later.
+/// the shared state (globals, and which heap objects are live in its
+/// frames), which the master saves later.
 pub struct Snapshot {
     pub frames: Vec<Frame<'static>>,
     pub tls: Vec<dao_format::TlsValue<'static>>,
@@ -329,6 +341,7 @@ pub struct Snapshot {
     )>,
     unknown_reads: UnknownFrom,
     sites: Sites,
+    heap_live: Verdicts,
     bytes: Bytes,
 }
 
@@ -343,6 +356,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
         wanted: Wanted::new(),
         unknown_reads: UnknownFrom::default(),
         sites: Sites::new(),
+        heap_live: Verdicts::default(),
     };
     let frames = w
         .chain(top, save_all)
@@ -364,6 +378,7 @@ pub fn snapshot(thread: u32, top: *mut DaoFrame, save_all: bool) -> Snapshot {
         wanted: w.wanted.into_iter().collect(),
         unknown_reads: w.unknown_reads,
         sites: w.sites,
+        heap_live: w.heap_live,
         bytes: w.bytes,
     }
 }
@@ -384,6 +399,7 @@ pub fn collect_team(
         wanted: Wanted::new(),
         unknown_reads: UnknownFrom::default(),
         sites: Sites::new(),
+        heap_live: Verdicts::default(),
     };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
@@ -396,6 +412,7 @@ pub fn collect_team(
             w.bytes.globals += sn.bytes.globals;
             w.unknown_reads.extend(&sn.unknown_reads);
             w.sites.extend(sn.sites.iter().copied());
+            w.heap_live.extend(&sn.heap_live);
             for (k, (m, r)) in &sn.wanted {
                 want(&mut w.wanted, *k, m, r.clone());
             }
@@ -451,7 +468,7 @@ pub fn collect_team(
             }
         }
     }
-    let Walk { mut bytes, mut roots, mut wanted, unknown_reads, sites } = w;
+    let Walk { mut bytes, mut roots, mut wanted, unknown_reads, sites, heap_live } = w;
 
     let modules = crate::modules::all();
     // why the runtime itself keeps a global (by address), for `dao inspect`
@@ -519,7 +536,7 @@ pub fn collect_team(
         let ranges = coalesce(ranges, MIN_GAP);
         *saved_at.entry(d.addr as u64).or_default() += ranges.iter().map(|(lo, hi)| hi - lo).sum::<u64>();
         saved_ranges.entry(d.addr as u64).or_default().extend(ranges.iter().copied());
-        let why = if d.size >= KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
+        let why = if d.size >= desc::KEPT_WHY { kept_why(&sites, d.addr as usize).or_else(|| runtime_why.get(&(d.addr as usize)).map(|w| Cow::Borrowed(*w))) } else { None };
         // (the reason on the first range only: the reader gives it to the
         // others, `dao_format::read`)
         for (k, (lo, hi)) in ranges.into_iter().enumerate() {
@@ -544,12 +561,16 @@ pub fn collect_team(
 
     let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
     let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
+    // the heap objects whose records validate, and those left out: dead in
+    // every walked frame of their module (heap_objects.rs)
+    let known = heap_objects::known(&modules, &blocks, &heap_live, heap_all || save_all);
+    let excluded = heap_objects::excluded(&known);
     let saved = if heap_all || save_all {
         vec![true; blocks.len()]
     } else {
         let mut all: Vec<(usize, &[u8])> = roots.clone();
         all.extend(snap_roots);
-        reachable(&blocks, &all)
+        reachable(&blocks, &all, &excluded)
     };
     let mut hb = Vec::with_capacity(blocks.len());
     let mut n_saved = 0;
@@ -563,23 +584,23 @@ pub fn collect_team(
         }
         hb.push(HeapBlock { addr: b.addr as u64, size: b.size as u64, bytes: data });
     }
+    bytes.heap_dead = excluded.iter().map(|&i| blocks[i].size as u64).sum();
+    let objects = heap_objects::records(&known, &saved, &sites);
     Collected {
         chain,
         master_tls,
         workers: team,
         globals,
         dead,
-        heap: Heap { meta: Cow::Owned(meta), blocks: hb },
+        heap: Heap { meta: Cow::Owned(meta), blocks: hb, objects },
         unsaved,
         bytes,
         heap_blocks_total: blocks.len() as u64,
         heap_blocks_saved: n_saved,
+        heap_objects_total: known.len() as u64,
+        heap_objects_left_out: known.iter().filter(|o| o.left_out).count() as u64,
     }
 }
-
-/// Globals at least this large are saved with the reason (the pass's
-/// `KEPT_REMARK`).
-const KEPT_WHY: u64 = 64 * 1024;
 
 /// Why the global at `addr` is kept, from the innermost walked candidate
 /// whose descriptor says (any module's index at that address: a common
@@ -666,9 +687,11 @@ fn tp_copies(thread: u32, live: &std::collections::HashSet<usize>, save_all: boo
 }
 
 /// Conservative reachability from `roots` over the allocated `blocks`
-/// (sorted by address).
-pub fn reachable(blocks: &[Block], roots: &[(usize, &[u8])]) -> Vec<bool> {
-    reachable_counting(blocks, roots).0
+/// (sorted by address), less the `excluded` blocks (indices into `blocks`:
+/// the heap objects left out), which count as found but are neither saved
+/// nor scanned.
+pub fn reachable(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[usize]) -> Vec<bool> {
+    reachable_counting(blocks, roots, excluded).0
 }
 
 /// Whether the first or the last aligned word of `b` is an address in
@@ -708,8 +731,16 @@ const BIG: usize = 64 << 10;
 /// after the tables. Depth alone would read every row shallower than the
 /// deepest node of a linked list. The order only decides when the scan can
 /// stop: every block found is still scanned unless all are found.
-fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])]) -> (Vec<bool>, usize) {
+fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[usize]) -> (Vec<bool>, usize) {
+    // an excluded block is marked from the start: a word pointing into it
+    // then neither saves nor scans it, and it counts as found
     let mut marked = vec![false; blocks.len()];
+    let mut out = vec![true; blocks.len()];
+    for &i in excluded {
+        marked[i] = true;
+        out[i] = false;
+    }
+    let pre = marked.iter().filter(|&&m| m).count();
     let mut work = Vec::new();
     for &(addr, b) in roots {
         scan(addr, b, blocks, &mut marked, &mut work);
@@ -724,7 +755,7 @@ fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])]) -> (Vec<bool>,
         let numeric = !big && !ends_point_into(b, lo, hi);
         std::cmp::Reverse((big, numeric, if big { 0 } else { depth }, b.size, j, depth))
     };
-    let mut found = work.len();
+    let mut found = pre + work.len();
     let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<ScanKey>> = work.drain(..).map(|j| item(j, 0)).collect();
     let mut scanned = 0;
     while let Some(std::cmp::Reverse((_, _, _, _, i, depth))) = queue.pop() {
@@ -737,7 +768,10 @@ fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])]) -> (Vec<bool>,
         found += work.len();
         queue.extend(work.drain(..).map(|j| item(j, depth + 1)));
     }
-    (marked, scanned)
+    for (o, m) in out.iter_mut().zip(&marked) {
+        *o &= *m;
+    }
+    (out, scanned)
 }
 
 fn scan(addr: usize, b: &[u8], blocks: &[Block], marked: &mut [bool], work: &mut Vec<usize>) {
@@ -789,13 +823,13 @@ mod tests {
         let root = (top.as_ptr() as u64).to_le_bytes();
         let leaked = rows[8 * 16].as_ptr() as usize;
 
-        let (marked, _) = reachable_counting(&blocks, &[(0, &root)]);
+        let (marked, _) = reachable_counting(&blocks, &[(0, &root)], &[]);
         for (b, m) in blocks.iter().zip(&marked) {
             assert_eq!(*m, b.addr != leaked, "block at {:#x}", b.addr);
         }
         // without the leaked row every block is found once the tables are read
         let all: Vec<Block> = blocks.iter().filter(|b| b.addr != leaked).map(|b| Block { ..*b }).collect();
-        let (marked, scanned) = reachable_counting(&all, &[(0, &root)]);
+        let (marked, scanned) = reachable_counting(&all, &[(0, &root)], &[]);
         assert!(marked.iter().all(|&m| m));
         assert_eq!(scanned, 9, "the top table and the 8 plane tables, no row");
     }
@@ -827,8 +861,32 @@ mod tests {
             .collect();
         blocks.sort_by_key(|b| b.addr);
         let root: Vec<u8> = [top.as_ptr() as u64, big.as_ptr() as u64, list[0].as_ptr() as u64].iter().flat_map(|a| a.to_le_bytes()).collect();
-        let (marked, scanned) = reachable_counting(&blocks, &[(0, &root)]);
+        let (marked, scanned) = reachable_counting(&blocks, &[(0, &root)], &[]);
         assert!(marked.iter().all(|&m| m));
         assert_eq!(scanned, 1 + 8 + 4, "the top table, the 8 plane tables and the first 4 list nodes (the 5th is found by the 4th)");
+    }
+
+    /// A block left out (a dead heap object) is neither saved nor scanned:
+    /// what only it points to is not found, what a root or a saved block
+    /// points to is, and once all are found the scan stops.
+    #[test]
+    fn excluded_blocks_are_found_but_neither_saved_nor_scanned() {
+        // root -> a (excluded) -> b; root -> c -> d -> a
+        let mut v: Vec<Box<[u64; 4]>> = (0..4).map(|_| Box::new([0u64; 4])).collect();
+        let p: Vec<u64> = v.iter().map(|x| x.as_ptr() as u64).collect();
+        (v[0][0], v[2][0], v[3][0]) = (p[1], p[3], p[0]);
+        let mut blocks: Vec<Block> = p.iter().map(|&addr| Block { addr: addr as usize, size: 32, in_use: true }).collect();
+        blocks.sort_by_key(|x| x.addr);
+        let [a, b, c, d] = [0, 1, 2, 3].map(|k| blocks.iter().position(|x| x.addr as u64 == p[k]).unwrap());
+        let root: Vec<u8> = [p[0], p[2]].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let (saved, _) = reachable_counting(&blocks, &[(0, &root)], &[a]);
+        assert!(!saved[a] && !saved[b] && saved[c] && saved[d]);
+        assert!(reachable(&blocks, &[(0, &root)], &[]).iter().all(|&x| x));
+        // b also from c: every block found after scanning c alone
+        v[2][1] = p[1];
+        let (saved, scanned) = reachable_counting(&blocks, &[(0, &root)], &[a]);
+        assert!(!saved[a] && saved[b] && saved[c] && saved[d] && scanned == 1);
+        let (saved, scanned) = reachable_counting(&blocks, &[(0, &root)], &[0, 1, 2, 3]);
+        assert!(saved.iter().all(|&x| !x) && scanned == 0);
     }
 }

@@ -66,7 +66,9 @@ pub struct Config {
     pub heap_all: bool,
     /// DAO_DEAD=poison: a restart fills every global of the program that
     /// the checkpoint did not save with 0xff bytes (a check of liveness: a
-    /// global wrongly found dead then changes the restarted run's output);
+    /// global wrongly found dead then changes the restarted run's output),
+    /// and every allocated heap block whose bytes it does not hold (heap
+    /// objects left out, blocks the reachability scan did not find);
     /// keep (default): they keep their start-up contents.
     pub poison_dead: bool,
     /// DAO_WRITERS=team (default) | master: inside a parallel region, the
@@ -318,7 +320,7 @@ pub const VARS: &[Var] = &[
     v("DAO_MEM_AVAILABLE", "memory a background checkpoint's snapshot may use (instead of MemAvailable and the cgroup's headroom)", "unset", "a size (bytes, K, M, G)"),
     v("DAO_SAVE", "what is saved: what the pass says is live, or everything", "live", "live, all"),
     v("DAO_HEAP", "heap blocks saved: reachable ones or all", "reachable", "reachable, all"),
-    v("DAO_DEAD", "on restart, globals the checkpoint did not save (dead at every saved position): keep their start-up contents, or fill them with 0xff bytes (tests of the liveness analysis)", "keep", "keep, poison"),
+    v("DAO_DEAD", "on restart, globals and allocated heap blocks the checkpoint did not save (dead at every saved position): keep their start-up contents, or fill them with 0xff bytes (tests of the liveness analysis)", "keep", "keep, poison"),
     v("DAO_KEEP", "checkpoints of the current run kept (DAO_STORE=file)", "2", "an integer >= 1"),
     v("DAO_STORE", "how checkpoints are stored: the storage engine (chains of full and incremental checkpoints), or one dao-format file each", "engine", "engine, file"),
     v("DAO_INCREMENTAL", "engine: full, incremental, differential or adaptive checkpoints", "adaptive", "full, incremental, differential, adaptive"),

@@ -18,6 +18,10 @@ use std::os::raw::c_char;
 
 use crate::abi::*;
 
+/// Objects at least this large have the reason they are kept in the sites'
+/// `kept_why` (the pass's `KEPT_REMARK`), and the checkpoint says it.
+pub const KEPT_WHY: u64 = 64 * 1024;
+
 /// A C string from a descriptor (names are never NULL per the ABI; `?` if one is).
 pub fn name(p: *const c_char) -> Cow<'static, str> {
     opt_name(p).unwrap_or(Cow::Borrowed("?"))
@@ -77,19 +81,99 @@ impl DaoModuleDesc {
     pub fn conds(&self) -> &'static [crate::abi::DaoCondDesc] {
         table(self.conds, self.n_conds)
     }
-    /// Whether global `object` (an index) is dead where a site lists it in
+    /// Whether object `object` (a module index: a global, or from
+    /// `n_globals` on a heap object) is dead where a site lists it in
     /// `cdead`: every condition of it holds now. A condition whose value
     /// lies outside its global, or an object with none, counts as failed.
+    /// A cover condition (`cover` > 0, ABI 14) holds when its value V (0
+    /// when `global` is `u32::MAX`) lies in `[0, max]` and `cover * V + min`
+    /// reaches the heap object's `size` (computed in i128); it fails for a
+    /// global, for a heap object whose record is null, and when `cover` is
+    /// negative. (The record is not validated here: collect.rs leaves a
+    /// block out only when its record names an allocated block of the dao
+    /// heap at least `size` long, so a record that does not validate keeps
+    /// its block whatever this says.)
     pub fn conds_hold(&self, object: u32) -> bool {
+        // the heap object's size, when `object` is one with a record
+        let heap_size = match self.heap_index(object) {
+            Some(k) => match self.heap_record(k) {
+                Some((_, size)) => Some(size),
+                None => return false,
+            },
+            None => None,
+        };
         let mut any = false;
         for c in self.conds().iter().filter(|c| c.object == object) {
             any = true;
-            match self.value(c.global, c.offset, c.bytes, c.is_signed != 0) {
-                Some(v) if v >= c.min as i128 && v <= c.max as i128 => {}
+            if c.cover == 0 {
+                match self.value(c.global, c.offset, c.bytes, c.is_signed != 0) {
+                    Some(v) if v >= c.min as i128 && v <= c.max as i128 => {}
+                    _ => return false,
+                }
+                continue;
+            }
+            let Some(size) = heap_size.filter(|_| c.cover > 0) else { return false };
+            let v = if c.global == u32::MAX { Some(0) } else { self.value(c.global, c.offset, c.bytes, c.is_signed != 0) };
+            match v {
+                Some(v) if v >= 0 && v <= c.max as i128 && c.cover as i128 * v + c.min as i128 >= size as i128 => {}
                 _ => return false,
             }
         }
         any
+    }
+
+    /// The module's heap records (ABI 14): object index `n_globals + k` of
+    /// its sites' lists is `heaps()[k]`. The program writes their `addr`
+    /// and `size`: read those with [`DaoModuleDesc::heap_record`].
+    pub fn heaps(&self) -> &'static [DaoHeapDesc] {
+        table(self.heaps, self.n_heaps)
+    }
+
+    /// The heap object `k` that module index `object` names, when it names
+    /// one (`n_globals <= object < n_globals + n_heaps`).
+    pub fn heap_index(&self, object: u32) -> Option<u32> {
+        object.checked_sub(self.n_globals).filter(|&k| k < self.n_heaps)
+    }
+
+    /// Whether module index `object` names a global or a heap object.
+    pub fn object_in_range(&self, object: u32) -> bool {
+        (object as u64) < self.n_globals as u64 + self.n_heaps as u64
+    }
+
+    /// Heap record `k` as the program last wrote it: (the block's address,
+    /// the bytes asked for); None when its address is null or `k` is out
+    /// of range. Not validated: whoever trusts it checks that the address
+    /// is the payload of an allocated block of the dao heap at least that
+    /// long (collect.rs).
+    pub fn heap_record(&self, k: u32) -> Option<(usize, u64)> {
+        if k >= self.n_heaps || self.heaps.is_null() {
+            return None;
+        }
+        // SAFETY: the pass emits `n_heaps` writable records at `heaps`; the
+        // program writes `addr` and `size` (volatile: through the raw
+        // pointer, no reference to memory the program changes).
+        let (addr, size) = unsafe {
+            let h = self.heaps.add(k as usize);
+            (std::ptr::addr_of!((*h).addr).read_volatile(), std::ptr::addr_of!((*h).size).read_volatile())
+        };
+        (!addr.is_null()).then_some((addr as usize, size))
+    }
+
+    /// Writes heap record `k` (a restart puts back what the checkpoint
+    /// recorded: the allocation call is not executed again); false when
+    /// `k` is out of range.
+    pub fn set_heap_record(&self, k: u32, addr: usize, size: u64) -> bool {
+        if k >= self.n_heaps || self.heaps.is_null() {
+            return false;
+        }
+        // SAFETY: as in heap_record; the records are writable program data
+        // and the program is not running yet (startup).
+        unsafe {
+            let h = self.heaps.add(k as usize);
+            std::ptr::addr_of_mut!((*h).addr).write_volatile(addr as *mut u8);
+            std::ptr::addr_of_mut!((*h).size).write_volatile(size);
+        }
+        true
     }
 
     /// The `bytes`-wide integer at byte `offset` of global `global` now;
@@ -350,11 +434,12 @@ pub fn memory(addr: usize, len: usize) -> &'static [u8] {
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
 }
 
-/// Fills a described range (a writable global of a module's table) with
-/// `byte` (DAO_DEAD=poison).
+/// Fills a described range (a writable global of a module's table, or an
+/// allocated heap block) with `byte` (DAO_DEAD=poison).
 pub fn fill_memory(addr: usize, len: usize, byte: u8) {
     // SAFETY: callers pass a writable global the pass described (constants
-    // and thread-locals are not in the table), with its recorded size.
+    // and thread-locals are not in the table), with its recorded size, or
+    // an allocated block of the restored dao heap with its payload size.
     unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len) };
 }
 
@@ -395,11 +480,80 @@ mod tests {
             conds: conds.as_ptr(),
             n_boxes: 0,
             boxes: null(),
+            n_heaps: 0,
+            heaps: null_mut(),
         }
     }
 
     fn cond(object: u32, global: u32, offset: i64, bytes: u32, is_signed: u32, min: i64, max: i64) -> DaoCondDesc {
-        DaoCondDesc { object, global, offset, bytes, is_signed, min, max }
+        DaoCondDesc { object, global, offset, bytes, is_signed, min, max, cover: 0 }
+    }
+
+    /// A heap object dead under cover conditions (ABI 14) is dead only
+    /// while its record is set and, for every condition, `0 <= V <= max`
+    /// and `cover * V + min` reaches the record's size; V is 0 without a
+    /// global. A cover condition of a global, a negative cover, or a null
+    /// record keeps the object.
+    #[test]
+    fn cover_conditions_compare_with_the_heap_record() {
+        use crate::abi::DaoHeapDesc;
+        // global 0: a count n (i64); heap object 0 is module index 1
+        let n: &'static mut [i64; 1] = Box::leak(Box::new([100]));
+        let globals: &'static [DaoVarDesc] = Box::leak(Box::new([var(n.as_mut_ptr() as *mut u8, 8)]));
+        let block: &'static mut [u8; 800] = Box::leak(Box::new([0u8; 800]));
+        let heaps: &'static mut [DaoHeapDesc; 1] = Box::leak(Box::new([DaoHeapDesc { name: null(), loc: null(), addr: null_mut(), size: 0 }]));
+        let hp = heaps.as_mut_ptr();
+        let with = |conds: &'static [DaoCondDesc]| {
+            let mut m = module(globals, conds);
+            m.n_heaps = 1;
+            m.heaps = hp;
+            m
+        };
+        let cover = |global: u32, cover: i64, min: i64, max: i64| DaoCondDesc { cover, ..cond(1, global, 0, 8, 1, min, max) };
+        let m = with(Box::leak(Box::new([cover(0, 8, 0, 1 << 40)])));
+        assert_eq!(m.heap_index(0), None);
+        assert_eq!(m.heap_index(1), Some(0));
+        assert_eq!(m.heap_index(2), None);
+        assert!(m.object_in_range(1) && !m.object_in_range(2));
+        // no record yet: live
+        assert_eq!(m.heap_record(0), None);
+        assert!(!m.conds_hold(1));
+        assert!(m.set_heap_record(0, block.as_mut_ptr() as usize, 800));
+        assert!(!m.set_heap_record(1, 0, 0));
+        assert_eq!(m.heap_record(0), Some((block.as_ptr() as usize, 800)));
+        // 8 * 100 + 0 >= 800
+        assert!(m.conds_hold(1));
+        n[0] = 99;
+        assert!(!m.conds_hold(1));
+        // min makes up for it; max bounds V; V < 0 fails
+        let m2 = with(Box::leak(Box::new([cover(0, 8, 8, 1 << 40)])));
+        assert!(m2.conds_hold(1));
+        let m3 = with(Box::leak(Box::new([cover(0, 8, 8, 98)])));
+        assert!(!m3.conds_hold(1));
+        n[0] = -1;
+        let m4 = with(Box::leak(Box::new([cover(0, 1, 10_000, 1 << 40)])));
+        assert!(!m4.conds_hold(1), "V < 0");
+        // no global: V = 0, min alone must reach the size
+        let m5 = with(Box::leak(Box::new([cover(u32::MAX, 8, 800, 0)])));
+        assert!(m5.conds_hold(1));
+        let m6 = with(Box::leak(Box::new([cover(u32::MAX, 8, 799, 0)])));
+        assert!(!m6.conds_hold(1));
+        // in i128: no overflow makes a huge product small
+        n[0] = i64::MAX;
+        let m7 = with(Box::leak(Box::new([cover(0, i64::MAX, i64::MIN, i64::MAX)])));
+        assert!(m7.conds_hold(1));
+        // a negative cover, and a cover condition of a global: live
+        let m8 = with(Box::leak(Box::new([cover(u32::MAX, -8, 800, 0)])));
+        assert!(!m8.conds_hold(1));
+        let m9 = with(Box::leak(Box::new([DaoCondDesc { cover: 8, ..cond(0, u32::MAX, 0, 8, 1, 1 << 20, 0) }])));
+        assert!(!m9.conds_hold(0));
+        // a range condition of a heap object is read as before
+        n[0] = 5;
+        let m10 = with(Box::leak(Box::new([cond(1, 0, 0, 8, 1, 5, 5), cover(u32::MAX, 8, 800, 0)])));
+        assert!(m10.conds_hold(1));
+        // the record set to null (the block freed): live again
+        assert!(m10.set_heap_record(0, 0, 800));
+        assert!(!m10.conds_hold(1));
     }
 
     /// A global dead under conditions is dead only when every condition of

@@ -61,7 +61,7 @@ pub fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, c
     // what made it due: the policy's kind, a signal, the deadline, forced
     let trigger = crate::policy::trigger_name(crate::policy::trigger());
     format!(
-        "{round}\"trigger\":\"{trigger}\",\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
+        "{round}\"trigger\":\"{trigger}\",\"threads\":{},\"mode\":\"{}\",\"heap_mode\":\"{}\",\"bytes\":{},\"roles\":{},\"heap_blocks\":{{\"total\":{},\"saved\":{}}},\"heap_objects\":{{\"total\":{},\"left_out\":{}}},\"frames\":{},\"globals\":{},\"collect_s\":{:.6},\"rss_bytes\":{},\"at\":{}",
         h.threads,
         if save_all { "all" } else { "live" },
         if heap_all { "all" } else { "reachable" },
@@ -69,6 +69,8 @@ pub fn stats_fields(h: &Header, save_all: bool, heap_all: bool, c: &Collected, c
         roles_json(c),
         c.heap_blocks_total,
         c.heap_blocks_saved,
+        c.heap_objects_total,
+        c.heap_objects_left_out,
         c.chain.len(),
         c.globals.len(),
         collect_s,

@@ -52,7 +52,7 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, release, ranges, desc, modules, files, libc_state, process, placement, batch, auto_mode, policy, mpi
+//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, release, ranges, desc, heap_objects, modules, files, libc_state, process, placement, batch, auto_mode, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack, offload
 //! 4. collection: collect
@@ -75,6 +75,7 @@ pub mod diag;
 pub mod entry;
 pub mod files;
 pub mod heap;
+pub mod heap_objects;
 pub mod identity;
 pub mod image;
 pub mod levels;

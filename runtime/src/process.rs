@@ -99,6 +99,8 @@ static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
     conds: std::ptr::null(),
     n_boxes: 0,
     boxes: std::ptr::null(),
+    n_heaps: 0,
+    heaps: std::ptr::null_mut(),
 });
 
 /// Registers the runtime's module (at start, before a restart reads the

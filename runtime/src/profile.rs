@@ -11,7 +11,9 @@
 //! whose schema is `dao_placement::profile::Profile` (docs/design.md,
 //! "Checkpoint placement"), one instance per line.
 //!
-//! Bytes: shared = globals + heap, private (per thread) = slots + stack
+//! Bytes: shared = globals + heap (and `heap_dead`, the blocks of heap
+//! objects a checkpoint would leave out, not counted in either), private
+//! (per thread) = slots + stack
 //! objects of its frames + its thread-local values (`tls`). Instances are
 //! the main thread's candidates; inside a parallel region the team is
 //! gathered and `threads` has one entry per worker too (role "worker",
@@ -101,7 +103,8 @@ fn measure(frame: *mut DaoFrame, workers: &[crate::collect::Stopped]) -> (String
         threads.push(format!("{{\"role\":\"worker\",\"id\":{},\"state\":\"{state}\",\"slots\":{s},\"stack\":{k},\"tls\":{}}}", w.thread, tls_bytes(&w.tls)));
     }
     let globals = c.bytes.globals.saturating_sub(mt + wt);
-    (format!("\"shared\":{{\"globals\":{globals},\"heap\":{}}},\"threads\":[{}]", c.bytes.heap, threads.join(",")), team)
+    // heap_dead: the blocks of heap objects left out (not in the bytes)
+    (format!("\"shared\":{{\"globals\":{globals},\"heap\":{},\"heap_dead\":{}}},\"threads\":[{}]", c.bytes.heap, c.bytes.heap_dead, threads.join(",")), team)
 }
 
 /// Measures the candidate instance the countdown just reached. Inside a

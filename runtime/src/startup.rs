@@ -366,6 +366,54 @@ fn poison_unsaved_globals(saved: &[dao_format::Global<'_>]) -> u64 {
     n
 }
 
+/// Writes every heap object's address and size the checkpoint recorded
+/// back into its module's heap record (the program wrote them after the
+/// allocation call, which a restart does not execute again). A module the
+/// executable does not have, or a record index past the module's heap
+/// objects, is a fatal error (the executable hash check normally stops a
+/// checkpoint of another build first).
+fn restore_heap_records(objects: &[dao_format::HeapObject<'_>], file: &str) {
+    for o in objects {
+        let Some(m) = crate::modules::by_hash(o.module_hash) else {
+            fatal(format_args!("{file}: the checkpoint names heap object {} ({}) of module {:016x}, which is not in this executable (another build?)", o.index, o.name, o.module_hash))
+        };
+        if !m.set_heap_record(o.index, o.addr as usize, o.size) {
+            fatal(format_args!(
+                "{file}: the checkpoint names heap object {} ({}) of module {}, which has only {} (another build?)",
+                o.index,
+                o.name,
+                desc::name(m.source_name),
+                m.n_heaps
+            ));
+        }
+    }
+}
+
+/// DAO_DEAD=poison: fills with 0xff every allocated heap block whose bytes
+/// the checkpoint does not hold: the blocks of heap objects left out (dead
+/// in every saved frame of their module) and those the reachability scan
+/// did not find (no saved byte points into them, so no saved position can
+/// reach them). Called after the allocator's state is restored and before
+/// the saved blocks are written back. Returns (blocks, bytes, the heap
+/// objects left out among them).
+fn poison_unsaved_blocks(heap: &dao_format::Heap<'_>) -> (u64, u64, u64) {
+    let (mut n, mut bytes) = (0, 0);
+    for b in heap.blocks.iter().filter(|b| b.bytes.is_none()) {
+        desc::fill_memory(b.addr as usize, b.size as usize, 0xff);
+        n += 1;
+        bytes += b.size;
+    }
+    (n, bytes, heap.objects.iter().filter(|o| !o.saved).count() as u64)
+}
+
+/// The bytes of the blocks of the heap objects the checkpoint left out.
+fn heap_objects_left_out_bytes(heap: &dao_format::Heap<'_>) -> u64 {
+    let mut addrs: Vec<u64> = heap.objects.iter().filter(|o| !o.saved).map(|o| o.addr).collect();
+    addrs.sort_unstable();
+    addrs.dedup();
+    addrs.iter().filter_map(|&a| heap.blocks.binary_search_by_key(&a, |b| b.addr).ok()).map(|i| heap.blocks[i].size).sum()
+}
+
 /// Puts the chosen checkpoint back: checks it is this executable's, then
 /// heap, globals, stdout/stderr, counters, and arms the lazy restore of
 /// the frame chains.
@@ -393,6 +441,13 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
     if let Err(e) = heap::with(|hp| hp.restore(&c.heap.meta, &allocated)) {
         fatal(format_args!("{file}: {e}"));
     }
+    // the heap objects' records (ABI 14): their allocation calls are not
+    // executed again, and a later checkpoint needs them to leave the blocks
+    // out again
+    restore_heap_records(&c.heap.objects, &file);
+    // DAO_DEAD=poison: the blocks the checkpoint does not hold, before the
+    // saved ones are written (which are then never poisoned)
+    let heap_poisoned = if s.cfg.poison_dead { Some(poison_unsaved_blocks(&c.heap)) } else { None };
     let mut bytes_restored = Bytes::default();
     for b in &c.heap.blocks {
         if let Some(d) = &b.bytes {
@@ -400,6 +455,7 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
             bytes_restored.heap += d.len() as u64;
         }
     }
+    bytes_restored.heap_dead = heap_objects_left_out_bytes(&c.heap);
     // DAO_DEAD=poison first, then the saved globals over it: a Fortran
     // common block is a global of every file that names it, at one address
     // (saved under one module's index, unsaved under the others').
@@ -458,6 +514,11 @@ pub fn restore(s: &mut Session, c: Checkpoint<'_>, file: &str, file_bytes: u64, 
     // after the rewind of stderr, so that they stay in a stderr file
     if let (Some(n), true) = (poisoned, s.cfg.verbose) {
         diag::info(format_args!("DAO_DEAD=poison: {n} bytes of globals the checkpoint does not hold filled with 0xff (before the saved globals were written back)"));
+    }
+    if let (Some((blocks, bytes, objects)), true) = (heap_poisoned, s.cfg.verbose) {
+        diag::info(format_args!(
+            "DAO_DEAD=poison, heap: {blocks} allocated blocks ({bytes} bytes, {objects} of them heap objects left out) the checkpoint does not hold filled with 0xff (before the saved blocks were written back)"
+        ));
     }
     for (f, why) in skipped {
         diag::warn(format_args!("{f} is {why}, falling back to {file}"));

@@ -1,22 +1,27 @@
 //! DAO_STATS: one JSON object per line for every checkpoint and restart.
 use std::io::Write;
 
-/// Bytes saved per category.
+/// Bytes saved per category, and the heap bytes left out as dead.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bytes {
     pub slots: u64,
     pub stack: u64,
     pub globals: u64,
     pub heap: u64,
+    /// The blocks of heap objects left out (dead in every walked frame of
+    /// their module; collect.rs): not saved, so not in `heap` nor in
+    /// [`Bytes::total`].
+    pub heap_dead: u64,
 }
 
 impl Bytes {
     pub fn json(&self) -> String {
         format!(
-            "{{\"slots\":{},\"stack\":{},\"globals\":{},\"heap\":{}}}",
-            self.slots, self.stack, self.globals, self.heap
+            "{{\"slots\":{},\"stack\":{},\"globals\":{},\"heap\":{},\"heap_dead\":{}}}",
+            self.slots, self.stack, self.globals, self.heap, self.heap_dead
         )
     }
+    /// The bytes saved (`heap_dead` is not).
     pub fn total(&self) -> u64 {
         self.slots + self.stack + self.globals + self.heap
     }

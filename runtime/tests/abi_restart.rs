@@ -8,6 +8,10 @@
 //! has its crash matrix in tests/store.rs of dao-tests, and
 //! `engine_default_*` / `previous_format_*` below.
 //!
+//! `abi/heapobj.c` (built three ways) has heap objects (ABI 14): the tests
+//! at the end check which blocks a checkpoint leaves out, what it lists,
+//! the poison of a restart and the records put back.
+//!
 //! Invariant checked: stdout appended across the killed run and the restart
 //! is byte-for-byte the stdout of an uninterrupted run (which requires every
 //! live slot, stack object, global and reachable heap block to be restored
@@ -24,6 +28,7 @@ struct Bins {
     uninstrumented: PathBuf,
     reference: Vec<u8>,
     work: PathBuf,
+    lib: PathBuf,
 }
 
 fn root() -> PathBuf {
@@ -85,7 +90,7 @@ fn bins() -> &'static Bins {
         assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
         let reference = o.stdout;
         assert!(String::from_utf8_lossy(&reference).contains("sum=1345"));
-        Bins { manual, variant, uninstrumented, reference, work }
+        Bins { manual, variant, uninstrumented, reference, work, lib }
     })
 }
 
@@ -101,7 +106,7 @@ fn scratch(name: &str) -> PathBuf {
 fn run(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Output {
     let out = OpenOptions::new().create(true).append(true).open(dir.join("out")).unwrap();
     let mut c = Command::new(exe);
-    for v in ["DAO_EVERY", "DAO_INTERVAL", "DAO_MTBF", "DAO_CRASH_AFTER", "DAO_CRASH_IN", "DAO_SAVE", "DAO_HEAP", "DAO_VERBOSE", "DAO_RESTART", "DAO_STATS", "DAO_STORE", "DAO_INCREMENTAL"] {
+    for v in ["DAO_EVERY", "DAO_INTERVAL", "DAO_MTBF", "DAO_CRASH_AFTER", "DAO_CRASH_IN", "DAO_SAVE", "DAO_HEAP", "DAO_VERBOSE", "DAO_RESTART", "DAO_STATS", "DAO_STORE", "DAO_INCREMENTAL", "DAO_DEAD", "DAO_ASYNC", "HEAPOBJ_PEEK", "COVER_SHORT"] {
         c.env_remove(v);
     }
     if !env.iter().any(|(k, _)| *k == "DAO_STORE") {
@@ -354,4 +359,148 @@ fn mpi_launch_runs_without_checkpoints() {
     assert!(e.contains("this process was started by Open MPI's mpirun: OMPI_COMM_WORLD_SIZE=2 and is not linked with MPI") && e.contains("running without checkpoints"), "{e}");
     assert!(!d.join("ckpt").exists() || names(&d.join("ckpt")).is_empty());
     assert_same_output(&d);
+}
+
+// ---- heap objects (ABI 14): abi/heapobj.c ----
+
+/// heapobj.c as it is (w dead at the marker), with -DW_LIVE (w live) and
+/// with -DW_COND (w dead under a cover condition), and its uninterrupted
+/// output.
+struct HeapBins {
+    dead: PathBuf,
+    live: PathBuf,
+    cond: PathBuf,
+    reference: Vec<u8>,
+}
+
+fn heap_bins() -> &'static HeapBins {
+    static B: OnceLock<HeapBins> = OnceLock::new();
+    B.get_or_init(|| {
+        let b = bins();
+        let (dead, live, cond) = (b.work.join("heapobj"), b.work.join("heapobj-live"), b.work.join("heapobj-cond"));
+        cc(&b.lib, "heapobj.c", &dead, &[]);
+        cc(&b.lib, "heapobj.c", &live, &["-DW_LIVE"]);
+        cc(&b.lib, "heapobj.c", &cond, &["-DW_COND"]);
+        let o = Command::new(&dead).env_remove("DAO_DIR").output().unwrap();
+        assert!(o.status.success() && o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).ends_with("sum=2261376\n"));
+        HeapBins { dead, live, cond, reference: o.stdout }
+    })
+}
+
+/// w's block is 16384 doubles.
+const W_BYTES: u64 = 16384 * 8;
+
+/// The heap objects of single-file checkpoint `seq` in `dir`, by name.
+fn heap_objects(dir: &Path, seq: u64) -> (dao_format::Checkpoint<'static>, [dao_format::HeapObject<'static>; 2]) {
+    let c = dao_format::read_file(&dir.join(format!("ckpt/ckpt.{seq:06}.dao"))).unwrap();
+    let find = |name: &str| c.heap.objects.iter().find(|o| o.name == name).unwrap_or_else(|| panic!("no heap object {name}: {:?}", c.heap.objects)).clone();
+    let (w, u) = (find("w"), find("u"));
+    assert_eq!(c.heap.objects.len(), 2, "{:?}", c.heap.objects);
+    (c, [w, u])
+}
+
+/// Whether the checkpoint holds the bytes of the block at `addr`.
+fn block_saved(c: &dao_format::Checkpoint<'_>, addr: u64) -> bool {
+    let b = c.heap.blocks.iter().find(|b| b.addr == addr).expect("a heap object's block is an allocated block");
+    b.bytes.is_some()
+}
+
+fn assert_same_heap_output(dir: &Path) {
+    let got = fs::read(dir.join("out")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&heap_bins().reference), "output after crash + restart differs from the uninterrupted run");
+}
+
+/// Invariant: a heap object dead in every walked frame of its module is
+/// left out of the checkpoint (listed with saved false and what rewrites
+/// it first; its bytes counted as heap_dead), the live one is saved with
+/// why; a restart under DAO_DEAD=poison finds the left-out block and the
+/// unreachable one all 0xff while the saved block is intact (the output
+/// is the uninterrupted run's), and puts the records back, so the
+/// restarted run's next checkpoint leaves the block out again.
+#[test]
+fn a_dead_heap_object_is_left_out_poisoned_and_its_record_restored() {
+    let hb = heap_bins();
+    let d = scratch("ho-dead");
+    let st = d.join("stats.json");
+    assert_killed(&run(&hb.dead, &d, &[("DAO_EVERY", "1"), ("DAO_CRASH_AFTER", "3"), ("DAO_STATS", st.to_str().unwrap())]));
+    let (c, [w, u]) = heap_objects(&d, 3);
+    assert_eq!((w.index, w.size, w.saved, w.loc.as_deref(), w.why.as_deref()), (0, W_BYTES, false, Some("heapobj.c:20"), Some("the loop at heapobj.c:30")));
+    assert_eq!((u.index, u.size, u.saved, u.why.as_deref()), (1, W_BYTES, true, Some("read first by the loop at heapobj.c:31")));
+    assert!(!block_saved(&c, w.addr) && block_saved(&c, u.addr));
+    let stats = fs::read_to_string(&st).unwrap();
+    let last = stats.lines().last().unwrap();
+    assert!(last.contains(&format!("\"heap\":{W_BYTES},\"heap_dead\":{W_BYTES}}}")) && last.contains("\"heap_objects\":{\"total\":2,\"left_out\":1}"), "{last}");
+
+    // the restart poisons w and the unreachable block x, not u; its first
+    // checkpoint (4) leaves w out again, at the same address
+    let o = run(&hb.dead, &d, &[("DAO_EVERY", "1"), ("DAO_CRASH_AFTER", "1"), ("DAO_DEAD", "poison"), ("DAO_VERBOSE", "1"), ("HEAPOBJ_PEEK", "1")]);
+    assert_killed(&o);
+    let e = stderr(&o);
+    assert!(e.contains("heapobj: resumed at step 2: w poisoned, x poisoned"), "{e}");
+    assert!(e.contains(&format!("DAO_DEAD=poison, heap: 2 allocated blocks ({} bytes, 1 of them heap objects left out)", W_BYTES + 64)), "{e}");
+    let (c4, [w4, u4]) = heap_objects(&d, 4);
+    assert_eq!((w4.addr, w4.size, w4.saved), (w.addr, w.size, false), "the record of w is back after the restart");
+    assert!(u4.saved && u4.addr == u.addr && !block_saved(&c4, w.addr));
+    // keep: the left-out block has what the fresh process had there
+    let o = run(&hb.dead, &d, &[("DAO_EVERY", "1"), ("HEAPOBJ_PEEK", "1")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("heapobj: resumed at step 3: w not poisoned, x not poisoned"), "{}", stderr(&o));
+    assert_same_heap_output(&d);
+}
+
+/// Invariant: a heap object live in a walked frame, or dead only under a
+/// condition that fails, is saved; DAO_HEAP=all and DAO_SAVE=all leave
+/// nothing out; a cover condition that holds leaves the block out.
+#[test]
+fn a_live_heap_object_or_one_whose_condition_fails_is_saved() {
+    let hb = heap_bins();
+    let saved_w = |exe: &Path, name: &str, env: &[(&str, &str)]| -> bool {
+        let d = scratch(name);
+        let mut e = vec![("DAO_EVERY", "1"), ("DAO_CRASH_AFTER", "2")];
+        e.extend_from_slice(env);
+        assert_killed(&run(exe, &d, &e));
+        let (c, [w, u]) = heap_objects(&d, 2);
+        assert!(u.saved && block_saved(&c, u.addr), "{name}: u");
+        assert_eq!(w.saved, block_saved(&c, w.addr), "{name}: w's flag and its block");
+        w.saved
+    };
+    assert!(saved_w(&hb.live, "ho-live", &[]), "listed in the site's globals");
+    assert!(saved_w(&hb.dead, "ho-heapall", &[("DAO_HEAP", "all")]));
+    assert!(saved_w(&hb.dead, "ho-saveall", &[("DAO_SAVE", "all")]));
+    assert!(!saved_w(&hb.cond, "ho-cond", &[]), "8 * cover_n reaches its size");
+    assert!(saved_w(&hb.cond, "ho-cond-short", &[("COVER_SHORT", "1")]), "8 * (n - 1) does not");
+    // a restart of the saved one under poison: w intact, x poisoned
+    let d = scratch("ho-cond-restart");
+    assert_killed(&run(&hb.cond, &d, &[("DAO_EVERY", "1"), ("DAO_CRASH_AFTER", "2"), ("COVER_SHORT", "1")]));
+    let o = run(&hb.cond, &d, &[("DAO_EVERY", "1"), ("COVER_SHORT", "1"), ("DAO_DEAD", "poison"), ("HEAPOBJ_PEEK", "1")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("heapobj: resumed at step 1: w not poisoned, x poisoned"), "{}", stderr(&o));
+    assert_same_heap_output(&d);
+}
+
+/// Invariant: the storage engine's skeletons carry the heap objects, in
+/// the program and from the forked background writer, and a restart from
+/// the engine puts the records back (its next checkpoint leaves w out).
+#[test]
+fn heap_objects_travel_through_the_engine_and_the_forked_writer() {
+    let hb = heap_bins();
+    for mode in ["off", "wait"] {
+        let d = scratch(&format!("ho-engine-{mode}"));
+        let env = [("DAO_EVERY", "1"), ("DAO_STORE", ""), ("DAO_ASYNC", mode)];
+        assert_killed(&run(&hb.dead, &d, &[env[0], env[1], env[2], ("DAO_CRASH_AFTER", "2")]));
+        let o = run(&hb.dead, &d, &env);
+        assert!(o.status.success(), "{mode}: {}", stderr(&o));
+        assert_same_heap_output(&d);
+        let sd = dao_store::StoreDir::at(d.join("ckpt"));
+        let (seq, _) = sd.list().unwrap().into_iter().next_back().expect("a store file");
+        assert_eq!(seq, 6, "{mode}");
+        let r = sd.restore(seq).unwrap();
+        let by_key: std::collections::HashMap<u64, &[u8]> = r.state.regions.iter().map(|x| (x.addr, &x.bytes[..])).collect();
+        let mut fill = |key: u64, len: u64| by_key.get(&key).and_then(|b| b.get(..len as usize));
+        let c = dao_format::decode_skeleton(&r.state.meta, &mut fill).unwrap();
+        let w = c.heap.objects.iter().find(|o| o.name == "w").unwrap_or_else(|| panic!("{mode}: {:?}", c.heap.objects));
+        assert!(!w.saved && w.why.is_some() && !block_saved(&c, w.addr), "{mode}: {w:?}");
+        assert!(c.heap.objects.iter().any(|o| o.name == "u" && o.saved), "{mode}");
+    }
 }

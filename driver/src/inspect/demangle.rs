@@ -46,6 +46,7 @@ pub fn demangle_report(r: &mut FileReport) {
     }
     names.extend(r.globals.iter().map(|g| g.var.name.clone()));
     names.extend(r.dead_globals.iter().map(|g| g.name.clone()));
+    names.extend(r.heap_objects.iter().map(|o| o.name.clone()));
     for w in &r.workers {
         names.extend(w.threadprivate.iter().chain(&w.threadprivate_copies).map(|v| v.name.clone()));
     }
@@ -71,6 +72,7 @@ pub fn demangle_report(r: &mut FileReport) {
     }
     r.globals.iter_mut().for_each(|g| fix(&mut g.var.name));
     r.dead_globals.iter_mut().for_each(|g| fix(&mut g.name));
+    r.heap_objects.iter_mut().for_each(|o| fix(&mut o.name));
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! `dao inspect`: what a checkpoint file, a checkpoint directory or the
 //! directory of an MPI job holds. The command dispatches here;
-//! `process.rs` reports one process's file or directory, `job.rs` an MPI
-//! job's directory (one `rank.NNNN` per rank, partner and flushed levels)
-//! from `process.rs`'s reports.
+//! `process.rs` reports one process's file or directory (with the heap
+//! objects of `heap_objects.rs`), `job.rs` an MPI job's directory (one
+//! `rank.NNNN` per rank, partner and flushed levels) from `process.rs`'s
+//! reports.
 use std::path::Path;
 
 pub mod demangle;
+pub mod heap_objects;
 pub mod job;
 pub mod process;
 

@@ -19,6 +19,8 @@ use dao_format::{Checkpoint, CheckpointDir, FormatError, FLAG_HEAP_ALL, FLAG_SAV
 use dao_store::StoreDir;
 use serde::Serialize;
 
+use super::heap_objects::{self, HeapObjectReport};
+
 #[derive(Debug, thiserror::Error)]
 pub enum InspectError {
     #[error("{path}: no such file or directory; give a checkpoint file (ckpt.NNNNNN.dao) or a checkpoint directory (DAO_DIR)")]
@@ -185,6 +187,8 @@ pub struct FileReport {
     /// Their bytes not in the checkpoint.
     pub dead_bytes: u64,
     pub heap: HeapReport,
+    /// The heap objects (format 9; empty before): saved or left out as dead.
+    pub heap_objects: Vec<HeapObjectReport>,
     /// OpenMP offload devices' mapped ranges, per device (format 7).
     pub devices: Vec<DeviceReport>,
     pub totals: Totals,
@@ -410,6 +414,7 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
         dead_bytes: dead_globals.iter().map(|d| d.dead).sum(),
         dead_globals,
         heap,
+        heap_objects: heap_objects::reports(c),
         devices,
         totals,
         store: None,
@@ -683,6 +688,7 @@ pub fn render_file(r: &FileReport) -> String {
         size(h.bytes_saved),
         size(h.meta_bytes)
     );
+    heap_objects::render(&mut s, &r.heap_objects, size);
     for d in &r.devices {
         let _ = writeln!(s, "device {}: {} mapped ranges ({}), device copies saved {}", d.device, d.ranges.len(), size(d.mapped_bytes), size(d.saved_bytes));
         for x in &d.ranges {
@@ -776,7 +782,7 @@ mod tests {
 
     #[test]
     fn report_of_an_encoded_checkpoint() {
-        use dao_format::{Frame, Global, Heap, HeapBlock, Slot, StackObject};
+        use dao_format::{Frame, Global, Heap, HeapBlock, HeapObject, Slot, StackObject};
         use std::borrow::Cow;
         let c = Checkpoint {
             header: dao_format::Header { run_id: 0xabc, seq: 3, threads: 1, ..Default::default() },
@@ -799,6 +805,10 @@ mod tests {
                     HeapBlock { addr: 0x4000, size: 32, bytes: Some(Cow::Owned(vec![1; 32])) },
                     HeapBlock { addr: 0x5000, size: 100, bytes: None },
                 ],
+                objects: vec![
+                    HeapObject { module_hash: 1, index: 0, name: "u".into(), loc: Some("hs.c:8".into()), addr: 0x4000, size: 32, saved: true, why: None },
+                    HeapObject { module_hash: 1, index: 1, name: "w".into(), loc: Some("hs.c:9".into()), addr: 0x5000, size: 96, saved: false, why: Some("the parallel region 'main.omp_outlined' at hs.c:14".into()) },
+                ],
             },
             ..Default::default()
         };
@@ -817,5 +827,17 @@ mod tests {
         assert!(text.contains("dead globals, not saved (2, "), "{text}");
         assert!(text.contains("work") && text.contains("rewritten first by the loop at a.c:9"), "{text}");
         assert!(text.contains("grid") && text.contains("(saved: 96 B)"), "{text}");
+        assert!(text.contains("heap objects, saved (1, 32 B):\n      heap   u") && text.contains("at 0x4000 (hs.c:8): saved\n"), "{text}");
+        assert!(text.contains("heap objects left out (dead) (1, 96 B):\n      dead   w"), "{text}");
+        assert!(text.contains("96 B at 0x5000 (hs.c:9): rewritten first by the parallel region 'main.omp_outlined' at hs.c:14"), "{text}");
+        let j: serde_json::Value = serde_json::from_str(&to_json(&r)).unwrap();
+        let w = &j["heap_objects"][1];
+        assert_eq!((w["module_hash"].as_str(), w["index"].as_u64(), w["name"].as_str(), w["loc"].as_str()), (Some("0000000000000001"), Some(1), Some("w"), Some("hs.c:9")));
+        assert_eq!((w["addr"].as_str(), w["size"].as_u64(), w["saved"].as_bool()), (Some("0x5000"), Some(96), Some(false)));
+        assert!(w["why"].as_str().is_some_and(|x| x.starts_with("the parallel region")) && j["heap_objects"][0]["why"].is_null());
+        // an older file: no heap objects, no lines
+        let mut old = r;
+        old.heap_objects.clear();
+        assert!(!render_file(&old).contains("heap objects"));
     }
 }

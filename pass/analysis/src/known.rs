@@ -1011,6 +1011,28 @@ pub fn alloc_routes() -> impl Iterator<Item = (&'static str, &'static str)> {
     })
 }
 
+/// Of the table's allocation functions, those whose result is one new
+/// block, with the arguments whose product is its size in bytes (the heap
+/// objects of issue #33, `pass/plugin/src/heap.rs`): `malloc(n)`,
+/// `calloc(n, m)`, `aligned_alloc(a, n)`, `memalign(a, n)`, C++ `new`,
+/// `new[]` and their `nothrow` and aligned forms. Not `realloc` (it moves
+/// a block), `posix_memalign` (the result goes through memory) or
+/// `strdup` (its size is a string's).
+pub fn alloc_size_args(name: &str) -> Option<&'static [u32]> {
+    match name {
+        "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" | "_ZnwmSt11align_val_t" | "_ZnamSt11align_val_t" => Some(&[0]),
+        "calloc" => Some(&[0, 1]),
+        "aligned_alloc" | "memalign" => Some(&[1]),
+        _ => None,
+    }
+}
+
+/// Whether the table's function `name` frees the block its first argument
+/// points to (`free`, C++ `delete` and `delete[]`).
+pub fn frees_block(name: &str) -> bool {
+    matches!(name, "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm")
+}
+
 /// The name of a row with exactly this name (for consumers that declare a
 /// function: they must spell it as the table does).
 pub fn exact_row(name: &str) -> Option<&'static Row> {

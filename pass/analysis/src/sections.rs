@@ -219,6 +219,59 @@ pub fn symbolic_cover_cells(cells: &[(i64, u64)], dims: &[(i64, Option<u64>)], o
     Some(chosen)
 }
 
+/// A dimension's count for [`dense_prefix`]: a constant, or `add` plus a
+/// value V known only at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PCount {
+    Const(u64),
+    Sym(i64),
+}
+
+/// The bytes from 0 that a box certainly writes with no gap (issue #33: a
+/// heap block of a size known only at run time is rewritten whole when
+/// they reach its end), as `scale * V + base` bytes for the value V of its
+/// one symbolic dimension, whose count `add + V` must then be at least 1
+/// (scale 0 when every count is constant). The box must start at byte 0,
+/// its strides be positive (a stride of 0 repeats the same bytes and is
+/// skipped), each dimension in increasing stride start within the bytes
+/// the smaller ones cover, and the symbolic dimension be the one of the
+/// largest stride. None otherwise (a gap, a box off the start, an empty
+/// dimension, more than one symbolic count).
+pub fn dense_prefix(start: i64, size: u64, dims: &[(i64, PCount)]) -> Option<(u64, i64)> {
+    if start != 0 || size == 0 {
+        return None;
+    }
+    let mut ds: Vec<(i64, PCount)> = Vec::new();
+    for &(st, c) in dims {
+        match c {
+            PCount::Const(0) => return None,
+            PCount::Const(1) => continue,
+            _ if st == 0 => continue,
+            _ if st < 0 => return None,
+            _ => ds.push((st, c)),
+        }
+    }
+    ds.sort_by_key(|d| d.0);
+    let mut run = size as i128;
+    for (k, &(st, c)) in ds.iter().enumerate() {
+        let st = st as i128;
+        if st > run {
+            return None;
+        }
+        match c {
+            PCount::Const(n) => run += st * (n as i128 - 1),
+            PCount::Sym(add) => {
+                if k + 1 != ds.len() {
+                    return None;
+                }
+                let base = st * (add as i128 - 1) + run;
+                return Some((u64::try_from(st).ok()?, i64::try_from(base).ok()?));
+            }
+        }
+    }
+    Some((0, i64::try_from(run).ok()?))
+}
+
 /// The bytes the boxes may touch, as intervals (the may-read footprint of
 /// an object): like [`covered`], except that a box too large to enumerate
 /// counts as its whole hull, never as nothing.
@@ -376,6 +429,35 @@ pub fn entry_summary(body: &Body, of_interest: &BitSet) -> (BitSet, BitSet) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dense_prefixes() {
+        use super::{dense_prefix, PCount::*};
+        // a[i] for i < n (doubles): 8 * n bytes
+        assert_eq!(dense_prefix(0, 8, &[(8, Sym(0))]), Some((8, 0)));
+        // for i in 0..n+1: 8 * (n + 1)
+        assert_eq!(dense_prefix(0, 8, &[(8, Sym(1))]), Some((8, 8)));
+        // rows of 64 doubles, n rows: the row loop innermost
+        assert_eq!(dense_prefix(0, 8, &[(8, Const(64)), (512, Sym(0))]), Some((512, 0)));
+        // the same with the dims given outermost first
+        assert_eq!(dense_prefix(0, 8, &[(512, Sym(0)), (8, Const(64))]), Some((512, 0)));
+        // every count constant
+        assert_eq!(dense_prefix(0, 8, &[(8, Const(100))]), Some((0, 800)));
+        assert_eq!(dense_prefix(0, 16, &[]), Some((0, 16)));
+        // a box off the first byte, a gap, an empty dim, a negative stride
+        assert_eq!(dense_prefix(8, 8, &[(8, Sym(0))]), None);
+        assert_eq!(dense_prefix(0, 8, &[(16, Const(4))]), None);
+        assert_eq!(dense_prefix(0, 8, &[(8, Const(0))]), None);
+        assert_eq!(dense_prefix(0, 8, &[(-8, Const(4))]), None);
+        // a row shorter than the row stride leaves a gap
+        assert_eq!(dense_prefix(0, 8, &[(8, Const(63)), (512, Sym(0))]), None);
+        // a symbolic count inside a constant one
+        assert_eq!(dense_prefix(0, 8, &[(8, Sym(0)), (512, Const(4))]), None);
+        // overlapping rows (stride below the run) still leave no gap
+        assert_eq!(dense_prefix(0, 16, &[(8, Sym(0))]), Some((8, 8)));
+        // zero strides repeat bytes
+        assert_eq!(dense_prefix(0, 8, &[(0, Const(7)), (8, Sym(0))]), Some((8, 0)));
+    }
+
     use super::*;
 
     fn sec(start: i64, size: u64, dims: &[(i64, u64)]) -> Section {

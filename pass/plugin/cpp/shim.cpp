@@ -570,6 +570,49 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
   return std::nullopt;
 }
 
+// LoopVectorize's overlap check between two pointers into distinct
+// objects (issue #33: heap objects' stand-ins, globals): `icmp ult (sub
+// (ptrtoint P), (ptrtoint Q)), K` (or `ule`), P and Q invariant addresses
+// whose underlying objects are two different globals of the clone. Both
+// sides of the check make the same memory accesses (that is what makes
+// the versioning correct), so the facts of either describe the loop; the
+// check is folded to "no overlap", which leaves the minimum-iterations
+// test that `foldVectorChecks` takes (as for two globals, where the
+// vectoriser emits none). Returns how many.
+static unsigned foldDistinctOverlapChecks(Function &C, const std::function<void(Value *)> &forget) {
+  auto distinctGlobals = [](Value *A, Value *B) {
+    auto *PA = dyn_cast<PtrToIntInst>(A), *PB = dyn_cast<PtrToIntInst>(B);
+    if (!PA || !PB)
+      return false;
+    auto *GA = dyn_cast<GlobalVariable>(getUnderlyingObject(PA->getPointerOperand(), 0));
+    auto *GB = dyn_cast<GlobalVariable>(getUnderlyingObject(PB->getPointerOperand(), 0));
+    return GA && GB && GA != GB;
+  };
+  std::vector<ICmpInst *> Checks;
+  for (auto &BB : C)
+    for (auto &I : BB)
+      if (auto *IC = dyn_cast<ICmpInst>(&I))
+        if ((IC->getPredicate() == ICmpInst::ICMP_ULT || IC->getPredicate() == ICmpInst::ICMP_ULE) && isa<ConstantInt>(IC->getOperand(1)))
+          if (auto *Sub = dyn_cast<BinaryOperator>(IC->getOperand(0)); Sub && Sub->getOpcode() == Instruction::Sub && distinctGlobals(Sub->getOperand(0), Sub->getOperand(1)))
+            Checks.push_back(IC);
+  unsigned n = 0;
+  for (auto *IC : Checks) {
+    std::vector<User *> Users(IC->user_begin(), IC->user_end());
+    IC->replaceAllUsesWith(ConstantInt::getFalse(IC->getType()));
+    ++n;
+    // `select %min.iters, true, false` (the two checks or-ed) is the
+    // minimum-iterations test itself
+    for (User *U : Users)
+      if (auto *Sel = dyn_cast<SelectInst>(U))
+        if (auto *T = dyn_cast<ConstantInt>(Sel->getTrueValue()); T && T->isOne() && isa<ConstantInt>(Sel->getFalseValue()) &&
+                                                                    cast<ConstantInt>(Sel->getFalseValue())->isZero() && Sel->getCondition()->getType()->isIntegerTy(1)) {
+          Sel->replaceAllUsesWith(Sel->getCondition());
+          forget(Sel);
+        }
+  }
+  return n;
+}
+
 // LoopVectorize's runtime checks, folded towards the scalar loop in the
 // scratch clone. A vectorised loop is versioned: a check (too few
 // iterations: `min.iters.check`; pointers that may alias:
@@ -1249,10 +1292,22 @@ extern "C" unsigned dao_cxx_shim_phase(unsigned i, const char **name, double *ms
   return 1;
 }
 
+// `repl` (issue #33, heap objects): values of the function (the
+// allocation call of a heap object, loads and parameters that certainly
+// hold its address) and the stand-in global of the object, a global of a
+// scratch module in the same context: in the clone each is replaced by its
+// stand-in, so the accesses through it get boxes of that "global" (the
+// Rust side maps it back to the object, heap.rs).
+struct Repl {
+  LLVMValueRef *from;
+  LLVMValueRef *to;
+  unsigned n;
+};
+
 static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
                                   LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
                                   unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind,
-                                  const std::vector<DaoPin> *pins) {
+                                  const Repl &repl, const std::vector<DaoPin> *pins) {
   auto *Out = new DaoLoopFacts();
   // the writes-only run (`pins` given): the pinned values in place of their
   // bound loads, branches to dead ends cut, only the write sections kept
@@ -1268,6 +1323,12 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
   for (auto KV : VMap)
     if (Value *Cl = KV.second)
       Back[Cl] = const_cast<Value *>(KV.first);
+  for (unsigned i = 0; i < repl.n; ++i) {
+    auto It = VMap.find(unwrap(repl.from[i]));
+    Value *To = unwrap(repl.to[i]);
+    if (It != VMap.end() && It->second && It->second->getType() == To->getType())
+      It->second->replaceAllUsesWith(To);
+  }
   lap(0);
   // the team view: delete the static worksharing inits
   std::vector<CallInst *> inits;
@@ -1363,6 +1424,8 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     return Live;
   };
   std::set<BasicBlock *> liveBefore = reachable();
+  if (repl.n || nBind)
+    foldDistinctOverlapChecks(*C, [&](Value *V) { Back.erase(V); });
   if (foldVectorChecks(*C, [&](Value *V) { Back.erase(V); })) {
     std::set<BasicBlock *> liveAfter = reachable();
     for (BasicBlock *B : liveBefore)
@@ -3027,11 +3090,22 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       auto *LC = LBr && LBr->isConditional() ? dyn_cast<ICmpInst>(LBr->getCondition()) : nullptr;
       if (!LC || !LC->isEquality() || (LC->getPredicate() == ICmpInst::ICMP_EQ) != !LS2->contains(LBr->getSuccessor(0)))
         continue;
-      // iv + 2 == End, iv = phi [unr, PLX], [iv + 2, latch]
+      // iv + 2 == End, iv = phi [unr, PLX], [iv + 2, latch]; or, an i64
+      // induction variable of an `int` loop, trunc(iv + 2) == End32 (the
+      // worksharing loops at -O2: issue #33's heap objects): the test then
+      // holds first at iv + 2 == iv0 + X (checked below), since the
+      // distance from there back to the loop's start is below 2^32
       PHINode *Unr = nullptr;
       const SCEV *End = nullptr;
+      bool narrow = false;
       for (unsigned q = 0; q < 2 && !Unr; ++q) {
-        auto *Add = dyn_cast<BinaryOperator>(LC->getOperand(q));
+        Value *Op = LC->getOperand(q);
+        bool nq = false;
+        if (auto *T = dyn_cast<TruncInst>(Op); T && T->getDestTy()->getIntegerBitWidth() >= 32) {
+          Op = T->getOperand(0);
+          nq = true;
+        }
+        auto *Add = dyn_cast<BinaryOperator>(Op);
         auto *Iv = Add && Add->getOpcode() == Instruction::Add ? dyn_cast<PHINode>(Add->getOperand(0)) : nullptr;
         auto *Two = Add ? dyn_cast<ConstantInt>(Add->getOperand(1)) : nullptr;
         if (!Iv || !Two || Two->getSExtValue() != 2 || Iv->getParent() != H2 || Iv->getNumIncomingValues() != 2 || !(Add->hasNoSignedWrap() || Add->hasNoUnsignedWrap()))
@@ -3052,7 +3126,16 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         if (ok && U && U->getParent() == PLX) {
           Unr = U;
           End = SE.getSCEV(Other);
+          narrow = nq;
         }
+      }
+      if (Unr && narrow && Iv0->getType() == XS->getType() && End->getType() != Iv0->getType() &&
+          Iv0->getType()->getIntegerBitWidth() == 64 && End->getType()->getIntegerBitWidth() == 32) {
+        // the wide end this shape claims, iv0 + X, truncated is the test's
+        const SCEV *Wide = SE.getAddExpr(Iv0, XS);
+        if (SE.getTruncateExpr(Wide, End->getType()) != End)
+          continue;
+        End = Wide;
       }
       if (!Unr || Unr->getType() != P->getType() || End->getType() != Iv0->getType() || XS->getType() != End->getType())
         continue;
@@ -3072,6 +3155,10 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         continue;
       const SCEV *D = SE.getMinusSCEV(SE.getSCEV(XC->getOperand(0)), SE.getSCEV(XC->getOperand(1)));
       const SCEV *Want = SE.getMinusSCEV(PS, SE.getMinusSCEV(End, SE.getOne(End->getType())));
+      // (a narrow test compares the truncated values: P and End - 1 lie
+      // less than 2^32 apart, so they are equal exactly when those are)
+      if (D->getType() != Want->getType() && narrow && D->getType()->getIntegerBitWidth() == 32 && Want->getType()->getIntegerBitWidth() == 64)
+        Want = SE.getTruncateExpr(Want, D->getType());
       if (D->getType() != Want->getType() || (D != Want && D != SE.getNegativeSCEV(Want)))
         continue;
       return DaoProlog{PROL, LS2, Unr};
@@ -3446,7 +3533,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       return std::nullopt;
     };
     auto [VB, Sh] = shapeOfEpilogue(I.getParent());
-    if (!VB || !Sh || !Sh->vec || Sh->LE != L || Sh->kLE != 1 || Sh->prolOnly || !L->getLoopLatch() || !VB->getLoopLatch())
+    if (!VB || !Sh || !Sh->vec || Sh->LE != L || (Sh->kLE != 1 && Sh->kLE != 2) || Sh->prolOnly || !L->getLoopLatch() || !VB->getLoopLatch())
       return std::nullopt;
     if (!DT.dominates(I.getParent(), L->getLoopLatch()))
       return no("not in every iteration of the scalar loop");
@@ -3454,7 +3541,17 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     auto *St = AR && AR->getLoop() == L && AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
     if (!St || St->getAPInt().getSignificantBits() > 40 || !St->getAPInt().isStrictlyPositive())
       return no("no positive constant stride in the scalar loop");
-    int64_t s = St->getAPInt().getSExtValue(), k = Sh->k;
+    // the scalar loop unrolled in the prologue form (`prologueForm`, issue
+    // #33: the scalar copy of a loop the vectoriser versioned for two
+    // pointers that may overlap): its iterations step by 2, I the first of
+    // the two copies, the second one cell on, and a copy in the prologue
+    // block at the loop's resume value: then every cell from there to X
+    // is written (the prologue's when it runs, the unrolled loop's from
+    // `unr` on, which it leaves exactly at the end)
+    int64_t kle = Sh->kLE;
+    if (St->getAPInt().getSExtValue() % kle)
+      return no("a stride in the unrolled scalar loop that is not the copies'");
+    int64_t s = St->getAPInt().getSExtValue() / kle, k = Sh->k;
     const SCEV *Base = nullptr;
     for (auto &[P, Iv0] : Sh->ivs) {
       if (P->getType() != Off->getType())
@@ -3500,6 +3597,34 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       int64_t a = j * s, z = a + (int64_t)Size;
       if (std::none_of(merged.begin(), merged.end(), [&](const std::pair<int64_t, int64_t> &M) { return M.first <= a && z <= M.second; }))
         return no("the vector loop does not write every lane's cell");
+    }
+    if (kle == 2) {
+      // (Sh->ivs: (P, iv0) then (unr, iv0); Base came from the one that
+      // gives a start without P: unr's, in the unrolled loop)
+      auto sameWrite = [&](Instruction &J, const SCEV *Want) -> bool {
+        auto Acc = accessLike(J, I, Size);
+        auto OJ = Acc && Acc->second == Size ? objectOffset(Acc->first, true) : std::nullopt;
+        return OJ && OJ->first == OrigBase && SE.getMinusSCEV(OJ->second, Want)->isZero();
+      };
+      const SCEV *Second = SE.getAddRecExpr(SE.getAddExpr(AR->getStart(), SE.getConstant(AR->getType(), s)), AR->getStepRecurrence(SE), L, SCEV::FlagAnyWrap);
+      bool second = false;
+      for (BasicBlock *B : L->blocks())
+        if (DT.dominates(B, L->getLoopLatch()))
+          for (Instruction &J : *B)
+            second = second || (&J != &I && sameWrite(J, Second));
+      if (!second)
+        return no("no second copy in the unrolled scalar loop");
+      bool prol = false;
+      if (Sh->epil.size() == 1 && Sh->ivs.size() >= 1)
+        for (auto &[P, Iv0] : Sh->ivs) {
+          if (P->getType() != Off->getType() || P->getParent() == L->getHeader())
+            continue;
+          const SCEV *Want = SE.getAddExpr(Base, SE.getMulExpr(SE.getConstant(P->getType(), s), SE.getMinusSCEV(SE.getSCEV(P), Iv0)));
+          for (Instruction &J : *Sh->epil[0])
+            prol = prol || sameWrite(J, Want);
+        }
+      if (!prol)
+        return no("no copy in the prologue");
     }
     return DaoUnrolled{s, Sh->XS, Base, Sh->anchor};
   };
@@ -3829,6 +3954,17 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
             unrolled = true;
             Child = L;
             X = Un->anchor;
+            // a worksharing loop's pieces at the top of the team view (a
+            // vectorised `omp for` over heap blocks, issue #33): no loop
+            // around them gives the section, which holds for the whole
+            // construct (its kill goes to the static init's block)
+            if (!L->getParentLoop() && Out->loops[LoopIx[L]].init)
+              if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
+                S.start = K->getAPInt().getSExtValue();
+                S.loop = LoopIx[L];
+                Out->sections.push_back(S);
+                Out->loops[LoopIx[L]].sections++;
+              }
             continue;
           }
         }
@@ -4393,9 +4529,11 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
 
 void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInits, LLVMValueRef *elig, unsigned nElig,
                          LLVMValueRef *writerGlobals, LLVMValueRef *writerFuncs, unsigned nWriters,
-                         unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind) {
+                         unsigned *bindArg, int64_t *bindSlot, LLVMValueRef *bindGlobal, unsigned nBind,
+                         LLVMValueRef *replFrom, LLVMValueRef *replTo, unsigned nRepl) {
   Function *F = unwrap<Function>(f);
-  DaoLoopFacts *Out = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, nullptr);
+  Repl repl{replFrom, replTo, nRepl};
+  DaoLoopFacts *Out = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, repl, nullptr);
   // (only where some loop's stores did not all give sections: what the
   // second run could add)
   bool partial = std::any_of(Out->loops.begin(), Out->loops.end(), [](const DaoLoopRec &R) { return R.stores > R.sections; });
@@ -4409,7 +4547,7 @@ void *dao_cxx_loop_facts(LLVMValueRef f, LLVMValueRef *initCalls, unsigned nInit
   std::vector<DaoPin> pins = Out->pinCands;
   if (pins.size() > 2)
     pins.resize(2);
-  DaoLoopFacts *W = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, &pins);
+  DaoLoopFacts *W = loopFactsRun(F, initCalls, nInits, elig, nElig, writerGlobals, writerFuncs, nWriters, bindArg, bindSlot, bindGlobal, nBind, repl, &pins);
   std::map<BasicBlock *, unsigned> byHeader;
   for (unsigned i = 0; i < Out->loops.size(); ++i)
     byHeader[Out->loops[i].header] = i;

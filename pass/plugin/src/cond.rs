@@ -46,7 +46,10 @@ use std::cell::{Cell, OnceCell, RefCell};
 use dao_analysis::fxhash::HashMap;
 
 /// One condition: the `bytes`-wide integer at byte `off` of global
-/// `global` (read signed or not) lies in `[min, max]`.
+/// `global` (read signed or not) lies in `[min, max]`. With `cover` > 0 (a
+/// heap object's kill, `heap.rs`) instead: the integer V (0 when `global`
+/// is [`NO_VALUE`]) lies in `[0, max]` and `cover * V + min` bytes reach
+/// the end of the heap object's block (dao-abi `COND_DESC`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cond {
     pub global: usize,
@@ -55,7 +58,11 @@ pub struct Cond {
     pub signed: bool,
     pub min: i64,
     pub max: i64,
+    pub cover: u64,
 }
+
+/// A cover condition's `global` when its extent is constant.
+pub const NO_VALUE: usize = u32::MAX as usize;
 
 impl Cond {
     /// The condition for a symbolic count `c.add + v` to be at least `k`:
@@ -73,7 +80,17 @@ impl Cond {
         let need = (k as i64).checked_sub(c.add)?;
         let min = if c.div == 1 { need } else { c.div.checked_mul(need.max(0))?.checked_sub(c.pre)?.max(c.pre.checked_neg()?) };
         let min = min.max(c.low).max(0);
-        (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max })
+        (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max, cover: 0 })
+    }
+
+    /// A heap object's cover: `scale * V + base` bytes reach the end of
+    /// its block, V the count `c` reads (at most `max`, its wrap guard), or
+    /// `base` bytes when `c` is None.
+    pub fn cover(global: usize, c: Option<&SymCount>, scale: u64, base: i64, max: i64) -> Cond {
+        match c {
+            Some(c) => Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min: base, max, cover: scale.max(1) },
+            None => Cond { global: NO_VALUE, off: 0, bytes: 0, signed: false, min: base, max: 0, cover: 1 },
+        }
     }
 }
 
@@ -128,15 +145,17 @@ pub fn apart(read: &crate::ir::ReadBox, w: &WBox, global_ix: &HashMap<Value, usi
         .map(|(v, max)| {
             let (global, off, bytes, signed) = vals[v];
             let min = lows[v].max(0);
-            (min <= max).then_some(Cond { global, off, bytes, signed, min, max })
+            (min <= max).then_some(Cond { global, off, bytes, signed, min, max, cover: 0 })
         })
         .collect::<Option<Vec<_>>>()?;
     Some(merge(conds))
 }
 
 /// One condition per value read (the conjunction of `conds`): the largest
-/// least value, the smallest greatest; sorted.
-pub fn merge(mut conds: Vec<Cond>) -> Vec<Cond> {
+/// least value, the smallest greatest; sorted. Cover conditions stay as
+/// they are (without repeats): a larger `min` there is a weaker one.
+pub fn merge(conds: Vec<Cond>) -> Vec<Cond> {
+    let (mut covers, mut conds): (Vec<Cond>, Vec<Cond>) = conds.into_iter().partition(|c| c.cover > 0);
     conds.sort();
     let mut merged: Vec<Cond> = Vec::new();
     for c in conds {
@@ -148,6 +167,9 @@ pub fn merge(mut conds: Vec<Cond>) -> Vec<Cond> {
             _ => merged.push(c),
         }
     }
+    covers.sort();
+    covers.dedup();
+    merged.extend(covers);
     merged
 }
 
@@ -495,7 +517,10 @@ impl CondFacts {
     /// each is only declared here, its defined functions (`ModuleFacts`);
     /// `globals_at(fi, p)`: the globals pointer `p` of function `fi` may point
     /// into.
-    pub fn setup(&self, globals: &[Value], declared: &[bool], funcs: &[Value], graph: &CallGraph, globals_at: impl Fn(usize, Value) -> Vec<usize>) {
+    /// Objects from `heap_from` on are heap objects (`heap.rs`), never a
+    /// condition's value.
+    #[allow(clippy::too_many_arguments)]
+    pub fn setup(&self, globals: &[Value], declared: &[bool], heap_from: usize, funcs: &[Value], graph: &CallGraph, globals_at: impl Fn(usize, Value) -> Vec<usize>) {
         let ng = globals.len();
         self.ng.set(ng);
         let mut el = BitSet::new_empty(ng);
@@ -504,7 +529,7 @@ impl CondFacts {
         // code this module does not see runs, so every call that may run
         // such code writes it)
         let mut ext = BitSet::new_empty(ng);
-        for g in 0..ng {
+        for g in 0..heap_from.min(ng) {
             let v = globals[g];
             if !declared[g] && !v.is_thread_local() && only_accessed(v, true) {
                 el.insert(g);

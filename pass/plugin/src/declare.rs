@@ -62,6 +62,7 @@ pub struct Types {
     pub cond: Desc,
     pub bx: Desc,
     pub bdim: Desc,
+    pub heap: Desc,
 }
 
 pub fn types(m: Module) -> Types {
@@ -74,6 +75,7 @@ pub fn types(m: Module) -> Types {
         cond: Desc::new(m, dao_abi::COND_DESC),
         bx: Desc::new(m, dao_abi::BOX_DESC),
         bdim: Desc::new(m, dao_abi::BOX_DIM),
+        heap: Desc::new(m, dao_abi::HEAP_DESC),
     }
 }
 

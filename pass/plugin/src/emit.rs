@@ -130,6 +130,9 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         omp: [entry::OMP_BEGIN, entry::OMP_END, entry::OMP_FORK, entry::OMP_JOIN, entry::OMP_PARK, entry::OMP_UNPARK].map(|e| declare(m, &e)),
     };
 
+    // the heap objects' records (ABI 14), written by the program: before
+    // the functions are instrumented, so the stores are ordinary code
+    let heaps_g = heap_records(m, &t, plan, &mut strs);
     let mut func_descs = Vec::new();
     for (fi, fp) in plan.funcs.iter().enumerate() {
         let layout = slot_layout(m, fp);
@@ -283,9 +286,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
     }
 
     // module descriptor
-    let gdescs: Vec<Value> = plan
-        .facts
-        .globals
+    let gdescs: Vec<Value> = plan.facts.globals[..plan.facts.heap_from]
         .iter()
         .enumerate()
         .map(|(i, g)| {
@@ -356,6 +357,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 ("is_signed", m.const_i32(c.signed as u32)),
                 ("min", m.const_i64(c.min as u64)),
                 ("max", m.const_i64(c.max as u64)),
+                ("cover", m.const_i64(c.cover)),
             ],
         )
     };
@@ -440,6 +442,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
             ("conds", conds_g),
             ("n_boxes", m.const_i32(box_descs.len() as u32)),
             ("boxes", boxes_g),
+            ("n_heaps", m.const_i32(plan.facts.heap.len() as u32)),
+            ("heaps", heaps_g),
         ],
     ));
     // registration from a constructor
@@ -456,6 +460,53 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         wrap_main(m, main, rt.poll);
     }
     restart_only
+}
+
+/// The module's heap records (`dao.heaps`, writable), and the code that
+/// fills them: right after each tracked allocation call its address and
+/// the size asked for, and before each call that may free the block a null
+/// address (`heap.rs`). Null when the module tracks none.
+fn heap_records(m: Module, t: &Types, plan: &ModulePlan, strs: &mut Strings) -> Value {
+    let heap = &plan.facts.heap;
+    if heap.is_empty() {
+        return m.const_null();
+    }
+    let descs: Vec<Value> = heap
+        .iter()
+        .map(|h| {
+            let name = strs.get(&h.name);
+            let loc = strs.opt(&h.loc);
+            t.heap.constant(m, &[("name", name), ("loc", loc), ("addr", m.const_null()), ("size", m.const_i64(0))])
+        })
+        .collect();
+    let arr = m.array(t.heap.ty, descs.len() as u64);
+    let g = m.add_internal_global(arr, "dao.heaps", m.const_array(t.heap.ty, &descs));
+    let b = m.builder();
+    let field = |k: usize, f: &str| m.const_gep(arr, g, &[m.const_i32(0), m.const_i32(k as u32), m.const_i32(t.heap.field(f))]);
+    for (k, h) in heap.iter().enumerate() {
+        let Some(next) = h.call.next_instruction() else { continue };
+        b.before(next);
+        b.store(h.call, field(k, "addr"));
+        let mut size: Option<Value> = None;
+        for &a in h.size_args {
+            let v = h.call.operand(a);
+            let v = match v.ty().int_width() {
+                Some(64) => v,
+                Some(_) => b.zext(v, m.i64(), ""),
+                None => continue,
+            };
+            size = Some(match size {
+                None => v,
+                Some(s) => b.mul(s, v, ""),
+            });
+        }
+        b.store(size.unwrap_or_else(|| m.const_i64(0)), field(k, "size"));
+        for fr in &h.frees {
+            b.before(*fr);
+            b.store(m.const_null(), field(k, "addr"));
+        }
+    }
+    g
 }
 
 /// Indices into `Runtime::omp`.

@@ -45,6 +45,36 @@ pub struct ModuleFacts {
     /// external function that reads no memory or only through its
     /// arguments (`loop_kills::quiet_call`, asked at each call of it).
     pub quiet_defined: std::cell::RefCell<HashMap<Value, bool>>,
+    /// The heap objects (issue #33, `heap.rs`): object `heap_from + k` of
+    /// the numbering of `globals` is the block of tracked site `heap[k]`,
+    /// its entry in `globals` a stand-in global of `scratch` (never part
+    /// of the user's module; its size [`HEAP_SIZE`] a placeholder: the
+    /// block's is known only at run time).
+    pub heap: Vec<crate::heap::HeapSite>,
+    pub heap_from: usize,
+    /// The heap objects each value that may hold one's address may point
+    /// into (every such value: `heap.rs`).
+    pub heap_may: HashMap<Value, Vec<usize>>,
+    /// The heap object a value certainly holds the address of.
+    pub heap_exact: HashMap<Value, usize>,
+    /// Per function, its values of `heap_exact` with the stand-in global
+    /// of each (the shim replaces them in its clone).
+    pub heap_repl: HashMap<Value, Vec<(Value, Value)>>,
+    scratch: Option<Module>,
+}
+
+/// The placeholder size of a heap object's stand-in (1 TiB): larger than
+/// any block, so no constant box ever covers it and no read is clipped.
+pub const HEAP_SIZE: u64 = 1 << 40;
+
+impl Drop for ModuleFacts {
+    fn drop(&mut self) {
+        // (after every clone of the shim is gone: no user of a stand-in
+        // is left)
+        if let Some(s) = self.scratch.take() {
+            s.dispose();
+        }
+    }
 }
 
 /// Interprocedural summary of a defined function: the globals a call may
@@ -118,7 +148,22 @@ impl ModuleFacts {
     }
 
     pub fn has_defined_globals(&self) -> bool {
-        self.global_declared.iter().any(|d| !d)
+        self.global_declared[..self.heap_from].iter().any(|d| !d) || !self.heap.is_empty()
+    }
+
+    /// The name of object `g` for messages: a global's, or a heap object's
+    /// ("heap block 'w' (hs.c:9)").
+    pub fn object_name(&self, g: usize) -> String {
+        match self.is_heap(g).then(|| &self.heap[g - self.heap_from]) {
+            Some(h) if h.name == "heap" => format!("heap block{}", h.loc.as_ref().map(|l| format!(" ({l})")).unwrap_or_default()),
+            Some(h) => format!("heap block '{}'{}", h.name, h.loc.as_ref().map(|l| format!(" ({l})")).unwrap_or_default()),
+            None => self.globals[g].name(),
+        }
+    }
+
+    /// Whether object `g` of the globals' numbering is a heap object.
+    pub fn is_heap(&self, g: usize) -> bool {
+        g >= self.heap_from && g < self.globals.len()
     }
     pub fn new(m: Module) -> Self {
         let mut globals = Vec::new();
@@ -142,10 +187,36 @@ impl ModuleFacts {
             global_size.push(size);
             global_declared.push(g.is_declaration());
         }
+        // the heap objects after the globals, each a stand-in global of a
+        // scratch module (`heap.rs`)
+        let heap_from = globals.len();
+        let heap = if crate::config::sections() { crate::heap::tracked_sites(m) } else { Vec::new() };
+        let scratch = (!heap.is_empty()).then(|| m.scratch_module("dao.heap"));
+        let mut heap_may: HashMap<Value, Vec<usize>> = HashMap::default();
+        let mut heap_exact: HashMap<Value, usize> = HashMap::default();
+        let mut heap_repl: HashMap<Value, Vec<(Value, Value)>> = HashMap::default();
+        for (k, site) in heap.iter().enumerate() {
+            let stand = scratch.expect("a scratch module").extern_global(m.array(m.i8(), HEAP_SIZE), &format!("dao.heap.{k}"));
+            let h = globals.len();
+            globals.push(stand);
+            global_size.push(HEAP_SIZE);
+            global_declared.push(false);
+            for v in &site.may {
+                let e = heap_may.entry(*v).or_default();
+                if !e.contains(&h) {
+                    e.push(h);
+                }
+            }
+            for v in &site.exact {
+                heap_exact.insert(*v, h);
+                let f = v.param_parent().unwrap_or_else(|| v.parent_block().parent_function());
+                heap_repl.entry(f).or_default().push((*v, stand));
+            }
+        }
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default(), quiet_defined: Default::default() };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default(), quiet_defined: Default::default(), heap, heap_from, heap_may, heap_exact, heap_repl, scratch };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.
@@ -154,7 +225,9 @@ impl ModuleFacts {
                 i.is_call() && matches!(call_kind(&mf, i), CallKind::Unknown | CallKind::Indirect)
             })
         });
-        for i in 0..mf.globals.len() {
+        // (a heap object's address never leaves the module's code: no
+        // unknown read reaches it, `heap.rs`)
+        for i in 0..mf.heap_from {
             let g = mf.globals[i];
             mf.global_escaped[i] = !mf.global_declared[i] && ((calls_unknown && !g.is_local_linkage()) || escapes(g));
         }
@@ -165,7 +238,7 @@ impl ModuleFacts {
         // call. They count as escaped, so those calls use them; a static
         // read only by qsort's comparator was dead at the marker before.
         for g in callback_globals(&mf) {
-            if !mf.global_declared[g] {
+            if !mf.global_declared[g] && g < mf.heap_from {
                 mf.global_escaped[g] = true;
             }
         }
@@ -189,7 +262,7 @@ impl ModuleFacts {
         let mut acc: Vec<Option<(Vec<Section>, Vec<ReadBox>)>> = (0..self.globals.len())
             .map(|g| {
                 let v = self.globals[g];
-                (!self.global_declared[g] && v.is_local_linkage() && reads_seen(v)).then(Default::default)
+                (g < self.heap_from && !self.global_declared[g] && v.is_local_linkage() && reads_seen(v)).then(Default::default)
             })
             .collect();
         // the calls' reads through their pointers into globals

@@ -17,7 +17,7 @@ extern "C" {
     pub fn dao_cxx_verify(m: LLVMModuleRef) -> c_int;
     pub fn dao_cxx_drop_code(m: LLVMModuleRef);
     pub fn dao_cxx_shim_phase(i: c_uint, name: *mut *const std::os::raw::c_char, ms: *mut f64) -> c_uint;
-    pub fn dao_cxx_loop_facts(f: LLVMValueRef, inits: *mut LLVMValueRef, n: c_uint, elig: *mut LLVMValueRef, n_elig: c_uint, writer_globals: *mut LLVMValueRef, writer_funcs: *mut LLVMValueRef, n_writers: c_uint, bind_arg: *mut c_uint, bind_slot: *mut i64, bind_global: *mut LLVMValueRef, n_bind: c_uint) -> *mut c_void;
+    pub fn dao_cxx_loop_facts(f: LLVMValueRef, inits: *mut LLVMValueRef, n: c_uint, elig: *mut LLVMValueRef, n_elig: c_uint, writer_globals: *mut LLVMValueRef, writer_funcs: *mut LLVMValueRef, n_writers: c_uint, bind_arg: *mut c_uint, bind_slot: *mut i64, bind_global: *mut LLVMValueRef, n_bind: c_uint, repl_from: *mut LLVMValueRef, repl_to: *mut LLVMValueRef, n_repl: c_uint) -> *mut c_void;
     pub fn dao_cxx_loop_facts_team(h: *mut c_void) -> c_int;
     pub fn dao_cxx_loop_count(h: *mut c_void) -> c_uint;
     pub fn dao_cxx_loop_get(h: *mut c_void, i: c_uint, out: *mut DaoLoopOut);

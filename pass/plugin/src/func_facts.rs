@@ -430,7 +430,16 @@ impl<'a> FuncFacts<'a> {
         }
         // in progress: empty (cycles through phis add nothing new)
         self.memo.borrow_mut().insert(v, Bases::default());
-        let b = self.compute_bases(v);
+        let mut b = self.compute_bases(v);
+        // a value that may hold a heap object's address points into it
+        // (every such value is one the walk of `heap.rs` visited)
+        if let Some(hs) = self.mf.heap_may.get(&v) {
+            for &h in hs {
+                if !b.objs.contains(&Obj::Global(h)) {
+                    b.objs.push(Obj::Global(h));
+                }
+            }
+        }
         self.memo.borrow_mut().insert(v, b.clone());
         b
     }
@@ -441,6 +450,11 @@ impl<'a> FuncFacts<'a> {
     }
 
     fn compute_bases(&self, v: Value) -> Bases {
+        // the allocation call of a heap object, or a value certainly
+        // holding its address: the object, not "the heap"
+        if let Some(&h) = self.mf.heap_exact.get(&v) {
+            return Bases { objs: vec![Obj::Global(h)], ..Default::default() };
+        }
         if let Some(&i) = self.alloca_ix.get(&v) {
             return Bases { objs: vec![Obj::Alloca(i)], ..Default::default() };
         }
@@ -556,6 +570,9 @@ impl<'a> FuncFacts<'a> {
     }
 
     fn exact_object_at(&self, p: Value, depth: u32) -> Option<Obj> {
+        if let Some(&h) = self.mf.heap_exact.get(&p) {
+            return Some(Obj::Global(h));
+        }
         if let Some(&i) = self.alloca_ix.get(&p) {
             return Some(Obj::Alloca(i));
         }
@@ -589,7 +606,8 @@ impl<'a> FuncFacts<'a> {
             }
             let inits: Vec<Value> = self.f.blocks().into_iter().flat_map(|b| b.instructions()).filter(|i| known::call_role(*i) == Some(Role::StaticInit)).collect();
             let t = std::time::Instant::now();
-            let lf = std::rc::Rc::new(crate::timing::phase("shim loop facts", || crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1)));
+            let repl = self.mf.heap_repl.get(&self.f).map_or(&[][..], |v| &v[..]);
+            let lf = std::rc::Rc::new(crate::timing::phase("shim loop facts", || crate::ir::loop_facts(self.f, &inits, &key.2, &key.3, &key.1, repl)));
             if crate::timing::each_run() {
                 eprintln!("dao: shim loop facts of {} ({} bindings; {} loops, {} write sections, {} reads): {:.1} ms", self.f.name(), key.1.len(), lf.loops.len(), lf.sections.len(), lf.reads.len(), t.elapsed().as_secs_f64() * 1e3);
             }

@@ -100,6 +100,20 @@ pub fn call_role(call: Value) -> Option<Role> {
     call.called_function().and_then(role)
 }
 
+/// The arguments whose product is the size of the block `f` allocates,
+/// when `f` is a table function that returns one new block
+/// (`dao_analysis::known::alloc_size_args`).
+pub fn alloc_size_args(f: Value) -> Option<&'static [u32]> {
+    lookup(f)?;
+    dao_analysis::known::alloc_size_args(&f.name())
+}
+
+/// Whether `f` is a table function that frees the block its first argument
+/// points to.
+pub fn frees_block(f: Value) -> bool {
+    lookup(f).is_some() && dao_analysis::known::frees_block(&f.name())
+}
+
 /// Operand position of the outlined function, if `f` is a fork entry point.
 pub fn fork_microtask(f: Value) -> Option<u32> {
     match role(f) {

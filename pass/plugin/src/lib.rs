@@ -21,7 +21,7 @@
 //!
 //! 1. LLVM: ffi, ir
 //! 2. foundation: config, timing, known, diag, declare
-//! 3. facts: provenance, cond, facts, read_boxes, func_facts, varmap
+//! 3. facts: provenance, promote, heap, cond, facts, read_boxes, func_facts, varmap
 //! 4. translation: write_boxes, loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
 //! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, device, sites, planning
@@ -40,6 +40,7 @@ mod facts;
 mod ffi;
 mod func_facts;
 mod guard;
+mod heap;
 mod ir;
 mod known;
 mod loop_kills;
@@ -48,6 +49,7 @@ mod offload;
 mod omp;
 mod plan;
 mod planning;
+mod promote;
 mod provenance;
 mod read_boxes;
 mod remarks;
@@ -176,6 +178,16 @@ fn run(m: ir::Module) -> bool {
         }
         plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
         plan.diags.retain(|d| d.severity != diag::Severity::Remark);
+    }
+    // integer locals of `main` that regions read: globals, then planned
+    // again (promote.rs; only when the first plan has no error)
+    if !plan.has_errors() && config::sections() {
+        let cands = promote::candidates(m);
+        if !cands.is_empty() {
+            drop(plan);
+            promote::promote(m, &cands);
+            plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
+        }
     }
     report(&plan);
     if plan.has_errors() {

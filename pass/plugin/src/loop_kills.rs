@@ -51,6 +51,44 @@ fn ruled_out_edges(ff: &FuncFacts, edges: &[(crate::ir::Block, crate::ir::Block,
     out
 }
 
+/// The conditions under which the box of `sr`, a write section of a heap
+/// object, rewrites the whole block: it covers its bytes from 0 with no
+/// gap (`dao_analysis::sections::dense_prefix`), as far as a constant or,
+/// with one symbolic count read from a global, `scale * V + base` bytes;
+/// the block's size (the bytes the program asked for) must not exceed
+/// that, the symbolic count must be at least 1 (and small enough not to
+/// wrap, `Cond::at_least`), and the inner loops' guards go towards them.
+fn heap_cover(ff: &FuncFacts, sr: &crate::ir::SectionRec) -> Option<Vec<crate::cond::Cond>> {
+    use crate::cond::Cond;
+    use dao_analysis::sections::{dense_prefix, PCount};
+    let dims: Vec<(i64, PCount)> = sr
+        .dims
+        .iter()
+        .zip(&sr.sym)
+        .map(|(&(st, c), y)| (st, y.map_or(PCount::Const(c), |sc| PCount::Sym(sc.add))))
+        .collect();
+    let (scale, base) = dense_prefix(sr.start, sr.size, &dims)?;
+    let mut conds = Vec::new();
+    match sr.sym.iter().flatten().next() {
+        None => conds.push(Cond::cover(crate::cond::NO_VALUE, None, 0, base, 0)),
+        Some(sc) => {
+            if sc.div != 1 || sr.sym.iter().flatten().count() != 1 {
+                return None;
+            }
+            let cg = *ff.mf.global_ix.get(&sc.global)?;
+            // at least one iteration (the extent formula needs it), no wrap
+            let one = Cond::at_least(cg, sc, 1)?;
+            conds.push(Cond::cover(cg, Some(sc), scale, base, one.max));
+            conds.push(one);
+        }
+    }
+    for (sc, m) in &sr.reqs {
+        let cg = *ff.mf.global_ix.get(&sc.global)?;
+        conds.push(Cond::at_least(cg, &crate::ir::SymCount { add: 0, low: *m, ..*sc }, 0)?);
+    }
+    Some(crate::cond::merge(conds))
+}
+
 /// Blocks reachable from `from` (itself included), not going past the
 /// blocks of `stop` (included). `from` itself is always gone past: a block
 /// may end one worksharing loop (its fini) and start the next (its init),
@@ -125,6 +163,8 @@ pub fn add_loop_kills(
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
             let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
+                // (a heap object's size is known only at run time: below)
+                (Some(&g), _) if ff.mf.is_heap(g) => continue,
                 (Some(&g), _) => Obj::Global(g),
                 (None, Some(&a)) if !lf.team => Obj::Alloca(a),
                 _ => continue,
@@ -198,8 +238,24 @@ pub fn add_loop_kills(
         // loop does not rewrite all of a global (its boundary planes
         // stay live): boxes evaluated by the runtime at the checkpoint
         let mut box_cands: Vec<(crate::cond::WBox, Vec<crate::cond::Cond>)> = Vec::new();
+        // heap objects (issue #33, `heap.rs`): a box from the block's first
+        // byte with no gap kills it when it reaches the block's end, which
+        // the runtime checks against the block's size (a cover condition)
+        for sr in lf.sections.iter().filter(|s| s.loop_ix == li) {
+            let Some(&g) = ff.mf.global_ix.get(&sr.base).filter(|&&g| ff.mf.is_heap(g)) else { continue };
+            if cond_cands.iter().any(|(x, _)| *x == g) {
+                continue;
+            }
+            let conds = heap_cover(ff, sr);
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: heap object {} in loop {li} of '{}': box {} {} {:?} {:?}: {}", ff.mf.object_name(g), ff.f.name(), sr.start, sr.size, sr.dims, sr.sym.iter().map(|y| y.map(|c| (c.global.name(), c.add))).collect::<Vec<_>>(), if conds.is_some() { "covers a prefix" } else { "no cover" });
+            }
+            if let Some(conds) = conds {
+                cond_cands.push((g, conds));
+            }
+        }
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && (s.sym.iter().any(Option::is_some) || !s.reqs.is_empty())) {
-            let Some(&g) = ff.mf.global_ix.get(&sr.base) else { continue };
+            let Some(&g) = ff.mf.global_ix.get(&sr.base).filter(|&&g| !ff.mf.is_heap(g)) else { continue };
             let var = vars.global_var(g);
             if cands.iter().any(|(v, _)| *v == var) || cond_cands.iter().any(|(x, _)| *x == g) {
                 continue;

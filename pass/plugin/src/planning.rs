@@ -74,7 +74,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let paths = paths::marker_paths(&scan.calls, main.map(|mf| facts.func_ix[&mf]));
     if config::sections() && participates {
         crate::timing::phase("conditions' globals", || {
-            facts.cond.setup(&facts.globals, &facts.global_declared, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
+            facts.cond.setup(&facts.globals, &facts.global_declared, facts.heap_from, &facts.funcs, &scan.calls.graph, |fi, p| ffs[fi].global_bases(p));
             facts.cond.set_frozen(&facts.funcs, &facts.func_ix, &paths.on_path, |fi, p| ffs[fi].global_bases(p));
         });
     }
@@ -156,6 +156,15 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
                     sections.cond_sites += 1;
                 }
                 s0.globals = keep;
+                // what rewrites each first when its conditions hold: world
+                // 1's words (`dao inspect` shows them for the ones left out)
+                for g in &cdead {
+                    if let Some(d) = s1.dead.iter().find(|d| d.0 == *g) {
+                        if !s0.dead.iter().any(|x| x.0 == *g) {
+                            s0.dead.push(d.clone());
+                        }
+                    }
+                }
                 s0.cdead = cdead;
                 // boxes of kept globals, dead in world 1
                 let ng = facts.globals.len();

@@ -4,7 +4,7 @@
 //! escapes, is only loaded and stored, is taken (a function's), or
 //! certainly points to thread-private memory (the guards' question).
 use crate::ir::{Opcode, Value};
-use crate::known::{self, Effect, Intr};
+use crate::known::{self, Effect, Intr, Role};
 use dao_analysis::fxhash::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -197,7 +197,7 @@ fn only_accessed_use(v: Value, u: Value, through_known_calls: bool) -> bool {
             Some(_) => false,
             None => {
                 through_known_calls
-                    && ((u.called_value() != v && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs)) || passed_read_only(u, v, &mut HashSet::default()))
+                    && ((u.called_value() != v && u.called_function().and_then(known::effect) == Some(known::Effect::ReadsArgs)) || passed_read_only(u, v, &mut HashSet::default()) || forked_read_only(u, v))
             }
         },
         _ => false,
@@ -234,6 +234,68 @@ fn slot_read_only(slot: Value) -> bool {
                 let params = f.params();
                 (mt + 1..u.num_args()).filter(|&k| u.operand(k) == slot).all(|k| params.get((2 + k - mt - 1) as usize).is_some_and(|p| loads_read_only(*p)))
                     && (0..=mt).all(|k| u.operand(k) != slot)
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Fork `call` passes `v` only as captures its region only reads through
+/// ([`read_only_capture`]: a local of `main` promoted to a global,
+/// passed to the region by reference).
+fn forked_read_only(call: Value, v: Value) -> bool {
+    let Some(crate::known::Role::Fork { microtask }) = known::call_role(call) else { return false };
+    let f = call.operand(microtask);
+    if call.called_value() == v || !f.is_function() || f.is_declaration() || (0..=microtask).any(|k| call.operand(k) == v) {
+        return false;
+    }
+    let params = f.params();
+    (microtask + 1..call.num_args()).filter(|&k| call.operand(k) == v).all(|k| params.get((2 + k - microtask - 1) as usize).is_some_and(|p| read_only_capture(*p, &mut HashSet::default())))
+}
+
+/// Every use of pointer parameter `p` is a load through it (through
+/// constant offsets), a pass to a read-only parameter of a defined
+/// function or region, or (-O0) one store of it into a local slot of its
+/// own whose other uses are loads, each read-only in the same way.
+pub fn read_only_capture(p: Value, seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(p) {
+        return true;
+    }
+    p.users().into_iter().all(|u| {
+        if !u.is_instruction() {
+            return false;
+        }
+        match u.opcode() {
+            Opcode::LLVMLoad => true,
+            Opcode::LLVMGetElementPtr if u.operand(0) == p => read_only_capture(u, seen),
+            Opcode::LLVMStore if u.operand(0) == p && u.operand(1) != p => {
+                let local = u.operand(1);
+                local.is_instruction()
+                    && local.is_alloca()
+                    && local.users().into_iter().all(|w| {
+                        w.is_instruction()
+                            && match w.opcode() {
+                                Opcode::LLVMLoad => w.ty().is_pointer() && read_only_capture(w, seen),
+                                Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == p,
+                                Opcode::LLVMCall => known::call_intrinsic(w) == Some(Intr::Lifetime),
+                                _ => false,
+                            }
+                    })
+            }
+            Opcode::LLVMCall if known::call_intrinsic(u).is_none() && u.called_value() != p => {
+                let (f, first, param0) = match known::call_role(u) {
+                    Some(Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
+                    Some(_) => return false,
+                    None => match u.called_function() {
+                        Some(f) => (f, 0, 0),
+                        None => return false,
+                    },
+                };
+                if !f.is_function() || f.is_declaration() {
+                    return false;
+                }
+                let params = f.params();
+                u.args().iter().enumerate().all(|(k, x)| *x != p || ((k as u32) >= first && params.get(param0 as usize + k - first as usize).is_some_and(|q| read_only_capture(*q, seen))))
             }
             _ => false,
         }

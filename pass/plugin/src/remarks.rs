@@ -56,18 +56,20 @@ pub fn print(m: Module, plan: &ModulePlan) {
             };
             let gbytes: u64 = gl
                 .iter()
-                .filter(|g| !plan.facts.global_declared[**g])
+                .filter(|g| !plan.facts.global_declared[**g] && !plan.facts.is_heap(**g))
                 .map(|g| part_of(*g).unwrap_or(plan.facts.global_size[*g]))
                 .sum();
             let gnames: Vec<String> = gl
                 .iter()
                 .map(|g| {
-                    let n = dm(&plan.facts.globals[*g].name());
+                    let n = dm(&plan.facts.object_name(*g));
                     let n = match part_of(*g) {
                         Some(b) => format!("{n} ({b} of {} B live)", plan.facts.global_size[*g]),
                         None => n,
                     };
-                    if plan.tp.iter().any(|t| t.data == plan.facts.globals[*g]) {
+                    if plan.facts.is_heap(*g) {
+                        format!("{n} (size known at run time)")
+                    } else if plan.tp.iter().any(|t| t.data == plan.facts.globals[*g]) {
                         format!("{n} (threadprivate: each thread's copy)")
                     } else if plan.facts.global_declared[*g] {
                         format!("{n} (declared here: saved only if the program defines it)")
@@ -84,11 +86,15 @@ pub fn print(m: Module, plan: &ModulePlan) {
             // candidates: what this function does not need after the site,
             // and which must-write proved it (issue #15)
             let dead = if matches!(s.kind, SiteKind::Marker | SiteKind::Forced) {
-                let dbytes: u64 = s.dead.iter().map(|(_, b, _)| b).sum();
-                let list: Vec<String> = s
-                    .dead
+                // (the conditionally dead ones have their own list below)
+                let dead: Vec<&(usize, u64, Vec<String>)> = s.dead.iter().filter(|(g, _, _)| !s.cdead.contains(g)).collect();
+                let dbytes: u64 = dead.iter().filter(|(g, _, _)| !plan.facts.is_heap(*g)).map(|(_, b, _)| b).sum();
+                let list: Vec<String> = dead
                     .iter()
                     .map(|(g, b, why)| {
+                        if plan.facts.is_heap(*g) {
+                            return format!("{} (rewritten first by {})", dm(&plan.facts.object_name(*g)), why.join(" or "));
+                        }
                         let size = plan.facts.global_size[*g];
                         let of = if *b < size {
                             format!(" of {size}")
@@ -97,7 +103,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                         };
                         format!(
                             "{} ({b}{of} B, rewritten first by {})",
-                            dm(&plan.facts.globals[*g].name()),
+                            dm(&plan.facts.object_name(*g)),
                             why.join(" or ")
                         )
                     })
@@ -105,7 +111,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 format!(
                     "; dead in '{}' after this point: {} globals ({dbytes} B) [{}], and {} globals ({} B) it neither reads nor rewrites again",
                     dm(&fp.name),
-                    s.dead.len(),
+                    dead.len(),
                     list.join(", "),
                     s.unread.0,
                     s.unread.1
@@ -122,7 +128,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                     .iter()
                     .map(|g| {
                         let cs = plan.sections.conds.iter().find(|(o, _)| o == g).map(|(_, c)| c.as_slice()).unwrap_or(&[]);
-                        format!("{} ({} B) if {}", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g], cond_text(plan, cs))
+                        format!("{} ({}) if {}", dm(&plan.facts.object_name(*g)), size_text(plan, *g), cond_text(plan, cs))
                     })
                     .collect();
                 format!("; saved unless the runtime-checked conditions hold at the checkpoint: {} globals [{}]", s.cdead.len(), list.join(", "))
@@ -131,7 +137,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
             let cdead = if s.ddead.is_empty() {
                 cdead
             } else {
-                let list: Vec<String> = s.ddead.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g])).collect();
+                let list: Vec<String> = s.ddead.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.object_name(*g)), plan.facts.global_size[*g])).collect();
                 format!("{cdead}; device copies dead here (not copied back if mapped): {} globals [{}]", s.ddead.len(), list.join(", "))
             };
             eprintln!(
@@ -149,10 +155,10 @@ pub fn print(m: Module, plan: &ModulePlan) {
             for (g, why) in &s.kept {
                 let cond = if s.cdead.contains(g) { " unless its conditions hold" } else { "" };
                 eprintln!(
-                    "remark: dao: {}: {what}: keeps {} ({} B){cond}: {}",
+                    "remark: dao: {}: {what}: keeps {} ({}){cond}: {}",
                     s.loc.clone().unwrap_or_else(|| source.clone()),
-                    dm(&plan.facts.globals[*g].name()),
-                    plan.facts.global_size[*g],
+                    dm(&plan.facts.object_name(*g)),
+                    size_text(plan, *g),
                     crate::sites::kept_text(why)
                 );
             }
@@ -175,7 +181,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
     // array-section kills (issue #15)
     let obj_name = |fp: Option<&crate::plan::FuncPlan>, o: crate::provenance::Obj| -> (String, u64) {
         match o {
-            crate::provenance::Obj::Global(g) => (dm(&plan.facts.globals[g].name()), plan.facts.global_size[g]),
+            crate::provenance::Obj::Global(g) => (dm(&plan.facts.object_name(g)), plan.facts.global_size[g]),
             crate::provenance::Obj::Alloca(a) => fp.map(|fp| (name_of(fp.allocas[a], format!("local{a}")), fp.alloca_size[a])).unwrap_or_else(|| (format!("local{a}"), 0)),
         }
     };
@@ -185,7 +191,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
                 format!(
                     "{b} of {} B of {}",
                     plan.facts.global_size[*g],
-                    dm(&plan.facts.globals[*g].name())
+                    dm(&plan.facts.object_name(*g))
                 )
             })
             .collect::<Vec<_>>()
@@ -209,9 +215,9 @@ pub fn print(m: Module, plan: &ModulePlan) {
     for (func, loc, g, cs) in &plan.sections.cond_loops {
         let loc = loc.clone().unwrap_or_else(|| source.clone());
         eprintln!(
-            "remark: dao: {loc}: loop in '{func}' writes all of {} ({} B) before reading it if {} (checked at run time): then dead before the loop",
-            dm(&plan.facts.globals[*g].name()),
-            plan.facts.global_size[*g],
+            "remark: dao: {loc}: loop in '{func}' writes all of {} ({}) before reading it if {} (checked at run time): then dead before the loop",
+            dm(&plan.facts.object_name(*g)),
+            size_text(plan, *g),
             cond_text(plan, cs)
         );
     }
@@ -221,13 +227,13 @@ pub fn print(m: Module, plan: &ModulePlan) {
             .dims
             .iter()
             .map(|(st, n, y)| match y {
-                Some(y) => format!("{} x ({}{:+})", st, plan.facts.globals[y.global].name(), y.add),
+                Some(y) => format!("{} x ({}{:+})", st, plan.facts.object_name(y.global), y.add),
                 None => format!("{st} x {n}"),
             })
             .collect();
         eprintln!(
             "remark: dao: {loc}: loop in '{func}' writes a part of {} before reading it if {} (checked at run time): {} B at byte {} in steps {}; those bytes dead before the loop",
-            dm(&plan.facts.globals[b.object].name()),
+            dm(&plan.facts.object_name(b.object)),
             cond_text(plan, cs),
             b.size,
             b.start,
@@ -238,7 +244,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
         eprintln!("remark: dao: {source}: {} sites with parts of globals dead under runtime-checked conditions", plan.sections.box_sites);
     }
     for (func, gs) in &plan.sections.calls {
-        let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.globals[*g].name()), plan.facts.global_size[*g])).collect();
+        let list: Vec<String> = gs.iter().map(|g| format!("{} ({} B)", dm(&plan.facts.object_name(*g)), plan.facts.global_size[*g])).collect();
         eprintln!("remark: dao: {source}: every call of '{func}' writes all of {} before reading it: dead before the call", list.join(", "));
     }
     for (func, ps) in &plan.sections.calls_partial {
@@ -258,13 +264,26 @@ pub fn print(m: Module, plan: &ModulePlan) {
     );
 }
 
+/// An object's size for the remarks: a global's bytes, or, for a heap
+/// object, that it is known at run time.
+fn size_text(plan: &crate::plan::ModulePlan, g: usize) -> String {
+    if plan.facts.is_heap(g) {
+        "size known at run time".to_string()
+    } else {
+        format!("{} B", plan.facts.global_size[g])
+    }
+}
+
 /// Conditions as text: `n >= 4096`, `grid_points[bytes 4..8] >= 64`, joined
-/// with "and".
+/// with "and"; a heap object's cover: `8 x n + 0 B reach the block's end`.
 fn cond_text(plan: &crate::plan::ModulePlan, cs: &[crate::cond::Cond]) -> String {
     let v: Vec<String> = cs
         .iter()
         .map(|c| {
-            let name = plan.facts.globals[c.global].name();
+            if c.cover > 0 && c.global == crate::cond::NO_VALUE {
+                return format!("{} B reach the block's end", c.min);
+            }
+            let name = plan.facts.object_name(c.global);
             let at = if c.off == 0 && plan.facts.global_size[c.global] == c.bytes as u64 {
                 name
             } else {
@@ -274,6 +293,9 @@ fn cond_text(plan: &crate::plan::ModulePlan, cs: &[crate::cond::Cond]) -> String
             // every condition's upper end: said only when one is lower,
             // a bound keeping two boxes apart, `cond::apart`)
             let wrap = if c.bytes >= 8 { 1i64 << 62 } else { 1i64 << (8 * c.bytes - 2) };
+            if c.cover > 0 {
+                return format!("{} x {at} {:+} B reach the block's end", c.cover, c.min);
+            }
             if c.max < wrap {
                 format!("{} <= {at} <= {}", c.min, c.max)
             } else {

@@ -467,7 +467,8 @@ impl Planner<'_> {
         let mut unread = (0, 0);
         for g in 0..self.facts.globals.len() {
             let v = t.vars.global_var(g);
-            let size = self.facts.global_size[g];
+            // (a heap object's size is known only at run time)
+            let size = if self.facts.is_heap(g) { 0 } else { self.facts.global_size[g] };
             let dead_bytes = match partial.iter().find(|(p, _)| *p == g) {
                 Some((_, l)) => size - l.bytes(),
                 None if live.contains(&g) => continue,
@@ -479,7 +480,7 @@ impl Planner<'_> {
             let (kills, _) = dao_analysis::sections::first_kills(&t.body, at, v);
             if kills.is_empty() {
                 unread.0 += 1;
-                unread.1 += self.facts.global_size[g];
+                unread.1 += size;
                 continue;
             }
             let why = kills.iter().map(|&at| describe(&blocks, t, at, false)).collect();

@@ -23,7 +23,7 @@ pub mod write;
 pub use dir::{Blob, CheckpointDir, Latest, Prepared, Skipped, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
-    Checkpoint, DeadGlobal, DeviceRegion, Frame, Global, Header, Heap, HeapBlock, OmpState, RuntimeState, Slot, StackObject, TlsValue, TpCopy,
+    Checkpoint, DeadGlobal, DeviceRegion, Frame, Global, Header, Heap, HeapBlock, HeapObject, OmpState, RuntimeState, Slot, StackObject, TlsValue, TpCopy,
     Worker, FLAG_HEAP_ALL, FLAG_SAVE_ALL, FLAG_SKELETON, META_KEY, WORKER_AT_BARRIER, WORKER_AT_CANDIDATE, WORKER_EXITED, WORKER_IDLE,
 };
 pub use read::{decode, decode_skeleton, read_file, read_header};

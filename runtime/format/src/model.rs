@@ -159,12 +159,49 @@ pub struct HeapBlock<'a> {
     pub bytes: Option<Cow<'a, [u8]>>,
 }
 
-/// The heap: the allocator's metadata (opaque to this crate) and every
-/// allocated block in address order.
+/// The heap: the allocator's metadata (opaque to this crate), every
+/// allocated block in address order, and the heap objects the pass named.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Heap<'a> {
     pub meta: Cow<'a, [u8]>,
     pub blocks: Vec<HeapBlock<'a>>,
+    /// The heap objects (format 9; empty when read from older files): one
+    /// per valid heap record of a registered module at the checkpoint.
+    pub objects: Vec<HeapObject<'a>>,
+}
+
+/// A heap object (format 9): the block of one allocation call in `main`
+/// that the pass follows (ABI 14, `dao_heap_desc`), as its module's record
+/// named it at the checkpoint. `saved` is false for a block left out
+/// because it was dead in every walked frame of its module (no thread reads
+/// it before rewriting it: after a restart it exists at `addr` with
+/// unspecified contents). A restart writes `addr` and `size` back into the
+/// module's record, since the allocation call is not executed again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeapObject<'a> {
+    pub module_hash: u64,
+    /// `k`: the index into the module's heap records (object index
+    /// `n_globals + k` of its sites' lists).
+    pub index: u32,
+    pub name: Cow<'a, str>,
+    pub loc: Option<Cow<'a, str>>,
+    /// The block's payload address.
+    pub addr: u64,
+    /// The bytes the program asked for.
+    pub size: u64,
+    /// Whether the checkpoint holds the block's bytes.
+    pub saved: bool,
+    /// Left out: what rewrites it first after the checkpoint (the pass's
+    /// `dead_why`); saved and at least 64 KiB: why it is kept (`kept_why`);
+    /// when a walked site of its module says.
+    pub why: Option<Cow<'a, str>>,
+}
+
+impl HeapObject<'_> {
+    /// Copies every borrowed field.
+    pub fn into_owned(self) -> HeapObject<'static> {
+        HeapObject { module_hash: self.module_hash, index: self.index, name: own(self.name), loc: self.loc.map(own), addr: self.addr, size: self.size, saved: self.saved, why: self.why.map(own) }
+    }
 }
 
 /// OpenMP state of the checkpoint: the team around the candidate (if any)
@@ -390,6 +427,7 @@ impl Checkpoint<'_> {
                     .into_iter()
                     .map(|b| HeapBlock { addr: b.addr, size: b.size, bytes: b.bytes.map(own) })
                     .collect(),
+                objects: self.heap.objects.into_iter().map(HeapObject::into_owned).collect(),
             },
         }
     }

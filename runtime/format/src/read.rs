@@ -294,9 +294,23 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
         };
         blocks.push(HeapBlock { addr, size, bytes });
     }
+    // format 9: the heap objects (none before)
+    let mut objects = Vec::new();
+    if le_u32(b, 8) >= 9 {
+        let n = p.u32()?;
+        for _ in 0..n {
+            let (module_hash, index, name, loc, addr, size) = (p.u64()?, p.u32()?, p.str()?, p.opt_str()?, p.u64()?, p.u64()?);
+            let saved = match p.u8()? {
+                0 => false,
+                1 => true,
+                _ => return Err(corrupt("HEAP", "malformed saved flag of a heap object")),
+            };
+            objects.push(HeapObject { module_hash, index, name, loc, addr, size, saved, why: p.opt_str()? });
+        }
+    }
     p.end()?;
 
-    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, dead, heap: Heap { meta, blocks }, devices })
+    Ok(Checkpoint { header, runtime, chain: frames, omp, master_tls, workers, globals: gs, dead, heap: Heap { meta, blocks, objects }, devices })
 }
 
 /// Reads and fully validates a checkpoint file.

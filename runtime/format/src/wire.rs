@@ -67,17 +67,24 @@
 //!   device copy's `size` bytes). Format 4, 5, 6 and 7 files (no such
 //!   lists; every record whole) are still read.
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
-//!   and `size` raw bytes when saved is 1).
+//!   and `size` raw bytes when saved is 1); then (format 9) the heap
+//!   objects (ABI 14: blocks of allocation calls the pass follows), one per
+//!   valid heap record of a registered module: u32 count, then (module_hash
+//!   u64, index u32 (into the module's heap records), name str, loc
+//!   opt_str, addr u64, size u64 (bytes asked for), saved u8 (0: left out,
+//!   dead in every walked frame of its module), why opt_str (left out: what
+//!   rewrites it first; saved: why it is kept, for 64 KiB and more)).
+//!   Files before format 9 have no such list (read as empty).
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The oldest version the reader accepts: format 4 differs only in having no
 /// list of dead globals, 5 in having no reasons for the saved ones, 6 in
 /// having no device regions (read as empty), 7 in having no continued
-/// global records.
+/// global records, 8 in having no heap objects (read as empty).
 pub const OLDEST_READ_VERSION: u32 = 4;
 /// In place of a global record's module hash (format 8): the record is
 /// another range of the global of the record before it (same module,

@@ -263,6 +263,18 @@ fn heap_body<'a>(s: &mut impl Sink<'a>, heap: &'a Heap<'_>) -> io::Result<()> {
             None => s.u8(0)?,
         }
     }
+    // format 9: the heap objects
+    s.count(heap.objects.len())?;
+    for o in &heap.objects {
+        s.u64(o.module_hash)?;
+        s.u32(o.index)?;
+        s.str(&o.name)?;
+        s.opt_str(o.loc.as_deref())?;
+        s.u64(o.addr)?;
+        s.u64(o.size)?;
+        s.u8(o.saved as u8)?;
+        s.opt_str(o.why.as_deref())?;
+    }
     Ok(())
 }
 

@@ -65,13 +65,13 @@ fn wrong_magic_and_version() {
     }
 }
 
-/// A format 5 file rewritten as format 4 would have written it: no list of
-/// dead globals at the end of GLOBALS (section checksum, header and file
-/// hashes recomputed).
-fn as_format_4(b: &[u8]) -> Vec<u8> {
+/// `b` rewritten as a file of format `version`, each section payload
+/// (in file order) passed through `cut` first (section checksums, header
+/// and file hashes recomputed).
+fn as_version(b: &[u8], version: u32, cut: impl Fn(usize, &mut Vec<u8>)) -> Vec<u8> {
     use dao_format::wire::{payload_checksum, HEADER_HASHED_LEN, HEADER_LEN, SECTION_HEADER_LEN};
     let mut out = b[..HEADER_LEN].to_vec();
-    out[8..12].copy_from_slice(&4u32.to_le_bytes());
+    out[8..12].copy_from_slice(&version.to_le_bytes());
     let h = xxhash_rust::xxh3::xxh3_64(&out[..HEADER_HASHED_LEN]);
     out[HEADER_HASHED_LEN..HEADER_LEN].copy_from_slice(&h.to_le_bytes());
     let mut file_hash = xxhash_rust::xxh3::Xxh3::new();
@@ -80,6 +80,42 @@ fn as_format_4(b: &[u8]) -> Vec<u8> {
     for kind in 0..5 {
         let len = u64::from_le_bytes(b[pos + 4..pos + 12].try_into().unwrap()) as usize;
         let mut payload = b[pos + SECTION_HEADER_LEN..pos + SECTION_HEADER_LEN + len].to_vec();
+        cut(kind, &mut payload);
+        let mut rec = b[pos..pos + 4].to_vec();
+        rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        rec.extend_from_slice(&payload_checksum(&payload).to_le_bytes());
+        file_hash.update(&rec);
+        out.extend_from_slice(&rec);
+        out.extend_from_slice(&payload);
+        pos += SECTION_HEADER_LEN + len;
+    }
+    out.extend_from_slice(&file_hash.digest().to_le_bytes());
+    out.extend_from_slice(b"DAOEND\0\0");
+    out
+}
+
+/// HEAP (section 4 in file order) without the list of heap objects
+/// (format 9) at its end.
+fn cut_heap_objects(kind: usize, payload: &mut Vec<u8>) {
+    if kind != 4 {
+        return;
+    }
+    let u64_at = |at: usize| u64::from_le_bytes(payload[at..at + 8].try_into().unwrap()) as usize;
+    let mut at = 8 + u64_at(0);
+    let n = u64_at(at);
+    at += 8;
+    for _ in 0..n {
+        let size = u64_at(at + 8);
+        at += 16 + 1 + if payload[at + 16] == 1 { size } else { 0 };
+    }
+    payload.truncate(at);
+}
+
+/// A format 5 file rewritten as format 4 would have written it: no list of
+/// dead globals at the end of GLOBALS, nor anything newer.
+fn as_format_4(b: &[u8]) -> Vec<u8> {
+    as_version(b, 4, |kind, payload| {
+        cut_heap_objects(kind, payload);
         if kind == 3 {
             // GLOBALS: the sample's dead list is cut off
             let n = u32::from_le_bytes(payload[..4].try_into().unwrap());
@@ -94,17 +130,7 @@ fn as_format_4(b: &[u8]) -> Vec<u8> {
             }
             payload.truncate(at);
         }
-        let mut rec = b[pos..pos + 4].to_vec();
-        rec.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        rec.extend_from_slice(&payload_checksum(&payload).to_le_bytes());
-        file_hash.update(&rec);
-        out.extend_from_slice(&rec);
-        out.extend_from_slice(&payload);
-        pos += SECTION_HEADER_LEN + len;
-    }
-    out.extend_from_slice(&file_hash.digest().to_le_bytes());
-    out.extend_from_slice(b"DAOEND\0\0");
-    out
+    })
 }
 
 #[test]
@@ -118,7 +144,8 @@ fn format_4_files_are_read_without_dead_globals() {
     let mut no_why = c.globals.clone();
     no_why.iter_mut().for_each(|g| g.why = None);
     assert_eq!(d.globals, no_why);
-    assert_eq!(d.heap, c.heap);
+    // nor heap objects (format 9)
+    assert_eq!(d.heap, Heap { objects: vec![], ..c.heap.clone() });
     // and the current format keeps both
     let enc = c.encode();
     let now = decode(&enc).unwrap();
@@ -141,11 +168,11 @@ fn dead_global_saved_whole_is_corrupt() {
 fn corrupt_payload_names_the_section() {
     let c = common::sample(1, 1);
     let b = c.encode();
-    // The last saved heap byte sits just before the 16-byte trailer, the 32-byte
-    // unsaved block record and the second block's flag.
+    // The last byte of the HEAP payload (the last heap object's reason)
+    // sits just before the 16-byte trailer.
     let mut x = b.clone();
     let n = x.len();
-    x[n - 16 - 17 - 2] ^= 1;
+    x[n - 16 - 1] ^= 1;
     let e = decode(&x).unwrap_err().with_file("d/ckpt.000001.dao");
     assert_eq!(e.to_string().split(':').next(), Some("d/ckpt.000001.dao"));
     assert!(e.to_string().contains("checksum of section HEAP"), "{e}");
@@ -335,28 +362,49 @@ fn ranges_of_one_global_are_continued_records() {
     assert!(whole.encode().len() > enc.len() + 3 * (8 + 4 + 4 + name.len()));
 }
 
-/// A format 7 file (every global record whole, whatever its global) is
-/// still read.
+/// A format 7 file (every global record whole, whatever its global; no
+/// heap objects) is still read.
 #[test]
 fn format_7_files_are_read() {
-    use dao_format::wire::{HEADER_HASHED_LEN, HEADER_LEN, SECTION_HEADER_LEN};
     let c = common::sample(2, 2);
-    let mut b = c.encode();
-    b[8..12].copy_from_slice(&7u32.to_le_bytes());
-    let h = xxhash_rust::xxh3::xxh3_64(&b[..HEADER_HASHED_LEN]);
-    b[HEADER_HASHED_LEN..HEADER_LEN].copy_from_slice(&h.to_le_bytes());
-    let mut file_hash = xxhash_rust::xxh3::Xxh3::new();
-    file_hash.update(&b[..HEADER_LEN]);
-    let mut pos = HEADER_LEN;
-    for _ in 0..5 {
-        let len = u64::from_le_bytes(b[pos + 4..pos + 12].try_into().unwrap()) as usize;
-        file_hash.update(&b[pos..pos + SECTION_HEADER_LEN]);
-        pos += SECTION_HEADER_LEN + len;
-    }
-    let digest = file_hash.digest().to_le_bytes();
-    b[pos..pos + 8].copy_from_slice(&digest);
-    let d = decode(&b).expect("a format 7 file decodes");
+    let d7 = as_version(&c.encode(), 7, cut_heap_objects);
+    let d = decode(&d7).expect("a format 7 file decodes");
     assert_eq!(d.globals, c.globals);
+    assert_eq!(d.dead, c.dead);
+    assert_eq!(d.devices, c.devices);
+}
+
+/// A format 8 file (no heap objects) is read with none; the current format
+/// keeps them, left out or saved, with their reasons; and a heap object's
+/// saved flag other than 0 or 1 is corrupt.
+#[test]
+fn heap_objects_round_trip_and_format_8_has_none() {
+    let c = common::sample(2, 2);
+    assert_eq!(c.heap.objects.len(), 2);
+    let d8 = as_version(&c.encode(), 8, cut_heap_objects);
+    let d = decode(&d8).expect("a format 8 file decodes");
+    assert!(d.heap.objects.is_empty());
+    assert_eq!(d.heap.blocks, c.heap.blocks);
+    assert_eq!(d.globals, c.globals);
+    let enc = c.encode();
+    let now = decode(&enc).unwrap();
+    assert_eq!(now.heap.objects, c.heap.objects);
+    assert!(!now.heap.objects[1].saved && now.heap.objects[1].loc.is_none());
+    // a format 8 file that still has the list: bytes the reader does not expect
+    let kept = as_version(&c.encode(), 8, |_, _| {});
+    assert!(matches!(decode(&kept), Err(FormatError::Corrupt { .. })));
+    // the saved flag of the last object: after its addr and size, before
+    // its reason (opt_str: 4 + the text)
+    let why = c.heap.objects[1].why.as_deref().unwrap().len();
+    let mut b = c.encode();
+    let at = b.len() - 16 - (4 + why) - 1;
+    assert_eq!(b[at], 0);
+    b[at] = 2;
+    let b = as_version(&b, dao_format::FORMAT_VERSION, |_, _| {});
+    match decode(&b) {
+        Err(FormatError::Corrupt { what, .. }) => assert!(what.contains("heap object"), "{what}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// No module hash may be the continued-record mark: the writer refuses it

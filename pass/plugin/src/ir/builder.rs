@@ -111,6 +111,10 @@ impl Builder {
         let c = cstr(name);
         Value(unsafe { LLVMBuildAdd(self.b, a.0, b.0, c.as_ptr()) })
     }
+    pub fn mul(&self, a: Value, b: Value, name: &str) -> Value {
+        let c = cstr(name);
+        Value(unsafe { LLVMBuildMul(self.b, a.0, b.0, c.as_ptr()) })
+    }
     pub fn lshr(&self, a: Value, b: Value, name: &str) -> Value {
         let c = cstr(name);
         Value(unsafe { LLVMBuildLShr(self.b, a.0, b.0, c.as_ptr()) })

@@ -40,6 +40,26 @@ impl Module {
     pub fn context(self) -> LLVMContextRef {
         unsafe { LLVMGetModuleContext(self.0) }
     }
+    /// A new, empty module in this module's context with its data layout
+    /// and target: a home for values the planning needs that must not be
+    /// in the user's module (the heap objects' stand-ins, `heap.rs`).
+    /// Dispose of it with [`Module::dispose`] once nothing uses its values.
+    pub fn scratch_module(self, name: &str) -> Module {
+        let c = cstr(name);
+        // SAFETY: a fresh module in this module's live context; the data
+        // layout and target strings are copied by LLVM
+        unsafe {
+            let s = LLVMModuleCreateWithNameInContext(c.as_ptr(), self.context());
+            LLVMSetDataLayout(s, LLVMGetDataLayoutStr(self.0));
+            LLVMSetTarget(s, LLVMGetTarget(self.0));
+            Module(s)
+        }
+    }
+    /// Dispose of a module made by [`Module::scratch_module`].
+    pub fn dispose(self) {
+        // SAFETY: the caller owns the module and nothing uses its values
+        unsafe { LLVMDisposeModule(self.0) }
+    }
     pub fn functions(self) -> Vec<Value> {
         let mut v = Vec::new();
         let mut f = unsafe { LLVMGetFirstFunction(self.0) };
@@ -145,6 +165,16 @@ impl Module {
     pub fn const_gep(self, ty: Type, base: Value, idx: &[Value]) -> Value {
         let mut i: Vec<LLVMValueRef> = idx.iter().map(|v| v.0).collect();
         Value(unsafe { LLVMConstInBoundsGEP2(ty.0, base.0, i.as_mut_ptr(), i.len() as u32) })
+    }
+    /// An internal, writable global holding `init`.
+    pub fn add_internal_global(self, ty: Type, name: &str, init: Value) -> Value {
+        let c = cstr(name);
+        let g = unsafe { LLVMAddGlobal(self.0, ty.0, c.as_ptr()) };
+        unsafe {
+            LLVMSetInitializer(g, init.0);
+            LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
+        }
+        Value(g)
     }
     /// A private constant global holding `init`.
     pub fn add_const_global(self, ty: Type, name: &str, init: Value) -> Value {
@@ -325,6 +355,10 @@ impl Value {
     }
     pub fn is_argument(self) -> bool {
         unsafe { !LLVMIsAArgument(self.0).is_null() }
+    }
+    /// The function a parameter belongs to (None: not a parameter).
+    pub fn param_parent(self) -> Option<Value> {
+        self.is_argument().then(|| Value(unsafe { LLVMGetParamParent(self.0) }))
     }
     pub fn is_function(self) -> bool {
         unsafe { !LLVMIsAFunction(self.0).is_null() }

@@ -189,7 +189,9 @@ pub fn shim_phases() -> Vec<(String, f64)> {
     out
 }
 
-pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)]) -> LoopFacts {
+/// `repl`: values of `f` each replaced in the clone by a stand-in global
+/// (a heap object's, `heap.rs`).
+pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, Value)], bind: &[(u32, i64, Value)], repl: &[(Value, Value)]) -> LoopFacts {
     // SAFETY: `f` is a function of the module being planned; the handle
     // returned by the shim is read through its accessors with indices below
     // its counts, and freed once, here.
@@ -201,7 +203,9 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
         let mut ba: Vec<u32> = bind.iter().map(|b| b.0).collect();
         let mut bs: Vec<i64> = bind.iter().map(|b| b.1 + 1).collect();
         let mut bg: Vec<LLVMValueRef> = bind.iter().map(|b| b.2 .0).collect();
-        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32, ba.as_mut_ptr(), bs.as_mut_ptr(), bg.as_mut_ptr(), ba.len() as u32);
+        let mut rf: Vec<LLVMValueRef> = repl.iter().map(|r| r.0 .0).collect();
+        let mut rt: Vec<LLVMValueRef> = repl.iter().map(|r| r.1 .0).collect();
+        let h = ffi::dao_cxx_loop_facts(f.0, v.as_mut_ptr(), v.len() as u32, el.as_mut_ptr(), el.len() as u32, wg.as_mut_ptr(), wf.as_mut_ptr(), wg.len() as u32, ba.as_mut_ptr(), bs.as_mut_ptr(), bg.as_mut_ptr(), ba.len() as u32, rf.as_mut_ptr(), rt.as_mut_ptr(), rf.len() as u32);
         let team = ffi::dao_cxx_loop_facts_team(h) != 0;
         let mut loops = Vec::new();
         for i in 0..ffi::dao_cxx_loop_count(h) {

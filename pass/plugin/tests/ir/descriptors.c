@@ -11,7 +11,7 @@ int main(void) {
   for (int it = 0; it < 10; it++) relax();
   return (int)grid[3];
 }
-// CHECK-DAG: @dao.module = private constant { i32, i32, i64, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, ptr, i32, ptr, i32, ptr, i32, ptr } { i32 13,
+// CHECK-DAG: @dao.module = private constant { i32, i32, i64, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr } { i32 14,
 // CHECK-DAG: @llvm.global_ctors = appending global {{.*}} @dao.module_ctor
 // CHECK-DAG: c"relax\00"
 // CHECK-DAG: c"grid\00"

@@ -83,7 +83,7 @@ end program main
 ! O2-DAG: { ptr @{{[^,]+}}, ptr null, i64 8, i64 0, ptr @work_ }
 ! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 256, i64 1, ptr @_QMtpmodEscratch }
 ! CHECK-DAG: { ptr @{{[^,]+}}, ptr null, i64 8, i64 1, ptr @_QMtpmodEseed }
-! CHECK-DAG: @dao.module = private constant {{.*}} i32 4, ptr @dao.tp, i32 0, ptr null, i32 0, ptr null }
+! CHECK-DAG: @dao.module = private constant {{.*}} i32 4, ptr @dao.tp, i32 0, ptr null, i32 0, ptr null, i32 0, ptr null }
 ! CHECK-DAG: declare ptr @dao_threadprivate_cached(ptr, i32, ptr, i64, ptr)
 ! CHECK-NOT: ptr @work_.cache, i64 0
 ! CHECK-NOT: ptr @_QMtpmodEseed.cache }

@@ -85,6 +85,11 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
                 HeapBlock { addr: 0x1000_0000_0010, size: 16, bytes: Some(Cow::Owned((0..16).collect())) },
                 HeapBlock { addr: 0x1000_0000_0030, size: 32, bytes: None },
             ],
+            // format 9: a saved heap object and one left out (dead)
+            objects: vec![
+                HeapObject { module_hash: 0xabc, index: 0, name: "u".into(), loc: Some("a.c:8".into()), addr: 0x1000_0000_0010, size: 12, saved: true, why: Some("read first by the loop at a.c:12".into()) },
+                HeapObject { module_hash: 0xabc, index: 1, name: "w".into(), loc: None, addr: 0x1000_0000_0030, size: 32, saved: false, why: Some("the parallel region 'main.omp_outlined' at a.c:14".into()) },
+            ],
         },
     }
 }
