@@ -273,8 +273,12 @@ pub const HEAP_DESC: Layout = Layout { c_name: "dao_heap_desc", fields: &[f("nam
 /// the `bytes`-wide integer V at `offset` of global `global` (read signed
 /// when `is_signed`) lies in `[min, max]`. With `cover` > 0 (ABI 14, heap
 /// objects only) the condition is instead that a loop's writes reach the
-/// end of the block: V (0 when `global` is `u32::MAX`) lies in `[0, max]`
-/// and `cover * V + min` is at least the block's `size` (`dao_heap_desc`).
+/// end of the block: V (0 when `global` is `u32::MAX`) lies in `[0, max]`,
+/// W, the integer (`global2`, `offset2`, `bytes2`, `is_signed2`), does too
+/// when `global2` is not `u32::MAX`, and `cover * (V + add) * F + min` is
+/// at least the block's `size` (`dao_heap_desc`), F = W + `add2` (1 when
+/// `global2` is `u32::MAX`): the cells of a nest flattened into one run,
+/// `a[i * n + j]`, are the inner count times the outer one.
 pub const COND_DESC: Layout = Layout {
     c_name: "dao_cond_desc",
     fields: &[
@@ -286,6 +290,13 @@ pub const COND_DESC: Layout = Layout {
         f("min", I64),
         f("max", I64),
         f("cover", I64),
+        f("add", I64),
+        f("global2", I32),
+        f("bytes2", I32),
+        f("offset2", I64),
+        f("is_signed2", I32),
+        f("reserved", I32),
+        f("add2", I64),
     ],
 };
 /// A box of bytes of global `object` (ABI 12): `size` bytes at `start`
@@ -550,7 +561,7 @@ mod tests {
                 BOX_DIM.size(),
                 HEAP_DESC.size()
             ],
-            [40, 184, 72, 160, 40, 48, 48, 48, 32]
+            [40, 184, 72, 160, 40, 88, 48, 48, 32]
         );
         assert_eq!(SITE_DESC.offsets()[SITE_DESC.index("globals")], 64);
     }

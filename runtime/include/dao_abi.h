@@ -113,8 +113,10 @@ typedef struct dao_site_desc {
    enough): `object` is dead at a site listing it in cdead when, for each of
    its conditions, the `bytes`-wide integer V at byte `offset` of global
    `global` (signed when is_signed) lies in [min, max]. ABI 14: with cover
-   > 0 (heap objects only), V (0 when global is UINT32_MAX) lies in [0, max]
-   and cover * V + min is at least the heap object's size instead. */
+   > 0 (heap objects only), V (0 when global is UINT32_MAX) lies in [0, max],
+   so does W (global2, offset2, bytes2, is_signed2) when global2 is not
+   UINT32_MAX, and cover * (V + add) * F + min is at least the heap object's
+   size instead, F = W + add2 (1 when global2 is UINT32_MAX). */
 typedef struct dao_cond_desc {
     uint32_t object;      /* index into module->globals; from n_globals on, heaps[object - n_globals] (ABI 14) */
     uint32_t global;      /* index into module->globals: where the value is */
@@ -124,6 +126,13 @@ typedef struct dao_cond_desc {
     int64_t min;
     int64_t max;
     int64_t cover;        /* 0: a range; > 0: a heap object's cover (ABI 14) */
+    int64_t add;          /* a cover's first count: V + add */
+    uint32_t global2;     /* a cover's second factor, or UINT32_MAX */
+    uint32_t bytes2;
+    int64_t offset2;
+    uint32_t is_signed2;
+    uint32_t reserved;
+    int64_t add2;         /* the second factor: W + add2 */
 } dao_cond_desc;
 
 /* One step of a box: `stride` bytes, `count` times; or, when `global` is not

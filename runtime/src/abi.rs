@@ -116,6 +116,13 @@ pub struct DaoCondDesc {
     pub min: i64,
     pub max: i64,
     pub cover: i64,
+    pub add: i64,
+    pub global2: u32,
+    pub bytes2: u32,
+    pub offset2: i64,
+    pub is_signed2: u32,
+    pub reserved: u32,
+    pub add2: i64,
 }
 
 /// A heap object (`dao_heap_desc`, ABI 14): the block of one allocation call
@@ -230,7 +237,7 @@ mod tests {
         );
         check_layout!(DaoBoxDesc, BOX_DESC, object, kind, n_dims, n_conds, start, size, dims, conds);
         check_layout!(DaoBoxDim, BOX_DIM, stride, count, global, bytes, offset, add, is_signed, reserved);
-        check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max, cover);
+        check_layout!(DaoCondDesc, COND_DESC, object, global, offset, bytes, is_signed, min, max, cover, add, global2, bytes2, offset2, is_signed2, reserved, add2);
         check_layout!(DaoHeapDesc, HEAP_DESC, name, loc, addr, size);
         check_layout!(
             DaoFuncDesc,

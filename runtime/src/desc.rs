@@ -86,8 +86,10 @@ impl DaoModuleDesc {
     /// `cdead`: every condition of it holds now. A condition whose value
     /// lies outside its global, or an object with none, counts as failed.
     /// A cover condition (`cover` > 0, ABI 14) holds when its value V (0
-    /// when `global` is `u32::MAX`) lies in `[0, max]` and `cover * V + min`
-    /// reaches the heap object's `size` (computed in i128); it fails for a
+    /// when `global` is `u32::MAX`) lies in `[0, max]`, so does its second
+    /// value W (`global2`, when not `u32::MAX`), and `cover * (V + add) *
+    /// F + min`, F = W + `add2` or 1, reaches the heap object's `size`
+    /// (computed in i128); it fails for a
     /// global, for a heap object whose record is null, and when `cover` is
     /// negative. (The record is not validated here: collect.rs leaves a
     /// block out only when its record names an allocated block of the dao
@@ -114,8 +116,14 @@ impl DaoModuleDesc {
             }
             let Some(size) = heap_size.filter(|_| c.cover > 0) else { return false };
             let v = if c.global == u32::MAX { Some(0) } else { self.value(c.global, c.offset, c.bytes, c.is_signed != 0) };
-            match v {
-                Some(v) if v >= 0 && v <= c.max as i128 && c.cover as i128 * v + c.min as i128 >= size as i128 => {}
+            // the second factor of a flattened nest's count (1 without one)
+            let f = if c.global2 == u32::MAX {
+                Some(1)
+            } else {
+                self.value(c.global2, c.offset2, c.bytes2, c.is_signed2 != 0).filter(|w| *w >= 0 && *w <= c.max as i128).map(|w| w + c.add2 as i128)
+            };
+            match (v, f) {
+                (Some(v), Some(f)) if v >= 0 && v <= c.max as i128 && c.cover as i128 * (v + c.add as i128) * f + c.min as i128 >= size as i128 => {}
                 _ => return false,
             }
         }
@@ -486,7 +494,7 @@ mod tests {
     }
 
     fn cond(object: u32, global: u32, offset: i64, bytes: u32, is_signed: u32, min: i64, max: i64) -> DaoCondDesc {
-        DaoCondDesc { object, global, offset, bytes, is_signed, min, max, cover: 0 }
+        DaoCondDesc { object, global, offset, bytes, is_signed, min, max, cover: 0, add: 0, global2: u32::MAX, bytes2: 0, offset2: 0, is_signed2: 0, reserved: 0, add2: 0 }
     }
 
     /// A heap object dead under cover conditions (ABI 14) is dead only

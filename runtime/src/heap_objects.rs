@@ -306,7 +306,7 @@ mod tests {
     /// dead; a frame of another module says nothing.
     #[test]
     fn conditions_shared_blocks_and_other_modules() {
-        let conds = leak(vec![DaoCondDesc { object: 1, global: u32::MAX, offset: 0, bytes: 8, is_signed: 1, min: 64, max: 0, cover: 8 }]);
+        let conds = leak(vec![DaoCondDesc { object: 1, global: u32::MAX, offset: 0, bytes: 8, is_signed: 1, min: 64, max: 0, cover: 8, add: 0, global2: u32::MAX, bytes2: 0, offset2: 0, is_signed2: 0, reserved: 0, add2: 0 }]);
         let heaps = Box::leak(Box::new([heap(c"a", 0x1000, 64), heap(c"b", 0x1000, 32)]));
         let m = module(7, heaps, conds);
         let other = module(8, Box::leak(Box::new([heap(c"z", 0x2000, 16)])), &[]);

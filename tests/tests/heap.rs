@@ -26,6 +26,17 @@
 //!   with 0xff) prints, appended to the killed run's output, exactly the
 //!   clean build's output.
 //!
+//! `test-programs/omp/c/heap_flat.c` is Rodinia SRAD's shape: extents in
+//! `main`'s locals (`rows`, `cols`, read by the regions through their
+//! captures: the pass makes them globals), rows x cols floats indexed
+//! `i * cols + j` (a flattened nest: its cover condition is the inner count
+//! times the outer one). `img` (carried) and `up` (written before the step
+//! loop) are live, `d` and `c` (rewritten by a `parallel for` at the top of
+//! each step) dead at -O2 (at -O0 the index, computed in `int` and sign
+//! extended, gives no box: kept); the twins keep `d`: `-DSHORT_ROWS` skips
+//! its last row, `-DREAD_D` reads an old element, `-DMOVE_COLS` writes
+//! `cols` again in the step loop (no condition on it holds).
+//!
 //! Run: `cargo test --release -p dao-tests --test heap`.
 
 use std::path::{Path, PathBuf};
@@ -36,26 +47,60 @@ use dao_tests::paths::{fresh_dir, tools};
 use dao_tests::process::{compare_outputs, run, RunSpec};
 use dao_tests::{Lang, Opt, Variant};
 
-/// n doubles.
-const N: u64 = 32768;
-const BLOCK: u64 = N * 8;
-const STEPS: &str = "30";
 const EVERY: &str = "4";
 const THREADS: &str = "2";
 
-fn source() -> PathBuf {
-    tools().repo.join("test-programs/omp/c/heap_scratch.c")
+/// One test program: its arguments, its blocks (name, bytes) and which of
+/// them a build must leave out.
+struct Program {
+    name: &'static str,
+    args: &'static [&'static str],
+    blocks: &'static [(&'static str, u64)],
+    /// The blocks the analysis must leave out (the others it must save).
+    dead: fn(Opt, Option<&str>) -> &'static [&'static str],
+    /// A block `dao inspect` must list as left out, with what rewrites it
+    /// first, in the plain build at -O2; and one it must list as saved.
+    inspect: (&'static str, &'static str),
 }
 
-fn binary(opt: Opt, twin: Option<&str>, variant: Variant) -> PathBuf {
-    let t = format!("{}-{}", opt.name(), twin.unwrap_or("plain"));
+/// heap_scratch: n = 32768 doubles per block.
+const SCRATCH: Program = Program {
+    name: "heap_scratch",
+    args: &["30", "32768"],
+    blocks: &[("u", 32768 * 8), ("w", 32768 * 8), ("t", 32768 * 8), ("o", 32769 * 8)],
+    dead: |opt, twin| match (opt, twin) {
+        (Opt::O0, None) => &["w", "o"],
+        (_, None) => &["w"],
+        (Opt::O0, Some(_)) => &["o"],
+        (_, Some(_)) => &[],
+    },
+    inspect: ("w", "u"),
+};
+
+/// heap_flat: 128 x 128 floats per block, `up` 128 ints.
+const FLAT: Program = Program {
+    name: "heap_flat",
+    args: &["30", "128", "128"],
+    blocks: &[("img", 128 * 128 * 4), ("d", 128 * 128 * 4), ("c", 128 * 128 * 4), ("up", 128 * 4)],
+    dead: |opt, twin| match (opt, twin) {
+        (Opt::O0, _) => &[],
+        (_, None) => &["d", "c"],
+        (_, Some("READ_D")) => &["c"],
+        (_, Some(_)) => &[],
+    },
+    inspect: ("d", "img"),
+};
+
+fn binary(p: &Program, opt: Opt, twin: Option<&str>, variant: Variant) -> PathBuf {
+    let t = format!("{}-{}-{}", p.name, opt.name(), twin.unwrap_or("plain"));
     let v = if variant == Variant::Clean { "clean" } else { "inst" };
     let mut flags = vec!["-fopenmp".to_string()];
     if let Some(d) = twin {
         flags.push(format!("-D{d}"));
     }
-    build_once(&format!("heap-{t}-{v}"), || build_sources(Lang::C, &[source()], &flags, opt, variant, &tools().out.join("heap-build").join(&t)))
-        .unwrap_or_else(|e| panic!("build of heap_scratch ({t}, {v}): {e}"))
+    let src = tools().repo.join(format!("test-programs/omp/c/{}.c", p.name));
+    build_once(&format!("heap-{t}-{v}"), || build_sources(Lang::C, &[src.clone()], &flags, opt, variant, &tools().out.join("heap-build").join(&t)))
+        .unwrap_or_else(|e| panic!("build of {t} ({v}): {e}"))
 }
 
 fn env(dir: &Path, name: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
@@ -70,9 +115,8 @@ fn env(dir: &Path, name: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static 
     e
 }
 
-fn go(exe: &Path, dir: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>) -> dao_tests::process::Finished {
-    let n = N.to_string();
-    let spec = RunSpec { exe, args: &[STEPS, &n], env, stdout_append: dir.join(out), stderr: dir.join(format!("{name}.stderr")) };
+fn go(p: &Program, exe: &Path, dir: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>) -> dao_tests::process::Finished {
+    let spec = RunSpec { exe, args: p.args, env, stdout_append: dir.join(out), stderr: dir.join(format!("{name}.stderr")) };
     run(&spec, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -87,28 +131,18 @@ fn heap_bytes(stats: &Path) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// Blocks the analysis must leave out at `opt` (`w`, and `o` at -O0).
-fn dead_blocks(opt: Opt, twin: Option<&str>) -> (u64, &'static str) {
-    match (opt, twin) {
-        (Opt::O0, None) => (BLOCK + (N + 1) * 8, "w and o"),
-        (_, None) => (BLOCK, "w"),
-        (Opt::O0, Some(_)) => ((N + 1) * 8, "o"),
-        (_, Some(_)) => (0, "nothing"),
-    }
-}
+fn check(p: &Program, opt: Opt, twin: Option<&str>) {
+    let label = format!("{} {} {}", p.name, opt.name(), twin.unwrap_or("plain"));
+    let clean = binary(p, opt, twin, Variant::Clean);
+    let inst = binary(p, opt, twin, Variant::Instrumented);
+    let dir = fresh_dir(&format!("heap/{}-{}-{}", p.name, opt.name(), twin.unwrap_or("plain")));
 
-fn check(opt: Opt, twin: Option<&str>) {
-    let label = format!("heap_scratch {} {}", opt.name(), twin.unwrap_or("plain"));
-    let clean = binary(opt, twin, Variant::Clean);
-    let inst = binary(opt, twin, Variant::Instrumented);
-    let dir = fresh_dir(&format!("heap/{}-{}", opt.name(), twin.unwrap_or("plain")));
-
-    let r = go(&clean, &dir, "clean", "clean.stdout", vec![("OMP_NUM_THREADS", THREADS.into())]);
+    let r = go(p, &clean, &dir, "clean", "clean.stdout", vec![("OMP_NUM_THREADS", THREADS.into())]);
     assert!(r.status.success(), "[{label}] clean run: {}", r.describe());
-    let r = go(&inst, &dir, "live", "live.stdout", env(&dir, "live", &[]));
+    let r = go(p, &inst, &dir, "live", "live.stdout", env(&dir, "live", &[]));
     assert!(r.status.success(), "[{label}] instrumented run: {}", r.describe());
     compare_outputs(&dir.join("clean.stdout"), &dir.join("live.stdout")).unwrap_or_else(|e| panic!("[{label}] {e}"));
-    let r = go(&inst, &dir, "all", "all.stdout", env(&dir, "all", &[("DAO_SAVE", "all")]));
+    let r = go(p, &inst, &dir, "all", "all.stdout", env(&dir, "all", &[("DAO_SAVE", "all")]));
     assert!(r.status.success(), "[{label}] DAO_SAVE=all run: {}", r.describe());
     let live = heap_bytes(&dir.join("live.stats"));
     let all = heap_bytes(&dir.join("all.stats"));
@@ -117,30 +151,29 @@ fn check(opt: Opt, twin: Option<&str>) {
     // killed right after a checkpoint that is not the first, restarted with
     // every byte left out poisoned
     let k = live.iter().map(|c| c.0).find(|&s| s >= 2).expect("a checkpoint after the first");
-    let r = go(&inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
+    let r = go(p, &inst, &dir, "crash", "crash.stdout", env(&dir, "crash", &[("DAO_CRASH_AFTER", &k.to_string())]));
     assert!(r.killed_by(9), "[{label}] not killed after checkpoint {k}: {}", r.describe());
-    if twin.is_none() {
-        inspect_heap(&label, &dao_tests::paths::checkpoint_file(&dir.join("crash.ckpt"), k));
+    if twin.is_none() && opt == Opt::O2 {
+        inspect_heap(p, &label, &dao_tests::paths::checkpoint_file(&dir.join("crash.ckpt"), k));
     }
-    let r = go(&inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[("DAO_DEAD", "poison")]));
+    let r = go(p, &inst, &dir, "resume", "crash.stdout", env(&dir, "crash", &[("DAO_DEAD", "poison")]));
     assert!(r.status.success(), "[{label}] restart: {}", r.describe());
     assert!(r.stderr.contains("dao: resuming"), "[{label}] the restart did not resume: {}", r.describe());
     compare_outputs(&dir.join("clean.stdout"), &dir.join("crash.stdout")).unwrap_or_else(|e| panic!("[{label}] after a restart from checkpoint {k} with the dead bytes poisoned: {e}"));
 
-    // sizes: u and t saved; the dead blocks left out, the rest kept
-    let (dead, what) = dead_blocks(opt, twin);
-    let every = 3 * BLOCK + (N + 1) * 8;
-    eprintln!("[{label}] heap bytes per checkpoint (seq, bytes): live {live:?}, all {all:?}; dead here: {what}");
+    // sizes: every block the build keeps saved, the dead ones left out
+    let dead = (p.dead)(opt, twin);
+    let kept: u64 = p.blocks.iter().filter(|b| !dead.contains(&b.0)).map(|b| b.1).sum();
+    let every: u64 = p.blocks.iter().map(|b| b.1).sum();
+    let smallest_dead = p.blocks.iter().filter(|b| dead.contains(&b.0)).map(|b| b.1).min().unwrap_or(u64::MAX);
+    eprintln!("[{label}] heap bytes per checkpoint (seq, bytes): live {live:?}, all {all:?}; left out here: {dead:?}");
     let mut failures = vec![];
     for (&(seq, l), &(_, a)) in live.iter().zip(&all) {
-        if l < 2 * BLOCK {
-            failures.push(format!("checkpoint {seq}: {l} heap bytes, less than u and t ({}): live blocks left out", 2 * BLOCK));
+        if l < kept {
+            failures.push(format!("checkpoint {seq}: {l} heap bytes, less than the blocks this build keeps ({kept}): a live block left out"));
         }
-        if l >= every - dead + BLOCK / 2 {
-            failures.push(format!("checkpoint {seq}: {l} heap bytes, want < {} (every block {every} less {what} {dead}, plus half a block): a dead block saved", every - dead + BLOCK / 2));
-        }
-        if dead < BLOCK && l < every - (N + 1) * 8 {
-            failures.push(format!("checkpoint {seq}: {l} heap bytes, want at least u, w and t ({}): w left out though this build must keep it", 3 * BLOCK));
+        if !dead.is_empty() && l >= kept + smallest_dead / 2 {
+            failures.push(format!("checkpoint {seq}: {l} heap bytes, want < {} (the kept blocks and half the smallest dead one): a dead block {dead:?} saved", kept + smallest_dead / 2));
         }
         if a < every {
             failures.push(format!("checkpoint {seq}: DAO_SAVE=all saves {a} heap bytes, want every block ({every})"));
@@ -150,57 +183,85 @@ fn check(opt: Opt, twin: Option<&str>) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `dao inspect --json` lists the heap objects of the checkpoint: `w` not
-/// saved, with what rewrites it first; `u` saved.
-fn inspect_heap(label: &str, file: &Path) {
+/// `dao inspect --json` lists the heap objects of the checkpoint: the
+/// program's dead block not saved, with what rewrites it first; its live
+/// one saved.
+fn inspect_heap(p: &Program, label: &str, file: &Path) {
     let out = std::process::Command::new(&tools().dao).arg("inspect").arg("--json").arg(file).output().expect("run dao inspect");
     assert!(out.status.success(), "[{label}] dao inspect --json {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("dao inspect --json prints JSON");
     let objs = r["heap_objects"].as_array().unwrap_or_else(|| panic!("[{label}] no heap_objects: {r}"));
     let find = |name: &str| objs.iter().find(|o| o["name"] == name).unwrap_or_else(|| panic!("[{label}] {name} not among the heap objects: {objs:?}"));
-    let w = find("w");
-    assert_eq!((w["saved"].as_bool(), w["size"].as_u64()), (Some(false), Some(BLOCK)), "[{label}] w: {w}");
-    assert!(w["why"].as_str().is_some_and(|s| s.contains("heap_scratch.c:")), "[{label}] w: no file:line of what rewrites it first: {w}");
-    let u = find("u");
-    assert_eq!((u["saved"].as_bool(), u["size"].as_u64()), (Some(true), Some(BLOCK)), "[{label}] u: {u}");
+    let size = |name: &str| p.blocks.iter().find(|b| b.0 == name).unwrap().1;
+    let (dead, live) = p.inspect;
+    let w = find(dead);
+    assert_eq!((w["saved"].as_bool(), w["size"].as_u64()), (Some(false), Some(size(dead))), "[{label}] {dead}: {w}");
+    assert!(w["why"].as_str().is_some_and(|s| s.contains(&format!("{}.c:", p.name))), "[{label}] {dead}: no file:line of what rewrites it first: {w}");
+    let u = find(live);
+    assert_eq!((u["saved"].as_bool(), u["size"].as_u64()), (Some(true), Some(size(live))), "[{label}] {live}: {u}");
 }
 
 #[test]
-fn o0() {
-    check(Opt::O0, None)
+fn scratch_o0() {
+    check(&SCRATCH, Opt::O0, None)
 }
 
 #[test]
-fn o2() {
-    check(Opt::O2, None)
+fn scratch_o2() {
+    check(&SCRATCH, Opt::O2, None)
 }
 
 #[test]
-fn o0_read_first() {
-    check(Opt::O0, Some("READ_FIRST"))
+fn scratch_o0_read_first() {
+    check(&SCRATCH, Opt::O0, Some("READ_FIRST"))
 }
 
 #[test]
-fn o2_read_first() {
-    check(Opt::O2, Some("READ_FIRST"))
+fn scratch_o2_read_first() {
+    check(&SCRATCH, Opt::O2, Some("READ_FIRST"))
 }
 
 #[test]
-fn o0_short() {
-    check(Opt::O0, Some("SHORT"))
+fn scratch_o0_short() {
+    check(&SCRATCH, Opt::O0, Some("SHORT"))
 }
 
 #[test]
-fn o2_short() {
-    check(Opt::O2, Some("SHORT"))
+fn scratch_o2_short() {
+    check(&SCRATCH, Opt::O2, Some("SHORT"))
 }
 
 #[test]
-fn o0_escape() {
-    check(Opt::O0, Some("ESCAPE"))
+fn scratch_o0_escape() {
+    check(&SCRATCH, Opt::O0, Some("ESCAPE"))
 }
 
 #[test]
-fn o2_escape() {
-    check(Opt::O2, Some("ESCAPE"))
+fn scratch_o2_escape() {
+    check(&SCRATCH, Opt::O2, Some("ESCAPE"))
+}
+
+#[test]
+fn flat_o0() {
+    check(&FLAT, Opt::O0, None)
+}
+
+#[test]
+fn flat_o2() {
+    check(&FLAT, Opt::O2, None)
+}
+
+#[test]
+fn flat_o2_short_rows() {
+    check(&FLAT, Opt::O2, Some("SHORT_ROWS"))
+}
+
+#[test]
+fn flat_o2_read_d() {
+    check(&FLAT, Opt::O2, Some("READ_D"))
+}
+
+#[test]
+fn flat_o2_move_cols() {
+    check(&FLAT, Opt::O2, Some("MOVE_COLS"))
 }

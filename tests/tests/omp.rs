@@ -137,7 +137,7 @@ const STRIDE_ON_SERIAL_MARKER_AT_1_THREAD: &[&str] = &["parallel_if"];
 
 /// Programs whose markers are all in serial code between regions: their
 /// checkpoints are serial ones, no protocol round runs.
-const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch", "unsigned_bounds", "captured_extents", "unrolled_copy", "boundary_planes", "far_face", "row_copy", "blocked_rows", "vector_rows", "host_teams", "heap_scratch"];
+const MARKERS_ONLY_BETWEEN_REGIONS: &[&str] = &["serial_between_regions", "sections_cond", "sections_bt3", "padded_extents", "line_local", "plane_scratch", "unsigned_bounds", "captured_extents", "unrolled_copy", "boundary_planes", "far_face", "row_copy", "blocked_rows", "vector_rows", "host_teams", "heap_scratch", "heap_flat"];
 
 /// The protocol that actually ran, from what the runtime reports: every
 /// checkpoint taken inside a parallel region has a DAO_STATS `checkpoint`
@@ -329,6 +329,7 @@ cases! {
     host_teams [a, between]         => OmpCase { name: "host_teams",             lang: Lang::C, args: &["40"],  master: 40,    serial: true };
     // heap objects (issue #33): blocks main allocates once, scratch ones left out
     heap_scratch [b, between]       => OmpCase { name: "heap_scratch",           lang: Lang::C, args: &["40", "4096"], master: 40, serial: true };
+    heap_flat [a, between]          => OmpCase { name: "heap_flat",              lang: Lang::C, args: &["40", "64", "48"], master: 40, serial: true };
     f_host_teams [b, between]       => OmpCase { name: "host_teams",             lang: Lang::Fortran, args: &["40"],  master: 40,    serial: true };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)

@@ -7,6 +7,7 @@
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Analysis/InstructionSimplify.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
@@ -269,6 +270,15 @@ struct DaoSym {
   // and 0 otherwise
   int64_t div = 1;
   int64_t pre = 0;
+  // a write's count times a factor (issue #33, heap objects: a nest
+  // flattened into one run of cells, `a[i * n + j]`): times the constant
+  // `mul`, or times `add2` + the `bytes2`-wide integer at `off2` of G2
+  GlobalVariable *G2 = nullptr;
+  int64_t off2 = 0;
+  unsigned bytes2 = 0;
+  int sgn2 = 0;
+  int64_t add2 = 0;
+  uint64_t mul = 1;
 };
 // A value of a global assumed in the writes-only run of a function
 // (`pins`): the `bytes`-wide integer at `off` of G is `value`. Every store
@@ -580,12 +590,22 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
 // test that `foldVectorChecks` takes (as for two globals, where the
 // vectoriser emits none). Returns how many.
 static unsigned foldDistinctOverlapChecks(Function &C, const std::function<void(Value *)> &forget) {
-  auto distinctGlobals = [](Value *A, Value *B) {
-    auto *PA = dyn_cast<PtrToIntInst>(A), *PB = dyn_cast<PtrToIntInst>(B);
-    if (!PA || !PB)
-      return false;
-    auto *GA = dyn_cast<GlobalVariable>(getUnderlyingObject(PA->getPointerOperand(), 0));
-    auto *GB = dyn_cast<GlobalVariable>(getUnderlyingObject(PB->getPointerOperand(), 0));
+  // the object of the one `ptrtoint` among the leaves of an add tree (the
+  // vectoriser adds the rows' offsets to the pointers it compares)
+  std::function<GlobalVariable *(Value *, int)> objectOf = [&](Value *V, int depth) -> GlobalVariable * {
+    if (auto *PI = dyn_cast<PtrToIntInst>(V))
+      return dyn_cast<GlobalVariable>(getUnderlyingObject(PI->getPointerOperand(), 0));
+    auto *BO = dyn_cast<BinaryOperator>(V);
+    if (!BO || BO->getOpcode() != Instruction::Add || depth > 4)
+      return nullptr;
+    GlobalVariable *G0 = objectOf(BO->getOperand(0), depth + 1), *G1 = objectOf(BO->getOperand(1), depth + 1);
+    // (exactly one side holds the pointer; the other is an offset)
+    if (G0 && G1)
+      return nullptr;
+    return G0 ? G0 : G1;
+  };
+  auto distinctGlobals = [&](Value *A, Value *B) {
+    GlobalVariable *GA = objectOf(A, 0), *GB = objectOf(B, 0);
     return GA && GB && GA != GB;
   };
   std::vector<ICmpInst *> Checks;
@@ -596,20 +616,43 @@ static unsigned foldDistinctOverlapChecks(Function &C, const std::function<void(
           if (auto *Sub = dyn_cast<BinaryOperator>(IC->getOperand(0)); Sub && Sub->getOpcode() == Instruction::Sub && distinctGlobals(Sub->getOperand(0), Sub->getOperand(1)))
             Checks.push_back(IC);
   unsigned n = 0;
+  std::vector<Instruction *> Work;
   for (auto *IC : Checks) {
-    std::vector<User *> Users(IC->user_begin(), IC->user_end());
+    for (User *U : IC->users())
+      if (auto *UI = dyn_cast<Instruction>(U))
+        Work.push_back(UI);
     IC->replaceAllUsesWith(ConstantInt::getFalse(IC->getType()));
     ++n;
-    // `select %min.iters, true, false` (the two checks or-ed) is the
-    // minimum-iterations test itself
-    for (User *U : Users)
-      if (auto *Sel = dyn_cast<SelectInst>(U))
-        if (auto *T = dyn_cast<ConstantInt>(Sel->getTrueValue()); T && T->isOne() && isa<ConstantInt>(Sel->getFalseValue()) &&
-                                                                    cast<ConstantInt>(Sel->getFalseValue())->isZero() && Sel->getCondition()->getType()->isIntegerTy(1)) {
-          Sel->replaceAllUsesWith(Sel->getCondition());
-          forget(Sel);
-        }
   }
+  // the checks or-ed together and with the minimum-iterations test
+  // (`select %min.iters, true, %conflict`, `or i1 %a, %b`): simplified,
+  // so the branch tests what is left
+  const DataLayout &DL = C.getDataLayout();
+  for (unsigned k = 0; k < Work.size() && k < 256; ++k) {
+    Instruction *I = Work[k];
+    if (!I->getType()->isIntegerTy(1) || !(isa<SelectInst>(I) || isa<BinaryOperator>(I)))
+      continue;
+    Value *V = simplifyInstruction(I, SimplifyQuery(DL));
+    if (!V || V == I)
+      continue;
+    for (User *U : I->users())
+      if (auto *UI = dyn_cast<Instruction>(U))
+        Work.push_back(UI);
+    I->replaceAllUsesWith(V);
+    forget(I);
+  }
+  // a branch left on a constant: the edge it never takes goes
+  for (auto &BB : C)
+    if (auto *Br = dyn_cast<BranchInst>(BB.getTerminator()); Br && Br->isConditional() && n)
+      if (auto *K = dyn_cast<ConstantInt>(Br->getCondition())) {
+        BasicBlock *Taken = Br->getSuccessor(K->isZero() ? 1 : 0), *Other = Br->getSuccessor(K->isZero() ? 0 : 1);
+        if (Taken == Other)
+          continue;
+        Other->removePredecessor(&BB, /*KeepOneInputPHIs=*/true);
+        BranchInst::Create(Taken, Br->getIterator());
+        forget(Br);
+        Br->eraseFromParent();
+      }
   return n;
 }
 
@@ -1123,6 +1166,15 @@ struct DaoSectionOut {
   int64_t symPre[8];
   // a requirement's value must also be at most reqMax (INT64_MAX: no bound)
   int64_t reqMax[4];
+  // writes (heap objects): a symbolic dim's count times symMul[d], or
+  // times symAdd2[d] + the value of (symG2[d], symOff2[d], symBytes2[d],
+  // symSigned2[d]) when symG2[d] is set
+  LLVMValueRef symG2[8];
+  int64_t symOff2[8];
+  unsigned symBytes2[8];
+  int symSigned2[8];
+  int64_t symAdd2[8];
+  uint64_t symMul[8];
 };
 struct DaoLoopOut {
   LLVMBasicBlockRef preheader, header;
@@ -1428,10 +1480,23 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
     foldDistinctOverlapChecks(*C, [&](Value *V) { Back.erase(V); });
   if (foldVectorChecks(*C, [&](Value *V) { Back.erase(V); })) {
     std::set<BasicBlock *> liveAfter = reachable();
+    std::vector<BasicBlock *> dead;
     for (BasicBlock *B : liveBefore)
-      if (!liveAfter.count(B))
+      if (!liveAfter.count(B)) {
         if (auto It = Back.find(B); It != Back.end() && isa<BasicBlock>(It->second))
           Out->dropped.push_back(cast<BasicBlock>(It->second));
+        dead.push_back(B);
+      }
+    // (deleted: a block cut off would still count as a predecessor of
+    // the scalar loop's entry, whose guards the walks below follow up
+    // through blocks of one predecessor; issue #33's vectorised nests over
+    // heap blocks)
+    for (BasicBlock *B : dead) {
+      for (Instruction &I : *B)
+        Back.erase(&I);
+      Back.erase(B);
+    }
+    DeleteDeadBlocks(dead);
   }
   // Shapes -O3 leaves that ScalarEvolution does not see through (issue
   // #33, NPB BT's lhsy): `freeze` of a load of a global (a global's bytes
@@ -3789,6 +3854,63 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       errs() << "dao-debug: read of " << GV->getName() << " in " << (Sh->vec ? "vectorised" : "runtime-unrolled") << " loop " << LoopIx[Main] << " taken whole, stride " << s << ", count " << *Sh->XS << ", base " << *Base << "\n";
     return std::make_pair(Main->getParentLoop(), Sh->anchor);
   };
+  // Heap objects' stand-ins (issue #33, heap.rs): globals of the scratch
+  // module, not of this function's. A nest flattened into one run of
+  // cells (`a[i * n + j]` for j < n: the outer step n cells of the inner
+  // dim's stride) is taken for them as one dim whose count is the inner
+  // count times the outer one (DaoSym's second factor): the cover check
+  // of a heap block needs no more, and no other user of the sections sees
+  // such a dim.
+  auto standIn = [&](Value *V) {
+    auto *G = dyn_cast<GlobalVariable>(V);
+    return G && G->getParent() != F->getParent();
+  };
+  // A == B, or the same multiple of one value's zero and sign extensions
+  // (equal for a value at least 0, which the cover condition asks of the
+  // inner count, at least 1)
+  auto sameUpToExt = [&](const SCEV *A, const SCEV *B) -> bool {
+    if (A == B)
+      return true;
+    auto strip = [](const SCEV *Y) -> const SCEV * {
+      if (isa<SCEVZeroExtendExpr>(Y) || isa<SCEVSignExtendExpr>(Y))
+        return cast<SCEVCastExpr>(Y)->getOperand(0);
+      return Y;
+    };
+    auto *MA = dyn_cast<SCEVMulExpr>(A), *MB = dyn_cast<SCEVMulExpr>(B);
+    if (MA && MB && MA->getNumOperands() == 2 && MB->getNumOperands() == 2 && MA->getOperand(0) == MB->getOperand(0))
+      return strip(MA->getOperand(1)) == strip(MB->getOperand(1));
+    return false;
+  };
+  // Fold loop L (its count: `isSym`, `Lsym` or `Lcount`) whose step is
+  // `Step` into dim d of S when Step is dim d's stride times its count CS
+  // (symbolic, a plain `add + U`).
+  auto flattenInto = [&](DaoSection &S, unsigned d, const SCEV *CS, const SCEV *Step, bool isSym, const DaoSym &Lsym, uint64_t Lcount) -> bool {
+    if (!CS || !(S.symMask >> d & 1) || !Step->getType()->isIntegerTy())
+      return false;
+    DaoSym &Y = S.sym[d];
+    if (Y.G2 || Y.mul != 1 || Y.div != 1 || Y.pre != 0 || S.stride[d] <= 0)
+      return false;
+    const SCEV *Want = SE.getMulExpr(SE.getConstant(Step->getType(), S.stride[d]), SE.getTruncateOrZeroExtend(CS, Step->getType()));
+    if (!sameUpToExt(Want, Step))
+      return false;
+    if (isSym) {
+      if (Lsym.G2 || Lsym.div != 1 || Lsym.pre != 0 || Lsym.mul != 1)
+        return false;
+      Y.G2 = Lsym.G;
+      Y.off2 = Lsym.off;
+      Y.bytes2 = Lsym.bytes;
+      Y.sgn2 = Lsym.sgn;
+      Y.add2 = Lsym.add;
+      // (L's dim was to be the next one)
+      S.symMask &= ~(1u << S.ndims);
+      S.sym[S.ndims] = DaoSym();
+    } else {
+      if (Lcount == 0 || Lcount > (uint64_t(1) << 30))
+        return false;
+      Y.mul = Lcount;
+    }
+    return true;
+  };
   // nodes `splitCollapsed` may evaluate in this function (compile time)
   lap(4);
   uint64_t splitBudget = uint64_t(1) << 24;
@@ -3836,6 +3958,8 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
           errs() << "dao-debug: write of " << OrigBase->getName() << ": a run-time length, " << SL->first << " * (" << SL->second.add << " + a bound)\n";
       }
       unsigned d0 = S.ndims; // the dims before the loops'
+      // the count of each dim as a SCEV (a flattened nest's merge, below)
+      const SCEV *CountS[8] = {};
       BasicBlock *X = &BB; // what must run in every iteration of L
       Loop *Child = nullptr;
       // a runtime-unrolled innermost loop was taken whole: its writes end
@@ -3987,12 +4111,22 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         // L's dimension: (step, count), or two exact ones for a collapsed
         // nest (`iv / D`, `iv % D`) when the count is a constant
         std::vector<std::pair<int64_t, uint64_t>> dims;
+        const SCEV *LBtc = btcOf(L);
+        const SCEV *LCount = isa<SCEVCouldNotCompute>(LBtc) ? nullptr : DT.dominates(X, L->getExitingBlock()) ? SE.getAddExpr(LBtc, SE.getOne(LBtc->getType())) : LBtc;
         if (auto *AR = dyn_cast<SCEVAddRecExpr>(Off); AR && AR->getLoop() == L) {
           auto *St = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-          if (!AR->isAffine() || !St || St->getAPInt().getSignificantBits() > 48)
-            break;
-          dims.push_back({St->getAPInt().getSExtValue(), count});
-          Off = AR->getStart();
+          if (AR->isAffine() && !St && S.ndims > d0 && standIn(OrigBase) && flattenInto(S, S.ndims - 1, CountS[S.ndims - 1], AR->getStepRecurrence(SE), isSym, sym, count)) {
+            // a heap object's flattened nest (`a[i * n + j]`, the inner
+            // loop over n cells): L's count folded into the inner dim's
+            if (debugLoops())
+              errs() << "dao-debug: write of " << OrigBase->getName() << ": loop " << LoopIx[L] << " flattened into the inner dim (stride " << *AR->getStepRecurrence(SE) << ")\n";
+            Off = AR->getStart();
+          } else {
+            if (!AR->isAffine() || !St || St->getAPInt().getSignificantBits() > 48)
+              break;
+            dims.push_back({St->getAPInt().getSExtValue(), count});
+            Off = AR->getStart();
+          }
         } else if (SE.isLoopInvariant(Off, L)) {
           dims.push_back({0, count});
         } else {
@@ -4005,6 +4139,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
         for (auto [st, n] : dims) {
           S.stride[S.ndims] = st;
           S.count[S.ndims] = n;
+          CountS[S.ndims] = dims.size() == 1 ? LCount : nullptr;
           S.ndims++;
         }
         if (auto *K = dyn_cast<SCEVConstant>(Off); K && K->getAPInt().getSignificantBits() <= 48) {
@@ -4679,6 +4814,12 @@ void dao_cxx_section_get(void *h, unsigned i, DaoSectionOut *o) {
     o->symLow[d] = S.sym[d].low;
     o->symDiv[d] = S.sym[d].div;
     o->symPre[d] = S.sym[d].pre;
+    o->symG2[d] = S.sym[d].G2 ? wrap(static_cast<Value *>(S.sym[d].G2)) : nullptr;
+    o->symOff2[d] = S.sym[d].off2;
+    o->symBytes2[d] = S.sym[d].bytes2;
+    o->symSigned2[d] = S.sym[d].sgn2;
+    o->symAdd2[d] = S.sym[d].add2;
+    o->symMul[d] = S.sym[d].mul;
   }
   o->nreqs = std::min<size_t>(S.reqs.size(), 4);
   for (unsigned r = 0; r < 4; ++r)

@@ -48,8 +48,10 @@ use dao_analysis::fxhash::HashMap;
 /// One condition: the `bytes`-wide integer at byte `off` of global
 /// `global` (read signed or not) lies in `[min, max]`. With `cover` > 0 (a
 /// heap object's kill, `heap.rs`) instead: the integer V (0 when `global`
-/// is [`NO_VALUE`]) lies in `[0, max]` and `cover * V + min` bytes reach
-/// the end of the heap object's block (dao-abi `COND_DESC`).
+/// is [`NO_VALUE`]) lies in `[0, max]`, so does W, the integer `second`
+/// names (when it names one), and `cover * (V + add) * F + min` bytes, F =
+/// W + `second`'s add (1 when none), reach the end of the heap object's
+/// block (dao-abi `COND_DESC`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cond {
     pub global: usize,
@@ -59,6 +61,9 @@ pub struct Cond {
     pub min: i64,
     pub max: i64,
     pub cover: u64,
+    pub add: i64,
+    /// A cover's second factor: (global, off, bytes, signed, add).
+    pub second: Option<(usize, i64, u32, bool, i64)>,
 }
 
 /// A cover condition's `global` when its extent is constant.
@@ -72,7 +77,7 @@ impl Cond {
     /// (k - add)` and `v + pre >= 0`. At most `c.high` too (a pinned value).
     pub fn at_least(global: usize, c: &SymCount, k: u64) -> Option<Cond> {
         let bits = 8 * c.bytes;
-        if !(1..=8).contains(&c.bytes) || c.div < 1 {
+        if !(1..=8).contains(&c.bytes) || c.div < 1 || !c.is_plain() {
             return None;
         }
         let max = if bits >= 64 { 1i64 << 62 } else { 1i64 << (bits - 2) };
@@ -80,16 +85,18 @@ impl Cond {
         let need = (k as i64).checked_sub(c.add)?;
         let min = if c.div == 1 { need } else { c.div.checked_mul(need.max(0))?.checked_sub(c.pre)?.max(c.pre.checked_neg()?) };
         let min = min.max(c.low).max(0);
-        (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max, cover: 0 })
+        (min <= max).then_some(Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min, max, cover: 0, add: 0, second: None })
     }
 
-    /// A heap object's cover: `scale * V + base` bytes reach the end of
-    /// its block, V the count `c` reads (at most `max`, its wrap guard), or
-    /// `base` bytes when `c` is None.
-    pub fn cover(global: usize, c: Option<&SymCount>, scale: u64, base: i64, max: i64) -> Cond {
+    /// A heap object's cover: `scale * (V + add) * F + base` bytes reach
+    /// the end of its block, V the value count `c` reads (`add` its add),
+    /// F 1 or the second factor `second` (global index, off, bytes,
+    /// signed, add) of a flattened nest; each value at most `max`, the
+    /// counts' wrap guard. `base` bytes when `c` is None.
+    pub fn cover(global: usize, c: Option<&SymCount>, scale: u64, base: i64, max: i64, second: Option<(usize, i64, u32, bool, i64)>) -> Cond {
         match c {
-            Some(c) => Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min: base, max, cover: scale.max(1) },
-            None => Cond { global: NO_VALUE, off: 0, bytes: 0, signed: false, min: base, max: 0, cover: 1 },
+            Some(c) => Cond { global, off: c.off, bytes: c.bytes, signed: c.signed, min: base, max, cover: scale.max(1), add: c.add, second },
+            None => Cond { global: NO_VALUE, off: 0, bytes: 0, signed: false, min: base, max: 0, cover: 1, add: 0, second: None },
         }
     }
 }
@@ -145,7 +152,7 @@ pub fn apart(read: &crate::ir::ReadBox, w: &WBox, global_ix: &HashMap<Value, usi
         .map(|(v, max)| {
             let (global, off, bytes, signed) = vals[v];
             let min = lows[v].max(0);
-            (min <= max).then_some(Cond { global, off, bytes, signed, min, max, cover: 0 })
+            (min <= max).then_some(Cond { global, off, bytes, signed, min, max, cover: 0, add: 0, second: None })
         })
         .collect::<Option<Vec<_>>>()?;
     Some(merge(conds))

@@ -358,6 +358,13 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 ("min", m.const_i64(c.min as u64)),
                 ("max", m.const_i64(c.max as u64)),
                 ("cover", m.const_i64(c.cover)),
+                ("add", m.const_i64(c.add as u64)),
+                ("global2", m.const_i32(c.second.map_or(u32::MAX, |x| x.0 as u32))),
+                ("bytes2", m.const_i32(c.second.map_or(0, |x| x.2))),
+                ("offset2", m.const_i64(c.second.map_or(0, |x| x.1) as u64)),
+                ("is_signed2", m.const_i32(c.second.map_or(0, |x| x.3 as u32))),
+                ("reserved", m.const_i32(0)),
+                ("add2", m.const_i64(c.second.map_or(0, |x| x.4) as u64)),
             ],
         )
     };

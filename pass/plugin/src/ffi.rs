@@ -128,4 +128,13 @@ pub struct DaoSectionOut {
     pub sym_pre: [i64; 8],
     /// A requirement's value must also be at most `req_max[r]`.
     pub req_max: [i64; 4],
+    /// Writes of heap objects: a symbolic dim's count times `sym_mul[d]`,
+    /// or times `sym_add2[d]` + the value of (`sym_g2[d]`, `sym_off2[d]`,
+    /// `sym_bytes2[d]`, `sym_signed2[d]`) when `sym_g2[d]` is set.
+    pub sym_g2: [LLVMValueRef; 8],
+    pub sym_off2: [i64; 8],
+    pub sym_bytes2: [c_uint; 8],
+    pub sym_signed2: [c_int; 8],
+    pub sym_add2: [i64; 8],
+    pub sym_mul: [u64; 8],
 }

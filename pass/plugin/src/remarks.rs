@@ -294,7 +294,15 @@ fn cond_text(plan: &crate::plan::ModulePlan, cs: &[crate::cond::Cond]) -> String
             // a bound keeping two boxes apart, `cond::apart`)
             let wrap = if c.bytes >= 8 { 1i64 << 62 } else { 1i64 << (8 * c.bytes - 2) };
             if c.cover > 0 {
-                return format!("{} x {at} {:+} B reach the block's end", c.cover, c.min);
+                let first = if c.add == 0 { at } else { format!("({at}{:+})", c.add) };
+                let second = match c.second {
+                    None => String::new(),
+                    Some((g2, _, _, _, a2)) => {
+                        let n2 = plan.facts.object_name(g2);
+                        if a2 == 0 { format!(" x {n2}") } else { format!(" x ({n2}{a2:+})") }
+                    }
+                };
+                return format!("{} x {first}{second} {:+} B reach the block's end", c.cover, c.min);
             }
             if c.max < wrap {
                 format!("{} <= {at} <= {}", c.min, c.max)

@@ -67,7 +67,7 @@ static dao_heap_desc heaps[] = {
 
 /* a cover condition of w: dead while 8 * cover_n + 0 >= its size */
 static const dao_cond_desc conds[] = {
-    { .object = W_OBJ, .global = 2, .offset = 0, .bytes = 8, .is_signed = 1, .min = 0, .max = 1l << 40, .cover = 8 },
+    { .object = W_OBJ, .global = 2, .offset = 0, .bytes = 8, .is_signed = 1, .min = 0, .max = 1l << 40, .cover = 8, .global2 = UINT32_MAX },
 };
 
 /* main: slots {it, w, u}; one marker site */

@@ -75,6 +75,28 @@ pub struct SymCount {
     /// the other users of counts take `add + value` and refuse it.
     pub div: i64,
     pub pre: i64,
+    /// A heap object's write count times a factor (a flattened nest,
+    /// `a[i * n + j]`: the inner count times the outer one): None, or the
+    /// constant [`SymFactor::Const`] or another value's count. Only
+    /// `loop_kills.rs` `heap_cover` reads it; every other user of counts
+    /// refuses one that has it ([`SymCount::is_plain`]).
+    pub mul: Option<SymFactor>,
+}
+
+/// The second factor of a [`SymCount`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymFactor {
+    Const(u64),
+    /// `add` + the `bytes`-wide integer at `off` of `global`.
+    Value { global: Value, off: i64, bytes: u32, signed: bool, add: i64 },
+}
+
+impl SymCount {
+    /// A count `add + value` (or `add + floor((value + pre) / div)`), with
+    /// no second factor.
+    pub fn is_plain(&self) -> bool {
+        self.mul.is_none()
+    }
 }
 
 /// A read inside a loop that sees only bytes written earlier in the same
@@ -160,7 +182,7 @@ pub struct ReadBox {
 /// `DaoRelOut`: the same `sym_*` fields).
 macro_rules! sym_count {
     ($o:expr, $d:expr) => {
-        SymCount { global: Value($o.sym_global[$d]), off: $o.sym_off[$d], bytes: $o.sym_bytes[$d], signed: $o.sym_signed[$d] != 0, add: $o.sym_add[$d], low: $o.sym_low[$d], high: i64::MAX, div: 1, pre: 0 }
+        SymCount { global: Value($o.sym_global[$d]), off: $o.sym_off[$d], bytes: $o.sym_bytes[$d], signed: $o.sym_signed[$d] != 0, add: $o.sym_add[$d], low: $o.sym_low[$d], high: i64::MAX, div: 1, pre: 0, mul: None }
     };
 }
 
@@ -226,7 +248,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                         .map(|j| {
                             let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
                             ffi::dao_cxx_loop_guard_req(h, i, j, &mut q);
-                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0 }, q.min)
+                            (SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0, mul: None }, q.min)
                         })
                         .collect(),
                 }),
@@ -240,11 +262,22 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
             let dims = (0..n).map(|d| (o.stride[d], o.count[d])).collect();
             let sym = (0..n)
                 .map(|d| {
-                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount { div: o.sym_div[d].max(1), pre: o.sym_pre[d], ..sym_count!(o, d) })
+                    (o.sym_mask >> d & 1 != 0 && !o.sym_global[d].is_null()).then(|| SymCount {
+                        div: o.sym_div[d].max(1),
+                        pre: o.sym_pre[d],
+                        mul: if !o.sym_g2[d].is_null() {
+                            Some(SymFactor::Value { global: Value(o.sym_g2[d]), off: o.sym_off2[d], bytes: o.sym_bytes2[d], signed: o.sym_signed2[d] != 0, add: o.sym_add2[d] })
+                        } else if o.sym_mul[d] > 1 {
+                            Some(SymFactor::Const(o.sym_mul[d]))
+                        } else {
+                            None
+                        },
+                        ..sym_count!(o, d)
+                    })
                 })
                 .collect();
             let reqs = (0..(o.nreqs as usize).min(4))
-                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0, high: o.req_max[r], div: 1, pre: 0 }, o.req_min[r]))
+                .map(|r| (SymCount { global: Value(o.req_global[r]), off: o.req_off[r], bytes: o.req_bytes[r], signed: o.req_signed[r] != 0, add: 0, low: 0, high: o.req_max[r], div: 1, pre: 0, mul: None }, o.req_min[r]))
                 .collect();
             sections.push(SectionRec { loop_ix: o.loop_ix as usize, base: Value(o.base), start: o.start, size: o.size, dims, sym, reqs });
         }
@@ -271,7 +304,7 @@ pub fn loop_facts(f: Value, inits: &[Value], elig: &[Value], writers: &[(Value, 
                 let mut q: ffi::DaoGuardReqOut = std::mem::zeroed();
                 let (mut from, mut to) = (std::ptr::null_mut(), std::ptr::null_mut());
                 ffi::dao_cxx_bound_edge_get(h, i, &mut from, &mut to, &mut q);
-                (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0 }, q.min)
+                (Block(from), Block(to), SymCount { global: Value(q.global), off: q.off, bytes: q.bytes, signed: q.sgn != 0, add: 0, low: 0, high: i64::MAX, div: 1, pre: 0, mul: None }, q.min)
             })
             .collect();
         let dropped = (0..ffi::dao_cxx_dropped_count(h)).map(|i| Block(ffi::dao_cxx_dropped_get(h, i))).collect();

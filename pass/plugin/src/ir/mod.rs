@@ -22,4 +22,4 @@ mod loops;
 
 pub use builder::{set_unlikely_first, Builder};
 pub use handles::{clone_function, demangle, promote_allocas, with_module, Block, Module, Opcode, Type, Value};
-pub use loops::{loop_facts, shim_phases, ArgFrom, ArgRead, LoopFacts, ReadBox, RelRead, SectionRec, SymCount};
+pub use loops::{loop_facts, shim_phases, ArgFrom, ArgRead, LoopFacts, ReadBox, RelRead, SectionRec, SymCount, SymFactor};
