@@ -60,6 +60,9 @@ PROGRAMS = [
     ("nb_early_exit", "omp", "test-programs/omp/c/nb_early_exit.c", ["30"], (200, 7000)),
     ("jacobi2d", "omp", "test-programs/omp/c/jacobi2d.c", ["280"], (20, 160)),
     ("heap_blocks", "omp", "test-programs/omp/c/heap_blocks.c", ["140"], (100, 1300)),
+    # heap objects (issue #33): scratch blocks left out, the others saved
+    ("heap_scratch", "omp", "test-programs/omp/c/heap_scratch.c", ["60", "8192"], (1, 6)),
+    ("heap_flat", "omp", "test-programs/omp/c/heap_flat.c", ["60", "96", "80"], (1, 6)),
     ("reduction_sum", "omp", "test-programs/omp/c/reduction_sum.c", ["40"], (100, 1900)),
     ("markers_in_and_between", "omp", "test-programs/omp/c/markers_in_and_between.c", ["150"], (100, 900)),
     ("single_copyprivate", "omp", "test-programs/omp/c/single_copyprivate.c", ["100"], (100, 1100)),
