@@ -155,6 +155,15 @@ fn run(m: ir::Module) -> bool {
     if m.function(dao_abi::entry::REGISTER_MODULE.name).is_some() {
         return false;
     }
+    // integer locals of `main` that regions read become globals first
+    // (promote.rs: a rewrite that keeps the program's meaning; a plan with
+    // an error fails the compile, so the module is never used then)
+    if config::sections() {
+        let cands = promote::candidates(m);
+        if !cands.is_empty() {
+            timing::phase("promote", || promote::promote(m, &cands));
+        }
+    }
     let mut plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
     let report = |plan: &plan::ModulePlan| {
         for d in &plan.diags {
@@ -178,16 +187,6 @@ fn run(m: ir::Module) -> bool {
         }
         plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
         plan.diags.retain(|d| d.severity != diag::Severity::Remark);
-    }
-    // integer locals of `main` that regions read: globals, then planned
-    // again (promote.rs; only when the first plan has no error)
-    if !plan.has_errors() && config::sections() {
-        let cands = promote::candidates(m);
-        if !cands.is_empty() {
-            drop(plan);
-            promote::promote(m, &cands);
-            plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
-        }
     }
     report(&plan);
     if plan.has_errors() {

@@ -20,8 +20,9 @@
 //! (a capture), and every use of its address is a load, a store into it, a
 //! lifetime marker, or a pass to a fork or a defined function whose
 //! parameter is only read through (`provenance::read_only_capture`). The change is
-//! made after a first planning without errors and the module is planned
-//! again (`lib.rs`), so a module the plan refuses stays as it was.
+//! made before the planning (`lib.rs`): it keeps the program's meaning, and
+//! a plan with an error fails the compile, so the module is never used
+//! then; planning once keeps the pass's compile time.
 use crate::ir::{Module, Opcode, Value};
 use crate::known::{self, Intr, Role};
 use crate::provenance::read_only_capture;

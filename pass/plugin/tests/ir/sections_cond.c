@@ -78,6 +78,6 @@ int main(int argc, char **argv)
 // O2: 0 kill under runtime-checked conditions
 // The descriptor: the module's conditions (object a, value n: i32 signed or
 // not, at least 4096, at most 2^30) and the site's cdead list.
-// IR-DAG: @dao.conds = private {{.*}}constant [{{[0-9]+}} x { i32, i32, i64, i32, i32, i64, i64, i64 }]
-// IR-DAG: { i32 {{[0-9]+}}, i32 {{[0-9]+}}, i64 0, i32 4, i32 {{[01]}}, i64 4096, i64 1073741824, i64 0 }
+// IR-DAG: @dao.conds = private {{.*}}constant [{{[0-9]+}} x { i32, i32, i64, i32, i32, i64, i64, i64, i64, i32, i32, i64, i32, i32, i64 }]
+// IR-DAG: { i32 {{[0-9]+}}, i32 {{[0-9]+}}, i64 0, i32 4, i32 {{[01]}}, i64 4096, i64 1073741824, i64 0, i64 0, i32 -1, i32 0, i64 0, i32 0, i32 0, i64 0 }
 // IR-DAG: @dao.site.{{[0-9]+}}.{{[0-9]+}}.cdead = private {{.*}}constant [{{[23]}} x i32]
