@@ -482,6 +482,16 @@ fn padded_check(opt: Opt) {
     for &(seq, b) in &defs_run("padded_extents", &["-DLATE_WRITE"], opt, &[PAD_STEPS], "late-write") {
         assert!(b >= 4 * PAD_ARRAY, "[{label} LATE_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
     }
+    // the extents passed to a function that only reads them, which at
+    // -O0 keeps its parameter in a stack slot: still eligible (issue #33,
+    // NPB FT's `cffts1(.., dims[0], ..)` at -O0), `work` and `flux` dead;
+    // the extent moved through such a parameter after the marker: kept
+    for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_READ"], opt, &[PAD_STEPS, file.as_str()], "param-read") {
+        assert!(b >= inside(FILE_EXTENTS, 1) && b <= PAD_ARRAY + PAD_SMALL, "[{label} PARAM_READ] checkpoint {seq} saved {b} bytes: want u only, not work and flux");
+    }
+    for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_WRITE"], opt, &[PAD_STEPS, file.as_str()], "param-write") {
+        assert!(b >= 4 * PAD_ARRAY, "[{label} PARAM_WRITE] checkpoint {seq} saved {b} bytes: want u, work and flux ({})", 4 * PAD_ARRAY);
+    }
 }
 
 #[test]
@@ -517,8 +527,8 @@ fn padded_c_o2_o3() {
         }
         // the extents passed to a (not inlined) function that only reads
         // them: still eligible, `work` dead (issue #33: read-only
-        // parameters; at -O0 the parameter is spilled to a stack slot and
-        // not followed)
+        // parameters; at -O0, where the parameter is kept in a stack slot,
+        // in `padded_check`)
         for &(seq, b) in &defs_run("padded_extents", &["-DPARAM_READ"], opt, &[PAD_STEPS, file.as_str()], "param-read") {
             assert!(b >= lo && b <= hi, "[{label} PARAM_READ] checkpoint {seq} saved {b} bytes: want {want} ({lo} to {hi}), not work");
         }
@@ -806,12 +816,18 @@ fn blocked_rows_dead_under_the_block_size() {
     // to 16, the extents through `&dims[k][0]`, an `exit` in the block
     // loop, and `u2` rewritten only on the `dir != 1` path of `transform`.
     // At -O3 `u1` and `u2` are dead at the top of the step loop (under
-    // `blk == 16` and the extents checked at run time); at -O0 and -O2 the
-    // restart is checked.
+    // `blk == 16` and the extents checked at run time); at -O0 `u1` is (the
+    // extents through a parameter kept in a stack slot).
     let arr = 8 * 64 * 64 * 16u64;
-    defs_run("blocked_rows", &[], Opt::O0, &["30"], "o0");
-    let (_, base) = defs_run_objs("blocked_rows", &[], Opt::O3, &["30"], "base");
     let get = |m: &std::collections::HashMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+    // -O0: `transform` keeps `d` in a stack slot of its own and passes the
+    // slot to its region (the by-reference capture of a pointer), which
+    // keeps it in a slot again: `dims` is still only read through, so it
+    // bounds the loops and `u1` is dead under the extents' conditions
+    let (_, o0) = defs_run_objs("blocked_rows", &[], Opt::O0, &["30"], "o0");
+    assert_eq!(get(&o0, "u1"), 0, "[blocked_rows O0] u1 is rewritten whole before any read: {o0:?}");
+    assert_eq!(get(&o0, "u0"), arr, "[blocked_rows O0] u0 is read: {o0:?}");
+    let (_, base) = defs_run_objs("blocked_rows", &[], Opt::O3, &["30"], "base");
     assert_eq!(get(&base, "u2"), 0, "[blocked_rows O3] u2 is rewritten in blocks of blk = 16 rows before any read: {base:?}");
     assert_eq!(get(&base, "u1"), 0, "[blocked_rows O3] u1 is rewritten whole before any read: {base:?}");
     assert_eq!(get(&base, "u0"), arr, "[blocked_rows O3] u0 is read: {base:?}");

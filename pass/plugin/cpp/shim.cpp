@@ -4557,7 +4557,7 @@ static DaoLoopFacts *loopFactsRun(Function *F, LLVMValueRef *initCalls, unsigned
       for (BasicBlock *B : L->blocks()) {
         if (auto *Br = dyn_cast<BranchInst>(B->getTerminator()); Br && Br->isConditional() && deadEnd(Br->getSuccessor(0)) != deadEnd(Br->getSuccessor(1)))
           Out->deadEnds = true;
-        if (auto *Sw = dyn_cast<SwitchInst>(B->getTerminator())) {
+        if (isa<SwitchInst>(B->getTerminator())) {
           bool dead = false, live = false;
           for (BasicBlock *S : successors(B))
             (deadEnd(S) ? dead : live) = true;

@@ -242,6 +242,58 @@ pub struct WBox {
     pub dims: Vec<(i64, u64, Option<SymRef>)>,
 }
 
+/// The conditions under which the box of `sr`, a write section of a heap
+/// object, rewrites the whole block: it covers its bytes from 0 with no
+/// gap (`dao_analysis::sections::dense_prefix`), as far as a constant or,
+/// with one symbolic count read from a global, `scale * V + base` bytes;
+/// the block's size (the bytes the program asked for) must not exceed
+/// that, the symbolic count must be at least 1 (and small enough not to
+/// wrap, `Cond::at_least`), and the inner loops' guards go towards them.
+pub fn heap_cover(global_ix: &HashMap<Value, usize>, sr: &crate::ir::SectionRec) -> Option<Vec<Cond>> {
+    use crate::ir::SymFactor;
+    use dao_analysis::sections::{dense_prefix, PCount};
+    // (the symbolic dim's count N = (add + V) * F is applied below: the
+    // prefix's bytes are scale * N + base)
+    let dims: Vec<(i64, PCount)> = sr.dims.iter().zip(&sr.sym).map(|(&(st, c), y)| (st, if y.is_some() { PCount::Sym(0) } else { PCount::Const(c) })).collect();
+    let (scale, base) = dense_prefix(sr.start, sr.size, &dims)?;
+    let mut conds = Vec::new();
+    match sr.sym.iter().flatten().next() {
+        None => conds.push(Cond::cover(NO_VALUE, None, 0, base, 0, None)),
+        Some(sc) => {
+            if sc.div != 1 || sr.sym.iter().flatten().count() != 1 {
+                return None;
+            }
+            let cg = *global_ix.get(&sc.global)?;
+            // at least one iteration (the extent formula needs it; a
+            // flattened nest's inner count at least 1 also makes its two
+            // extensions of the row length equal, shim.cpp
+            // `flattenInto`), no wrap
+            let first = SymCount { mul: None, ..*sc };
+            let one = Cond::at_least(cg, &first, 1)?;
+            let (scale, second) = match sc.mul {
+                None => (scale, None),
+                Some(SymFactor::Const(k)) => (scale.checked_mul(k)?, None),
+                Some(SymFactor::Value { global, off, bytes, signed, add }) => {
+                    let g2 = *global_ix.get(&global)?;
+                    let w = SymCount { global, off, bytes, signed, add, low: 0, high: i64::MAX, div: 1, pre: 0, mul: None };
+                    let one2 = Cond::at_least(g2, &w, 1)?;
+                    conds.push(one2);
+                    (scale, Some((g2, off, bytes, signed, add)))
+                }
+            };
+            // (one wrap guard for both values: the smaller one's)
+            let max = conds.iter().map(|c| c.max).fold(one.max, i64::min);
+            conds.push(Cond::cover(cg, Some(&first), scale, base, max, second));
+            conds.push(one);
+        }
+    }
+    for (sc, m) in &sr.reqs {
+        let cg = *global_ix.get(&sc.global)?;
+        conds.push(Cond::at_least(cg, &SymCount { add: 0, low: *m, ..*sc }, 0)?);
+    }
+    Some(merge(conds))
+}
+
 impl CondFacts {
     /// For the shim: the eligible globals, and (global, function) for each
     /// defined function that may write one (its callees' writes included).

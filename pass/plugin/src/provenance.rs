@@ -213,17 +213,22 @@ fn only_accessed_use(v: Value, u: Value, through_known_calls: bool) -> bool {
 /// `dims[0]` into the capture slot of the region's `d`, which the region
 /// loads to read the extents through.
 fn slot_read_only(slot: Value) -> bool {
+    slot_read_only_in(slot, &mut HashSet::default())
+}
+
+/// [`slot_read_only`] inside a walk of [`read_only_param`] (`seen`: the
+/// values being checked, so a recursive function ends the walk).
+fn slot_read_only_in(slot: Value, seen: &mut HashSet<Value>) -> bool {
     if !slot.is_alloca() {
         return false;
     }
-    let loads_read_only = |p: Value| p.users().into_iter().all(|l| l.is_instruction() && l.opcode() == Opcode::LLVMLoad && read_only_param(l, &mut HashSet::default()));
     slot.users().into_iter().all(|u| {
         if !u.is_instruction() {
             return false;
         }
         match u.opcode() {
             Opcode::LLVMStore => u.operand(1) == slot && u.operand(0) != slot,
-            Opcode::LLVMLoad => read_only_param(u, &mut HashSet::default()),
+            Opcode::LLVMLoad => read_only_param(u, seen),
             Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => true,
             Opcode::LLVMCall => {
                 let Some(mt) = u.called_function().and_then(known::fork_microtask) else { return false };
@@ -232,8 +237,38 @@ fn slot_read_only(slot: Value) -> bool {
                     return false;
                 }
                 let params = f.params();
-                (mt + 1..u.num_args()).filter(|&k| u.operand(k) == slot).all(|k| params.get((2 + k - mt - 1) as usize).is_some_and(|p| loads_read_only(*p)))
+                (mt + 1..u.num_args()).filter(|&k| u.operand(k) == slot).all(|k| params.get((2 + k - mt - 1) as usize).is_some_and(|p| loads_read_only(*p, seen)))
                     && (0..=mt).all(|k| u.operand(k) != slot)
+            }
+            _ => false,
+        }
+    })
+}
+
+/// A region's parameter that points to a captured pointer variable: every
+/// use of `p` is a load whose value is only read through
+/// ([`read_only_param`]), or (-O0) a store of `p` into a stack slot of its
+/// own whose other uses are loads of such copies of `p`.
+fn loads_read_only(p: Value, seen: &mut HashSet<Value>) -> bool {
+    p.users().into_iter().all(|l| {
+        if !l.is_instruction() {
+            return false;
+        }
+        match l.opcode() {
+            Opcode::LLVMLoad => read_only_param(l, seen),
+            Opcode::LLVMStore if l.operand(0) == p && l.operand(1) != p => {
+                let local = l.operand(1);
+                local.is_instruction()
+                    && local.is_alloca()
+                    && local.users().into_iter().all(|w| {
+                        w.is_instruction()
+                            && match w.opcode() {
+                                Opcode::LLVMLoad => w.ty().is_pointer() && loads_read_only(w, seen),
+                                Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == p,
+                                Opcode::LLVMCall => known::call_intrinsic(w) == Some(Intr::Lifetime),
+                                _ => false,
+                            }
+                    })
             }
             _ => false,
         }
@@ -315,8 +350,10 @@ fn passed_read_only(call: Value, v: Value, seen: &mut HashSet<Value>) -> bool {
 }
 
 /// Every use of parameter `p` (through GEPs, casts, phis and selects) is a
-/// load, or a pass to another defined function's parameter that is read
-/// only too (recursion: a parameter being checked counts as read only).
+/// load, a pass to another defined function's parameter that is read
+/// only too (recursion: a parameter being checked counts as read only),
+/// or (-O0) a store of it into a stack slot only read through
+/// ([`slot_read_only`]).
 /// (A phi or select merges `p` with other pointers: when all that is done
 /// with the result is reading through it, nothing is written through `p`
 /// either. -O2 keeps a captured `int d[3]` reloaded around the calls in
@@ -340,6 +377,10 @@ fn read_only_param(p: Value, seen: &mut HashSet<Value>) -> bool {
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => work.push(u),
                 Opcode::LLVMSelect if u.operand(0) != v => work.push(u),
                 Opcode::LLVMCall if known::call_intrinsic(u).is_none() && passed_read_only(u, v, seen) => {}
+                // -O0: the parameter kept in a stack slot of its own, which
+                // is only loaded to read through (or passed to a region
+                // that does)
+                Opcode::LLVMStore if u.operand(0) == v && u.operand(1) != v && slot_read_only_in(u.operand(1), seen) => {}
                 _ => return false,
             }
         }
