@@ -143,8 +143,9 @@ pub unsafe extern "C" fn dao_main(
         crate::task_ft::setup(&cfg);
         let size = stack::stack_size(cfg.stack_size);
         startup::start(cfg);
-        // SAFETY: registering a plain extern "C" fn.
-        unsafe { libc::atexit(at_exit) };
+        // (libc's registration itself, not the program's `atexit`, which
+        // `--wrap=atexit` makes the recording one)
+        crate::process::runtime_atexit(at_exit);
         size
     });
     let Some(f) = user_main else { fatal("dao_main called without a main function") };

@@ -124,6 +124,15 @@ fn real_atexit(f: extern "C" fn()) -> i32 {
     unsafe { __cxa_atexit(f, std::ptr::null_mut(), std::ptr::addr_of!(__dso_handle)) }
 }
 
+/// Registers the runtime's own exit hook with libc, not in the table: a
+/// restart's process registers it itself (`dao_main`), and the table the
+/// restart restores holds only the program's handlers (recorded, the hook
+/// ran twice at the end of every restarted run: the run marked finished
+/// and its DAO_STATS summary lines written twice).
+pub fn runtime_atexit(f: extern "C" fn()) -> i32 {
+    real_atexit(f)
+}
+
 /// The handlers this process registered before a restart restored the
 /// table (constructors run before main: the OpenMP offload registration's
 /// `atexit(descriptor_unreg)`, say). The restored table holds them too,

@@ -63,8 +63,8 @@ pub fn setup(cfg: &Config) {
     SAVE_ALL.store(cfg.save_all, Relaxed);
     HEAP_ALL.store(cfg.heap_all, Relaxed);
     ON.store(true, Relaxed);
-    // SAFETY: registering a plain extern "C" fn.
-    unsafe { libc::atexit(at_exit) };
+    // (libc's registration, not the recording one: process.rs)
+    crate::process::runtime_atexit(at_exit);
 }
 
 pub fn enabled() -> bool {

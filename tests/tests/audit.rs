@@ -66,6 +66,31 @@ fn omp_icvs_o2() {
     check("omp_icvs", Opt::O2, true, vec!["30".into()], 2, &[1, 5, 12], &[2, 9], "icv");
 }
 
+/// The runtime's exit hook runs once at the end of a restarted run: it
+/// registers itself with libc, outside the table of the program's
+/// handlers a restart registers again (it was in that table: a restarted
+/// run waited for its writers, marked itself finished and wrote its
+/// DAO_STATS summaries twice).
+#[test]
+fn exit_hook_once_after_restart() {
+    let src = tools().repo.join("test-programs/audit/c/omp_icvs.c");
+    let dir = fresh_dir("audit-exit-hook");
+    let inst = build_sources(Lang::C, std::slice::from_ref(&src), &["-fopenmp".to_string()], Opt::O2, Variant::Instrumented, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    let ck = dir.join("ck");
+    let run = |env: &[(&str, String)]| {
+        let mut c = Command::new(&inst);
+        c.arg("30").env("OMP_NUM_THREADS", "2").env("DAO_DIR", &ck).envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        dao_env(&mut c);
+        c.output().unwrap()
+    };
+    let first = run(&[("DAO_EVERY", "2".into()), ("DAO_CRASH_AFTER", "2".into())]);
+    assert!(!first.status.success(), "the first run must be killed after its second checkpoint");
+    let again = run(&[("DAO_VERBOSE", "1".into()), ("DAO_EVERY", "2".into())]);
+    let e = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success() && e.contains("resuming from"), "the second run must resume and end: {e}");
+    assert_eq!(e.matches("finished; its checkpoints will not be resumed").count(), 1, "the run is marked finished once: {e}");
+}
+
 /// `refuse.c <what> 60`, DAO_EVERY=3: the first 30 steps hold the thing
 /// (10 candidates refused), the last 30 take 10 checkpoints.
 fn refused(what: &str, says: &str) {
