@@ -63,6 +63,10 @@ PROGRAMS = [
     # heap objects (issue #33): scratch blocks left out, the others saved
     ("heap_scratch", "omp", "test-programs/omp/c/heap_scratch.c", ["60", "8192"], (1, 6)),
     ("heap_flat", "omp", "test-programs/omp/c/heap_flat.c", ["60", "96", "80"], (1, 6)),
+    # loop extents through parameters and captures (issue #33; at -O0 a
+    # parameter kept in a stack slot): dead arrays under run-time conditions
+    ("blocked_rows", "omp", "test-programs/omp/c/blocked_rows.c", ["40"], (1, 8)),
+    ("padded_extents", "omp", "test-programs/omp/c/padded_extents.c", ["40"], (1, 8)),
     ("reduction_sum", "omp", "test-programs/omp/c/reduction_sum.c", ["40"], (100, 1900)),
     ("markers_in_and_between", "omp", "test-programs/omp/c/markers_in_and_between.c", ["150"], (100, 900)),
     ("single_copyprivate", "omp", "test-programs/omp/c/single_copyprivate.c", ["100"], (100, 1100)),
