@@ -25,7 +25,7 @@
 //! then; planning once keeps the pass's compile time.
 use crate::ir::{Module, Opcode, Value};
 use crate::known::{self, Intr, Role};
-use crate::provenance::read_only_capture;
+use crate::provenance::{params_passed_all, read_only_capture};
 use dao_analysis::fxhash::HashSet;
 
 /// The allocas of `main` / `_QQmain` to promote.
@@ -62,24 +62,10 @@ fn uses_ok(a: Value, captured: &mut bool) -> bool {
             Opcode::LLVMStore => u.operand(1) == a && u.operand(0) != a,
             Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => true,
             Opcode::LLVMCall if u.called_value() != a => {
-                let (f, first, param0) = match known::call_role(u) {
-                    Some(Role::Fork { microtask }) => {
-                        *captured = true;
-                        (u.operand(microtask), microtask + 1, 2u32)
-                    }
-                    Some(_) => return false,
-                    None => match u.called_function() {
-                        Some(f) => (f, 0, 0),
-                        None => return false,
-                    },
-                };
-                if !f.is_function() || f.is_declaration() {
-                    return false;
+                if matches!(known::call_role(u), Some(Role::Fork { .. })) {
+                    *captured = true;
                 }
-                let params = f.params();
-                u.args().iter().enumerate().all(|(k, x)| {
-                    *x != a || ((k as u32) >= first && params.get(param0 as usize + k - first as usize).is_some_and(|p| read_only_capture(*p, &mut HashSet::default())))
-                })
+                params_passed_all(u, a, |p| read_only_capture(p, &mut HashSet::default()))
             }
             _ => false,
         }

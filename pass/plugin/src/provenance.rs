@@ -256,23 +256,46 @@ fn loads_read_only(p: Value, seen: &mut HashSet<Value>) -> bool {
         }
         match l.opcode() {
             Opcode::LLVMLoad => read_only_param(l, seen),
-            Opcode::LLVMStore if l.operand(0) == p && l.operand(1) != p => {
-                let local = l.operand(1);
-                local.is_instruction()
-                    && local.is_alloca()
-                    && local.users().into_iter().all(|w| {
-                        w.is_instruction()
-                            && match w.opcode() {
-                                Opcode::LLVMLoad => w.ty().is_pointer() && loads_read_only(w, seen),
-                                Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == p,
-                                Opcode::LLVMCall => known::call_intrinsic(w) == Some(Intr::Lifetime),
-                                _ => false,
-                            }
-                    })
-            }
+            Opcode::LLVMStore if l.operand(0) == p && l.operand(1) != p => own_slot_loads(p, l.operand(1), |w| loads_read_only(w, seen)),
             _ => false,
         }
     })
+}
+
+/// -O0: `local`, where `p` is stored, is a stack slot of its own: every
+/// use is a store of `p` into it, a lifetime marker or a pointer load
+/// whose value `ok` accepts.
+fn own_slot_loads(p: Value, local: Value, mut ok: impl FnMut(Value) -> bool) -> bool {
+    local.is_instruction()
+        && local.is_alloca()
+        && local.users().into_iter().all(|w| {
+            w.is_instruction()
+                && match w.opcode() {
+                    Opcode::LLVMLoad => w.ty().is_pointer() && ok(w),
+                    Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == p,
+                    Opcode::LLVMCall => known::call_intrinsic(w) == Some(Intr::Lifetime),
+                    _ => false,
+                }
+        })
+}
+
+/// A direct call of a defined function, or a fork of a defined region,
+/// passes `p` only to parameters (of the function; of the region: a
+/// capture) that `ok` accepts; false for any other call.
+pub fn params_passed_all(call: Value, p: Value, mut ok: impl FnMut(Value) -> bool) -> bool {
+    let (f, first, param0) = match known::call_role(call) {
+        Some(Role::Fork { microtask }) => (call.operand(microtask), microtask + 1, 2u32),
+        Some(_) => return false,
+        None => match call.called_function() {
+            Some(f) => (f, 0, 0),
+            None => return false,
+        },
+    };
+    if !f.is_function() || f.is_declaration() {
+        return false;
+    }
+    let params = f.params();
+    call.args().iter().enumerate().all(|(k, x)| *x != p || ((k as u32) >= first && params.get(param0 as usize + k - first as usize).is_some_and(|q| ok(*q))))
 }
 
 /// Fork `call` passes `v` only as captures its region only reads through
@@ -303,35 +326,8 @@ pub fn read_only_capture(p: Value, seen: &mut HashSet<Value>) -> bool {
         match u.opcode() {
             Opcode::LLVMLoad => true,
             Opcode::LLVMGetElementPtr if u.operand(0) == p => read_only_capture(u, seen),
-            Opcode::LLVMStore if u.operand(0) == p && u.operand(1) != p => {
-                let local = u.operand(1);
-                local.is_instruction()
-                    && local.is_alloca()
-                    && local.users().into_iter().all(|w| {
-                        w.is_instruction()
-                            && match w.opcode() {
-                                Opcode::LLVMLoad => w.ty().is_pointer() && read_only_capture(w, seen),
-                                Opcode::LLVMStore => w.operand(1) == local && w.operand(0) == p,
-                                Opcode::LLVMCall => known::call_intrinsic(w) == Some(Intr::Lifetime),
-                                _ => false,
-                            }
-                    })
-            }
-            Opcode::LLVMCall if known::call_intrinsic(u).is_none() && u.called_value() != p => {
-                let (f, first, param0) = match known::call_role(u) {
-                    Some(Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
-                    Some(_) => return false,
-                    None => match u.called_function() {
-                        Some(f) => (f, 0, 0),
-                        None => return false,
-                    },
-                };
-                if !f.is_function() || f.is_declaration() {
-                    return false;
-                }
-                let params = f.params();
-                u.args().iter().enumerate().all(|(k, x)| *x != p || ((k as u32) >= first && params.get(param0 as usize + k - first as usize).is_some_and(|q| read_only_capture(*q, seen))))
-            }
+            Opcode::LLVMStore if u.operand(0) == p && u.operand(1) != p => own_slot_loads(p, u.operand(1), |w| read_only_capture(w, seen)),
+            Opcode::LLVMCall if known::call_intrinsic(u).is_none() && u.called_value() != p => params_passed_all(u, p, |q| read_only_capture(q, seen)),
             _ => false,
         }
     })
