@@ -15,13 +15,14 @@
 //! with timeouts and append-mode stdout, [`scenario`] is the crash/restart
 //! procedure driven by a [`scenario::Case`] table (or, for programs built
 //! otherwise such as the NPB ports, a [`scenario::Plan`]), [`rng`] the
-//! seeded RNG.
+//! seeded RNG, [`sizes`] the bytes a program's checkpoints save.
 
 pub mod build;
 pub mod paths;
 pub mod process;
 pub mod rng;
 pub mod scenario;
+pub mod sizes;
 
 pub use build::{Lang, Opt, Variant};
 pub use scenario::{check, check_plan, Case, Plan};
