@@ -67,6 +67,32 @@ impl DaoFuncDesc {
 }
 
 impl DaoModuleDesc {
+    /// A module with no tables, of this ABI version: the start of the
+    /// runtime's own module and of the tests' (`..DaoModuleDesc::EMPTY`).
+    pub const EMPTY: DaoModuleDesc = DaoModuleDesc {
+        abi_version: DAO_ABI_VERSION,
+        flags: 0,
+        module_hash: 0,
+        source_name: std::ptr::null(),
+        n_globals: 0,
+        globals: std::ptr::null(),
+        n_escaped: 0,
+        escaped_globals: std::ptr::null(),
+        n_funcs: 0,
+        funcs: std::ptr::null(),
+        n_tls: 0,
+        tls: std::ptr::null(),
+        tls_addrs: None,
+        n_tp: 0,
+        tp: std::ptr::null(),
+        n_conds: 0,
+        conds: std::ptr::null(),
+        n_boxes: 0,
+        boxes: std::ptr::null(),
+        n_heaps: 0,
+        heaps: std::ptr::null_mut(),
+    };
+
     pub fn globals(&self) -> &'static [DaoVarDesc] {
         table(self.globals, self.n_globals)
     }
@@ -468,29 +494,7 @@ mod tests {
     }
 
     fn module(globals: &'static [DaoVarDesc], conds: &'static [DaoCondDesc]) -> DaoModuleDesc {
-        DaoModuleDesc {
-            abi_version: crate::abi::DAO_ABI_VERSION,
-            flags: 0,
-            module_hash: 0,
-            source_name: null(),
-            n_globals: globals.len() as u32,
-            globals: globals.as_ptr(),
-            n_escaped: 0,
-            escaped_globals: null(),
-            n_funcs: 0,
-            funcs: null(),
-            n_tls: 0,
-            tls: null(),
-            tls_addrs: None,
-            n_tp: 0,
-            tp: null(),
-            n_conds: conds.len() as u32,
-            conds: conds.as_ptr(),
-            n_boxes: 0,
-            boxes: null(),
-            n_heaps: 0,
-            heaps: null_mut(),
-        }
+        DaoModuleDesc { n_globals: globals.len() as u32, globals: globals.as_ptr(), n_conds: conds.len() as u32, conds: conds.as_ptr(), ..DaoModuleDesc::EMPTY }
     }
 
     fn cond(object: u32, global: u32, offset: i64, bytes: u32, is_signed: u32, min: i64, max: i64) -> DaoCondDesc {

@@ -179,7 +179,7 @@ pub fn records(known: &[Known], saved: &[bool], sites: &[(&'static DaoModuleDesc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::abi::{DaoCondDesc, DaoHeapDesc, DaoVarDesc, DAO_ABI_VERSION, DAO_SITE_MARKER};
+    use crate::abi::{DaoCondDesc, DaoHeapDesc, DaoVarDesc, DAO_SITE_MARKER};
     use std::ptr::null;
 
     fn leak<T>(v: Vec<T>) -> &'static [T] {
@@ -192,27 +192,15 @@ mod tests {
         let g: &'static mut [u64; 1] = Box::leak(Box::new([0]));
         let globals = leak(vec![DaoVarDesc { name: c"n".as_ptr(), loc: null(), size: 8, offset: 0, addr: g.as_mut_ptr() as *mut u8 }]);
         Box::leak(Box::new(DaoModuleDesc {
-            abi_version: DAO_ABI_VERSION,
-            flags: 0,
             module_hash: hash,
             source_name: c"m.c".as_ptr(),
             n_globals: 1,
             globals: globals.as_ptr(),
-            n_escaped: 0,
-            escaped_globals: null(),
-            n_funcs: 0,
-            funcs: null(),
-            n_tls: 0,
-            tls: null(),
-            tls_addrs: None,
-            n_tp: 0,
-            tp: null(),
             n_conds: conds.len() as u32,
             conds: conds.as_ptr(),
-            n_boxes: 0,
-            boxes: null(),
             n_heaps: heaps.len() as u32,
             heaps: heaps.as_mut_ptr(),
+            ..DaoModuleDesc::EMPTY
         }))
     }
 

@@ -23,7 +23,7 @@ use std::ffi::c_char;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::abi::{DaoModuleDesc, DaoVarDesc, DAO_ABI_VERSION};
+use crate::abi::{DaoModuleDesc, DaoVarDesc};
 
 /// Handlers recorded; a restart re-registers at most this many (POSIX
 /// promises 32).
@@ -77,7 +77,6 @@ static ESCAPED: [u32; 1] = [0];
 pub const MODULE_HASH: u64 = 0xda0_da0_da0_0001;
 
 static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
-    abi_version: DAO_ABI_VERSION,
     // no code of the program's here: nothing a non-blocking round must
     // guard (a module without the flag makes the runtime fall back to the
     // blocking protocol)
@@ -88,19 +87,7 @@ static MODULE: Desc<DaoModuleDesc> = Desc(DaoModuleDesc {
     globals: GLOBALS.0.as_ptr(),
     n_escaped: 1,
     escaped_globals: ESCAPED.as_ptr(),
-    n_funcs: 0,
-    funcs: std::ptr::null(),
-    n_tls: 0,
-    tls: std::ptr::null(),
-    tls_addrs: None,
-    n_tp: 0,
-    tp: std::ptr::null(),
-    n_conds: 0,
-    conds: std::ptr::null(),
-    n_boxes: 0,
-    boxes: std::ptr::null(),
-    n_heaps: 0,
-    heaps: std::ptr::null_mut(),
+    ..DaoModuleDesc::EMPTY
 });
 
 /// Registers the runtime's module (at start, before a restart reads the

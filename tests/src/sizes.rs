@@ -26,11 +26,16 @@ pub const EVERY: &str = "7";
 /// [`THREADS`], [`EVERY`], its checkpoint directory and DAO_STATS file,
 /// plus `extra`.
 pub fn env(dir: &Path, name: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    env_every(dir, name, EVERY, extra)
+}
+
+/// [`env`] with DAO_EVERY `every`.
+pub fn env_every(dir: &Path, name: &str, every: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
     let mut e: Vec<(&'static str, String)> = vec![
         ("OMP_NUM_THREADS", THREADS.into()),
         ("DAO_OMP_TIMEOUT", "20".into()),
         ("DAO_DIR", dir.join(format!("{name}.ckpt")).display().to_string()),
-        ("DAO_EVERY", EVERY.into()),
+        ("DAO_EVERY", every.into()),
         ("DAO_STATS", dir.join(format!("{name}.stats")).display().to_string()),
     ];
     e.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));

@@ -104,15 +104,7 @@ fn binary(p: &Program, opt: Opt, twin: Option<&str>, variant: Variant) -> PathBu
 }
 
 fn env(dir: &Path, name: &str, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
-    let mut e: Vec<(&'static str, String)> = vec![
-        ("OMP_NUM_THREADS", THREADS.into()),
-        ("DAO_OMP_TIMEOUT", "20".into()),
-        ("DAO_DIR", dir.join(format!("{name}.ckpt")).display().to_string()),
-        ("DAO_EVERY", EVERY.into()),
-        ("DAO_STATS", dir.join(format!("{name}.stats")).display().to_string()),
-    ];
-    e.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
-    e
+    dao_tests::sizes::env_every(dir, name, EVERY, extra)
 }
 
 fn go(p: &Program, exe: &Path, dir: &Path, name: &str, out: &str, env: Vec<(&'static str, String)>) -> dao_tests::process::Finished {
