@@ -580,6 +580,22 @@ splitVar(const SCEV *VarS, const Loop *L, uint64_t count, uint64_t &budget) {
   return std::nullopt;
 }
 
+// Replaces the conditional branch `Br` by a branch to its successor `keep`
+// (0 or 1); the other successor loses the edge. Nothing the clone's value
+// map names is erased but through `forget` (a later instruction may reuse
+// the address). False, and nothing changed, when both successors are the
+// same block.
+static bool cutToSuccessor(BranchInst *Br, unsigned keep, const std::function<void(Value *)> &forget) {
+  BasicBlock *Keep = Br->getSuccessor(keep), *Drop = Br->getSuccessor(1 - keep);
+  if (Drop == Keep)
+    return false;
+  Drop->removePredecessor(Br->getParent(), /*KeepOneInputPHIs=*/true);
+  BranchInst::Create(Keep, Br->getIterator());
+  forget(Br);
+  Br->eraseFromParent();
+  return true;
+}
+
 // LoopVectorize's overlap check between two pointers into distinct
 // objects (issue #33: heap objects' stand-ins, globals): `icmp ult (sub
 // (ptrtoint P), (ptrtoint Q)), K` (or `ule`), P and Q invariant addresses
@@ -644,15 +660,8 @@ static unsigned foldDistinctOverlapChecks(Function &C, const std::function<void(
   // a branch left on a constant: the edge it never takes goes
   for (auto &BB : C)
     if (auto *Br = dyn_cast<BranchInst>(BB.getTerminator()); Br && Br->isConditional() && n)
-      if (auto *K = dyn_cast<ConstantInt>(Br->getCondition())) {
-        BasicBlock *Taken = Br->getSuccessor(K->isZero() ? 1 : 0), *Other = Br->getSuccessor(K->isZero() ? 0 : 1);
-        if (Taken == Other)
-          continue;
-        Other->removePredecessor(&BB, /*KeepOneInputPHIs=*/true);
-        BranchInst::Create(Taken, Br->getIterator());
-        forget(Br);
-        Br->eraseFromParent();
-      }
+      if (auto *K = dyn_cast<ConstantInt>(Br->getCondition()))
+        cutToSuccessor(Br, K->isZero() ? 1 : 0, forget);
   return n;
 }
 
@@ -764,16 +773,8 @@ unsigned foldVectorChecks(Function &C, const std::function<void(Value *)> &forge
       // the scalar copy: on the check's edge it starts at the loop's own
       // start and runs the whole range, where the vector loop leaves a
       // remainder (which a symbolic count does not cover)
-      unsigned keep = va ? 1 : 0;
-      BasicBlock *Drop = Br->getSuccessor(1 - keep), *Keep = Br->getSuccessor(keep);
-      if (Drop == Keep)
+      if (!cutToSuccessor(Br, va ? 1 : 0, forget))
         continue;
-      // (nothing the clone's value map names is erased but through
-      // `forget`: a later instruction may reuse the address)
-      Drop->removePredecessor(&BB, /*KeepOneInputPHIs=*/true);
-      BranchInst::Create(Keep, Br->getIterator());
-      forget(Br);
-      Br->eraseFromParent();
       ++n;
       changed = true;
       break; // the analyses above are stale
