@@ -6,7 +6,8 @@
 //! must be the clean run's), and optionally reads the last checkpoint with
 //! `dao inspect --json` (the bytes saved of each global, by name).
 //!
-//! Every run has 2 threads and `DAO_EVERY=7`.
+//! Every run of [`run_program`] has 2 threads and `DAO_EVERY=7`
+//! ([`env_every`] gives other tests another `DAO_EVERY`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
