@@ -100,6 +100,9 @@ fn start_own(cfg: Config) {
         (false, _) => None,
     };
     if !crate::process::restored() {
+        if !mpi {
+            fresh_start(&s, &dir);
+        }
         crate::files::set_journal(journal, true);
     }
     // Single files (ckpt.NNNNNN.dao) and store files (store.NNNNNN.dst)
@@ -216,6 +219,42 @@ fn resume_mpi(s: &mut Session, ch: crate::mpi::restart::Chosen) {
         map.map.len()
     );
     restore(s, c, &file, ch.blob.len() as u64, &[], Some(info), t0, Some(&map));
+}
+
+/// A fresh start (no checkpoint resumed) of a process that is not an MPI
+/// rank. When the last fresh run of this directory neither finished nor
+/// left a checkpoint (it was stopped before its first one, and this run
+/// starts it again from the beginning), what it wrote is cut back: stdout
+/// and stderr to their offsets at its start when they are still the same
+/// regular files (the `started` record), and the files it opened for
+/// writing to their sizes at its first open of them (the journal, before
+/// it is emptied). So output appended across such a stop and the new start
+/// is that of one uninterrupted run, as across a restart from a
+/// checkpoint. Then this run's own start is recorded. `DAO_RESTART=never`
+/// asks for a new run: nothing is cut.
+fn fresh_start(s: &Session, dir: &CheckpointDir) {
+    if s.cfg.restart_auto {
+        if let Some(prev) = dir.started().filter(|p| dir.finished_run() != Some(p.run_id)) {
+            let streams = stdio::cut_back_to_start(&prev);
+            let files = crate::files::cut_back_unfinished();
+            if !streams.is_empty() || files > 0 {
+                let mut what: Vec<String> = streams.iter().map(|(fd, n)| format!("{} cut back by {n} bytes", if *fd == 1 { "stdout" } else { "stderr" })).collect();
+                if files > 0 {
+                    what.push(format!("{files} file{} it wrote cut back", if files == 1 { "" } else { "s" }));
+                }
+                diag::info(format_args!(
+                    "no checkpoint in {} to resume: run {:016x} stopped before its first one; starting it again from the beginning ({})",
+                    dir.path().display(),
+                    prev.run_id,
+                    what.join(", ")
+                ));
+            }
+        }
+    }
+    let rec = dao_format::Started { run_id: s.run_id, streams: stdio::streams_now() };
+    if let Err(e) = dir.record_started(&rec) {
+        diag::warn(format_args!("{e}: a stop before the first checkpoint will leave this run's output in place"));
+    }
 }
 
 /// The checkpoint a restart resumes: a single file, or a state rebuilt by

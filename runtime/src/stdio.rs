@@ -4,7 +4,10 @@
 //! offsets of fd 1 and fd 2 are recorded when they are regular files. At
 //! restart each such file is cut back to its recorded offset (when it is at
 //! least that long), so output appended across a crash and a restart equals
-//! the output of an uninterrupted run.
+//! the output of an uninterrupted run. A fresh start records the same for
+//! the start of the run (`DAO_DIR/started`, [`streams_now`]): a run stopped
+//! before its first checkpoint is started again from its beginning, and
+//! [`cut_back_to_start`] cuts what it wrote.
 //!
 //! The flang runtime is reached through weak references (resolved to 0 when
 //! the program does not link it); Rust cannot declare weak symbols on stable,
@@ -115,4 +118,46 @@ pub fn rewind_to(fd: i32, off: i64) -> bool {
         }
         libc::ftruncate(fd, off) == 0 && libc::lseek(fd, off, libc::SEEK_SET) == off
     }
+}
+
+/// The regular files fd 1 and fd 2 write to now: identity and offset (for
+/// the `started` record of a fresh run).
+pub fn streams_now() -> Vec<dao_format::StreamStart> {
+    let mut out = Vec::new();
+    for fd in [1, 2] {
+        // SAFETY: fstat on a descriptor number into a zeroed stat.
+        let st = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFREG {
+                continue;
+            }
+            st
+        };
+        let off = offset(fd);
+        if off >= 0 {
+            out.push(dao_format::StreamStart { fd, dev: st.st_dev, ino: st.st_ino, offset: off });
+        }
+    }
+    out
+}
+
+/// Cuts each stream of `rec` that still writes to the same regular file
+/// (same device and inode) back to its recorded offset; returns the bytes
+/// cut per descriptor.
+pub fn cut_back_to_start(rec: &dao_format::Started) -> Vec<(i32, u64)> {
+    let mut out = Vec::new();
+    for x in &rec.streams {
+        // SAFETY: as in streams_now().
+        let size = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(x.fd, &mut st) != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFREG || st.st_dev != x.dev || st.st_ino != x.ino {
+                continue;
+            }
+            st.st_size
+        };
+        if size > x.offset && rewind_to(x.fd, x.offset) {
+            out.push((x.fd, (size - x.offset) as u64));
+        }
+    }
+    out
 }

@@ -12,6 +12,10 @@
 //! the end, so the output comparison covers them), and the FILE pointers
 //! and descriptors the program holds stay valid after a restart.
 //!
+//! Stopped before the first checkpoint (`early_output`): the next start
+//! has nothing to resume and starts again from the beginning; what the
+//! stopped run wrote to stdout, stderr and its files is cut back first.
+//!
 //! After a crash: small written files deleted or rewritten are written back
 //! by the restart; an input file edited, a long written file (over the
 //! 1 MiB a checkpoint saves whole) deleted, cut or changed before its end,
@@ -226,4 +230,105 @@ fn bad_written_file_now_a_directory() {
         std::fs::create_dir(&p).unwrap();
         vec![p.display().to_string(), "no longer".into()]
     });
+}
+
+/// One run of `early_output` with stdout and stderr appended to
+/// `out` and `err`, as a job script's `>> log` does.
+fn early_run(exe: &Path, data: &Path, ck: &Path, out: &Path, err: &Path, extra: &[(&str, &str)]) -> std::process::ExitStatus {
+    let open = |p: &Path| std::fs::OpenOptions::new().create(true).append(true).open(p).unwrap();
+    let mut c = Command::new(exe);
+    c.arg(data).arg("30").env("DAO_DIR", ck).env("DAO_EVERY", "4").stdout(open(out)).stderr(open(err));
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    dao_env(&mut c);
+    c.status().unwrap()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
+
+/// stderr without the runtime's own lines.
+fn program_err(p: &Path) -> String {
+    read(p).lines().filter(|l| !l.starts_with("dao: ")).map(|l| format!("{l}\n")).collect()
+}
+
+/// The reference: the clean build, uninterrupted; returns (stdout, stderr, log).
+fn early_reference(dir: &Path, clean: &Path) -> (String, String, String) {
+    let d = dir.join("ref");
+    std::fs::create_dir_all(&d).unwrap();
+    let st = early_run(clean, &d, &d.join("unused"), &d.join("out"), &d.join("err"), &[]);
+    assert!(st.success());
+    (read(&d.join("out")), read(&d.join("err")), read(&d.join("log.txt")))
+}
+
+/// A run stopped before its first checkpoint, started again, killed after
+/// its second checkpoint and resumed: stdout, stderr and the log end as in
+/// one uninterrupted run, and the second start says what it cut back.
+fn stopped_before_first_checkpoint(lang: Lang, opt: Opt) {
+    let dir = fresh_dir(&format!("files-early-stop-{}{}", if lang == Lang::C { "c" } else { "f" }, opt.name()));
+    let (clean, inst) = builds(lang, "early_output", opt, false, &dir);
+    let (r_out, r_err, r_log) = early_reference(&dir, &clean);
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let (ck, out, err) = (dir.join("ckpt"), dir.join("out"), dir.join("err"));
+    let st = early_run(&inst, &data, &ck, &out, &err, &[("EARLY_STOP", "1")]);
+    assert!(!st.success(), "the first run must stop itself");
+    assert!(read(&out).starts_with("header") && read(&data.join("log.txt")).contains("setup line 199"));
+    let st = early_run(&inst, &data, &ck, &out, &err, &[("DAO_CRASH_AFTER", "2")]);
+    assert!(!st.success(), "the second run must be killed after its 2nd checkpoint");
+    let e = read(&err);
+    assert!(e.contains("stopped before its first one") && e.contains("stdout cut back by") && e.contains("1 file it wrote cut back"), "{e}");
+    let st = early_run(&inst, &data, &ck, &out, &err, &[]);
+    assert!(st.success() && read(&err).contains("dao: resuming"), "{}", read(&err));
+    assert_eq!(read(&out), r_out);
+    assert_eq!(program_err(&err), r_err);
+    assert_eq!(read(&data.join("log.txt")), r_log);
+}
+
+#[test]
+fn stopped_before_first_checkpoint_starts_again_without_duplicates() {
+    stopped_before_first_checkpoint(Lang::C, Opt::O2);
+}
+
+#[test]
+fn f_stopped_before_first_checkpoint_starts_again_without_duplicates() {
+    stopped_before_first_checkpoint(Lang::Fortran, Opt::O0);
+}
+
+/// What must not be cut: the output of a run that finished (a second run
+/// appends after it), a stopped run's output when the next start asks for
+/// a new run (DAO_RESTART=never), and a file the streams no longer write
+/// to (the next start's stdout is another file).
+#[test]
+fn finished_runs_new_runs_and_other_files_are_not_cut() {
+    let dir = fresh_dir("files-early-keep");
+    let (clean, inst) = builds(Lang::C, "early_output", Opt::O2, false, &dir);
+    let (r_out, _, r_log) = early_reference(&dir, &clean);
+    let case = |tag: &str| {
+        let d = dir.join(tag);
+        std::fs::create_dir_all(&d).unwrap();
+        (d.join("ckpt"), d.join("out"), d.join("err"), d)
+    };
+    // finished, then run again: two whole outputs, the log twice
+    let (ck, out, err, d) = case("finished");
+    assert!(early_run(&inst, &d, &ck, &out, &err, &[]).success());
+    assert!(early_run(&inst, &d, &ck, &out, &err, &[]).success());
+    assert_eq!(read(&out), format!("{r_out}{r_out}"));
+    assert_eq!(read(&d.join("log.txt")), format!("{r_log}{r_log}"));
+    // stopped, then DAO_RESTART=never: the stopped run's output stays
+    let (ck, out, err, d) = case("never");
+    assert!(!early_run(&inst, &d, &ck, &out, &err, &[("EARLY_STOP", "1")]).success());
+    let partial = read(&out);
+    assert!(early_run(&inst, &d, &ck, &out, &err, &[("DAO_RESTART", "never")]).success());
+    assert_eq!(read(&out), format!("{partial}{r_out}"));
+    // stopped, then started with stdout to another file: the first is kept
+    let (ck, out, err, d) = case("other");
+    assert!(!early_run(&inst, &d, &ck, &out, &err, &[("EARLY_STOP", "1")]).success());
+    let partial = read(&out);
+    let out2 = d.join("out2");
+    assert!(early_run(&inst, &d, &ck, &out2, &err, &[]).success());
+    assert_eq!(read(&out), partial);
+    assert_eq!(read(&out2), r_out);
 }

@@ -8,7 +8,10 @@
 //! old set of checkpoints or the new one, never a half-written `ckpt.*.dao`
 //! (a torn file can still appear after a disk fault; [`CheckpointDir::latest_valid`]
 //! validates and falls back). The `finished` file records the run id of the
-//! last run that ended normally; its checkpoints are not resumed.
+//! last run that ended normally; its checkpoints are not resumed. The
+//! `started` file ([`Started`]) records where a fresh run's standard output
+//! and error began, so that a run stopped before its first checkpoint can
+//! be started again without its output written twice.
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +21,66 @@ use crate::error::{DirError, FormatError};
 /// Checkpoints of the current run kept by [`CheckpointDir::prune`] by default.
 pub const DEFAULT_KEEP: usize = 2;
 const FINISHED: &str = "finished";
+const STARTED: &str = "started";
+
+/// Where a run that started fresh (resumed no checkpoint) found its
+/// standard streams: `DAO_DIR/started`. A later fresh start of the same
+/// job, when that run neither finished nor left a checkpoint (it was
+/// stopped before its first one), cuts each stream that is still the same
+/// regular file back to the recorded offset, as a restart cuts it back to
+/// its checkpoint's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Started {
+    pub run_id: u64,
+    pub streams: Vec<StreamStart>,
+}
+
+/// One standard stream at a fresh start: its descriptor, the identity of
+/// the regular file it wrote to, and its offset then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamStart {
+    pub fd: i32,
+    pub dev: u64,
+    pub ino: u64,
+    pub offset: i64,
+}
+
+impl Started {
+    /// The file's text: `run <hex id>`, then `fd <n> <dev> <ino> <offset>`
+    /// per stream.
+    pub fn encode(&self) -> String {
+        let mut s = format!("run {:016x}\n", self.run_id);
+        for x in &self.streams {
+            s.push_str(&format!("fd {} {} {} {}\n", x.fd, x.dev, x.ino, x.offset));
+        }
+        s
+    }
+
+    /// Parses [`Started::encode`]'s text; `None` when the run line is
+    /// missing or a stream line is malformed (a torn file is ignored, not
+    /// half applied).
+    pub fn parse(text: &str) -> Option<Started> {
+        let mut out = Started::default();
+        let mut run = None;
+        for l in text.lines() {
+            if let Some(id) = l.strip_prefix("run ") {
+                run = Some(u64::from_str_radix(id.trim(), 16).ok()?);
+            } else if let Some(rest) = l.strip_prefix("fd ") {
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                let [fd, dev, ino, off] = f[..] else { return None };
+                let offset: i64 = off.parse().ok()?;
+                if offset < 0 {
+                    return None;
+                }
+                out.streams.push(StreamStart { fd: fd.parse().ok()?, dev: dev.parse().ok()?, ino: ino.parse().ok()?, offset });
+            } else if !l.trim().is_empty() {
+                return None;
+            }
+        }
+        out.run_id = run?;
+        Some(out)
+    }
+}
 
 /// A checkpoint directory.
 #[derive(Clone, Debug)]
@@ -254,6 +317,24 @@ impl CheckpointDir {
         r.map_err(|source| {
             let _ = fs::remove_file(&tmp);
             DirError::Write { dir: self.path.clone(), file: FINISHED.into(), source }
+        })
+    }
+
+    /// The `started` record of the last fresh run, if any (and readable).
+    pub fn started(&self) -> Option<Started> {
+        Started::parse(&fs::read_to_string(self.path.join(STARTED)).ok()?)
+    }
+
+    /// Replaces the `started` record (written under a temp name and renamed:
+    /// a process killed meanwhile leaves the old record or the new one). Not
+    /// fsynced: a record lost to a power failure only means the output of a
+    /// run stopped before its first checkpoint is not cut back.
+    pub fn record_started(&self, s: &Started) -> Result<(), DirError> {
+        let tmp = self.path.join(format!(".{STARTED}.tmp"));
+        let r = fs::write(&tmp, s.encode()).and_then(|()| fs::rename(&tmp, self.path.join(STARTED)));
+        r.map_err(|source| {
+            let _ = fs::remove_file(&tmp);
+            DirError::Write { dir: self.path.clone(), file: STARTED.into(), source }
         })
     }
 

@@ -20,7 +20,7 @@ pub mod sidecar;
 pub mod wire;
 pub mod write;
 
-pub use dir::{Blob, CheckpointDir, Latest, Prepared, Skipped, DEFAULT_KEEP};
+pub use dir::{Blob, CheckpointDir, Latest, Prepared, Skipped, Started, StreamStart, DEFAULT_KEEP};
 pub use error::{DirError, FormatError};
 pub use model::{
     Checkpoint, DeadGlobal, DeviceRegion, Frame, Global, Header, Heap, HeapBlock, HeapObject, OmpState, RuntimeState, Slot, StackObject, TlsValue, TpCopy,

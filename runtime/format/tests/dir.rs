@@ -123,6 +123,33 @@ fn a_finished_run_without_checkpoints_keeps_older_ones_stale() {
     assert!(l.found.as_ref().is_some_and(|(p, _)| p.ends_with("ckpt.000003.dao")));
 }
 
+/// The `started` record: round trip, replaced atomically, and a torn or
+/// foreign file is ignored rather than half applied.
+#[test]
+fn started_record_round_trip_and_torn_files() {
+    let t = tmpdir("started");
+    let d = CheckpointDir::open(&t).unwrap();
+    assert_eq!(d.started(), None);
+    let s = Started {
+        run_id: 0xdead_beef_0123_4567,
+        streams: vec![StreamStart { fd: 1, dev: 2049, ino: 77, offset: 1234 }, StreamStart { fd: 2, dev: 2049, ino: 78, offset: 0 }],
+    };
+    d.record_started(&s).unwrap();
+    assert_eq!(d.started(), Some(s.clone()));
+    let none = Started { run_id: 9, streams: vec![] };
+    d.record_started(&none).unwrap();
+    assert_eq!(d.started(), Some(none));
+    assert!(!t.join(".started.tmp").exists());
+    for torn in ["", "fd 1 2 3 4\n", "run 9\nfd 1 2 3\n", "run 9\nfd 1 2 3 -5\n", "run xyz\n", "run 9\nsomething else\n"] {
+        std::fs::write(t.join("started"), torn).unwrap();
+        assert_eq!(d.started(), None, "{torn:?}");
+    }
+    // finished markers and checkpoints do not see it
+    commit(&d, 9, 1);
+    assert!(d.latest_valid().unwrap().found.is_some());
+    std::fs::remove_dir_all(&t).unwrap();
+}
+
 /// The two phases of a commit apart (MPI ranks agree between them): a
 /// prepared checkpoint is synced under its temp name and invisible until
 /// published; discarded or dropped, its temp file is gone.

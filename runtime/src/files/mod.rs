@@ -66,6 +66,6 @@ pub use alloc::{calloc, free, in_dao_heap, malloc, realloc};
 pub use journal::set_journal;
 pub(crate) use real::real;
 pub use refuse::{cannot_restore, note_child, note_mapping, note_unmapping};
-pub use restore::{check, check_written, reopen, restore};
+pub use restore::{check, check_written, cut_back_unfinished, reopen, restore};
 pub use snapshot::{decode, encode, snapshot, Written, SAVE_MAX};
 pub use table::{close, dup, dup2, fclose, fdopen, fopen, freopen, note_fd, note_unreopenable, open, pclose, popen, Entry, Saved};

@@ -121,6 +121,35 @@ pub fn reopen(s: &Saved, shared: Option<c_int>) -> Result<(), String> {
     Ok(())
 }
 
+/// A file of the journal put back to its size at the run's first open of
+/// it (removed when it did not exist then); whether it changed.
+fn cut_back(p: &str, size: i64) -> Result<bool, String> {
+    if size < 0 {
+        return Ok(std::fs::remove_file(p).is_ok());
+    }
+    if !std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() as i64 > size) {
+        return Ok(false);
+    }
+    std::fs::OpenOptions::new().write(true).open(p).and_then(|f| f.set_len(size as u64)).map(|()| true).map_err(|e| format!("cannot cut '{p}' back to {size} bytes: {e}"))
+}
+
+/// A fresh start after a run of this directory that was stopped before its
+/// first checkpoint (startup.rs): every file that run wrote (the journal,
+/// not yet emptied) cut back to its size at that run's first open of it,
+/// as a restart cuts back the files first written after its checkpoint.
+/// Returns the files changed; one that cannot be cut is a warning.
+pub fn cut_back_unfinished() -> usize {
+    let mut n = 0;
+    for (p, size) in read_journal() {
+        match cut_back(&p, size) {
+            Ok(true) => n += 1,
+            Ok(false) => {}
+            Err(e) => crate::diag::warn(format_args!("{e}: it keeps what the run stopped before its first checkpoint wrote")),
+        }
+    }
+    n
+}
+
 /// After the heap and globals of a checkpoint are back: every file checked,
 /// then the written ones put back (whole, or cut back to their length),
 /// files first written after the checkpoint cut back to their length before
@@ -147,11 +176,7 @@ pub fn restore(open: &[Saved], written: &[Written], checkpoint: &str) {
         fail(put_back(w));
     }
     for (p, size) in &later {
-        if *size < 0 {
-            let _ = std::fs::remove_file(p);
-        } else if std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() as i64 > *size) {
-            fail(std::fs::OpenOptions::new().write(true).open(p).and_then(|f| f.set_len(*size as u64)).map_err(|e| format!("cannot cut '{p}' back to {size} bytes: {e}")));
-        }
+        fail(cut_back(p, *size).map(|_| ()));
     }
     {
         let mut w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
