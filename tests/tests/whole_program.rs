@@ -60,11 +60,15 @@ cases! {
     c_strdup_source    => Case { name: "strdup_source",    lang: Lang::C, args: &["2000000"],  every: 150,    crash_after: A, crash_in: B }; // 2000
     c_struct_chain     => Case { name: "struct_chain",     lang: Lang::C, args: &["10000"],    every: 3000,   crash_after: A, crash_in: B }; // 35000
     // crash points in the first loop (1, 3) and in the second (9)
+    // VLAs at function scope and in a loop's body, an alloca buffer: moved to the heap
+    c_vla_stack        => Case { name: "vla_stack",        lang: Lang::C, args: &["20000", "100"], every: 350, crash_after: A, crash_in: B }; // 4100
     c_two_loops        => Case { name: "two_loops",        lang: Lang::C, args: &["30000"],    every: 5000,   crash_after: &[1, 3, 9], crash_in: &[4, 8] }; // 60000
     f_main_loop        => Case { name: "main_loop",        lang: Lang::Fortran, args: &["4000000"], every: 350,   crash_after: A, crash_in: B }; // 4256
     f_deep_args        => Case { name: "deep_args",        lang: Lang::Fortran, args: &["1000"],    every: 4000,  crash_after: A, crash_in: B }; // 51000
     f_allocatable      => Case { name: "allocatable",      lang: Lang::Fortran, args: &["400"],     every: 130,   crash_after: A, crash_in: B }; // 1599
     f_module_vars      => Case { name: "module_vars",      lang: Lang::Fortran, args: &["600000"],  every: 3000,  crash_after: A, crash_in: B }; // 37500
+    // automatic arrays and concatenation temporaries: moved to the heap
+    f_automatic_arrays => Case { name: "automatic_arrays", lang: Lang::Fortran, args: &["1000000", "60"], every: 5, crash_after: A, crash_in: B }; // 66
     f_recursive        => Case { name: "recursive",        lang: Lang::Fortran, args: &["100"],     every: 17000, crash_after: A, crash_in: B }; // ~210000
 }
 

@@ -154,19 +154,7 @@ impl<'a> FuncFacts<'a> {
         // its block runs at most once per call (not on a cycle): flang's
         // OpenMP outlining puts the allocas of a region in a block after the
         // entry. The instrumentation moves them to the entry block.
-        let on_cycle = |b: crate::ir::Block| {
-            let mut seen = dao_analysis::fxhash::HashSet::default();
-            let mut work = b.successors();
-            while let Some(x) = work.pop() {
-                if x == b {
-                    return true;
-                }
-                if seen.insert(x) {
-                    work.extend(x.successors());
-                }
-            }
-            false
-        };
+        let on_cycle = crate::to_heap::on_cycle;
         for b in f.blocks() {
             let mut cyc: Option<bool> = None;
             for i in b.instructions() {

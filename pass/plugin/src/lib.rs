@@ -21,7 +21,7 @@
 //!
 //! 1. LLVM: ffi, ir
 //! 2. foundation: config, timing, known, diag, declare
-//! 3. facts: provenance, promote, heap, cond, facts, read_boxes, func_facts, varmap
+//! 3. facts: provenance, promote, to_heap, heap, cond, facts, read_boxes, func_facts, varmap
 //! 4. translation: write_boxes, loop_kills, translate, omp
 //! 5. fault-tolerant tasks: replica
 //! 6. the plan: plan, anchors, constructs, scan, summaries, exported, threadprivate, offload, device, sites, planning
@@ -60,6 +60,7 @@ mod sites;
 mod summaries;
 mod threadprivate;
 mod timing;
+mod to_heap;
 mod translate;
 mod varmap;
 
@@ -165,6 +166,23 @@ fn run(m: ir::Module) -> bool {
         }
     }
     let mut plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
+    if !plan.has_errors() && !plan.to_heap.is_empty() {
+        // variable-size allocas on a marker path go to the heap, then the
+        // module is planned again without them (to_heap.rs); a module
+        // with none is planned once
+        let moved = timing::phase("stack to heap", || to_heap::rewrite(m, &plan.to_heap));
+        plan = timing::phase("planning", || known::memoized(|| planning::plan_module(m)));
+        if config::remarks() {
+            for (func, loc) in moved {
+                plan.diags.push(diag::Diag {
+                    severity: diag::Severity::Remark,
+                    loc,
+                    msg: format!("variable-size stack allocation in function '{}' moved to the heap (freed where the stack would release it): a restart needs a fixed frame layout", ir::demangle(&func)),
+                    func,
+                });
+            }
+        }
+    }
     let report = |plan: &plan::ModulePlan| {
         for d in &plan.diags {
             let sev = match d.severity {

@@ -123,6 +123,9 @@ pub struct ModulePlan {
     /// linkage, or address taken) may read before writing them whole
     /// ([`exported_state`]). The module descriptor's `escaped_globals`.
     pub exported: Vec<usize>,
+    /// Variable-size allocas on a marker path to move to the heap before
+    /// planning again (`to_heap.rs`); the plan made with them is dropped.
+    pub to_heap: Vec<Value>,
 }
 
 /// A threadprivate variable reached through `__kmpc_threadprivate_cached`.

@@ -64,7 +64,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let participates = paths::participates(&scan.calls, main.is_some());
     let has_tp = facts.funcs.iter().any(|f| f.blocks().into_iter().flat_map(|b| b.instructions()).any(|i| matches!(known::call_role(i), Some(Role::ThreadprivateCached { .. }))));
     if !participates && !has_tp && facts.globals.is_empty() {
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported: vec![] };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp: vec![], sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported: vec![], to_heap: vec![] };
     }
     // Per-function facts (stack objects, escapes, pointer bases), built once
     // and shared by the summaries and the live sets below.
@@ -105,11 +105,11 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     let exported = exported_state(&facts, &sums);
     if !participates {
         drop(ffs);
-        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported };
+        return ModulePlan { facts, funcs: vec![], diags: vec![], participates, main, conservative_sites: 0, moves: vec![], tp, sections: SectionReport::default(), replicas: vec![], master_only: vec![], exported, to_heap: vec![] };
     }
     // the device view (issue #35), in a module that launches kernels
     let device = if sections { crate::timing::phase("device view", || crate::device::DeviceFacts::new(&facts, &scan.calls, &ffs, &sums)) } else { None };
-    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref() };
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref(), to_heap: Vec::new() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
@@ -118,7 +118,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
             funcs.push(crate::timing::phase("sites, world 0", || p.plan_function(fi, ff, &sums, t)));
         }
     }
-    let Planner { diags, moves, master_only, conservative, mut sections, .. } = p;
+    let Planner { diags, moves, master_only, conservative, mut sections, to_heap, .. } = p;
     sections.specialised = specialised;
     // World 1 of the runtime-checked conditions (`cond.rs`): the same
     // plan with the conditional kills as kills and writes of their
@@ -138,7 +138,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let (sums1, _, mut translated1) = crate::timing::phase("summaries, world 1", || refine_summaries(&facts, &scan.calls, &ffs, sums1, &paths.on_path));
         // (no device view: world 1 gives the sites only their conditional
         // kills; the device copies dead at a site are world 0's)
-        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None };
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None, to_heap: Vec::new() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
         let boxes = facts.cond.boxes();
@@ -193,5 +193,5 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         }
     }
     drop(ffs);
-    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only, exported }
+    ModulePlan { facts, funcs, diags, participates, main, conservative_sites: conservative, moves, tp, sections, replicas: vec![], master_only, exported, to_heap }
 }

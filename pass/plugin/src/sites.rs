@@ -32,6 +32,8 @@ pub struct Planner<'a> {
     /// The device view's facts, in a module that launches kernels
     /// (`device.rs`).
     pub device: Option<&'a crate::device::DeviceFacts>,
+    /// Variable-size allocas on the path that `to_heap.rs` can move.
+    pub to_heap: Vec<Value>,
 }
 
 impl Planner<'_> {
@@ -90,12 +92,17 @@ impl Planner<'_> {
         let f = self.facts.funcs[fi];
         let name = f.name();
         self.address_taken_diags(f, &name);
-        for a in &ff.dynamic_allocas {
+        for &a in &ff.dynamic_allocas {
+            // moved to the heap before planning again (to_heap.rs), or refused
+            let Some(why) = crate::to_heap::why_not(self.facts.m, f, a) else {
+                self.to_heap.push(a);
+                continue;
+            };
             self.diags.push(Diag {
                 severity: Severity::Error,
                 loc: a.debug_loc().or_else(|| first_loc(f)),
                 func: name.clone(),
-                msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
+                msg: format!("variable-size stack allocation (a VLA or alloca()) in function '{name}', which lies on the path to a checkpoint marker, cannot be moved to the heap: {why}; a restart rebuilds each frame at its old address, which needs a fixed frame layout: use a fixed-size array or malloc"),
             });
         }
         let t = t.unwrap_or_else(|| translate(ff, Some(sums)));

@@ -429,6 +429,10 @@ impl Value {
         let n = unsafe { LLVMGetNextInstruction(self.0) };
         (!n.is_null()).then_some(Value(n))
     }
+    pub fn previous_instruction(self) -> Option<Value> {
+        let n = unsafe { LLVMGetPreviousInstruction(self.0) };
+        (!n.is_null()).then_some(Value(n))
+    }
     pub fn erase(self) {
         unsafe { LLVMInstructionEraseFromParent(self.0) }
     }
