@@ -336,6 +336,8 @@ cases! {
     heap_scratch [b, between]       => OmpCase { name: "heap_scratch",           lang: Lang::C, args: &["40", "4096"], master: 40, serial: true };
     heap_flat [a, between]          => OmpCase { name: "heap_flat",              lang: Lang::C, args: &["40", "64", "48"], master: 40, serial: true };
     f_host_teams [b, between]       => OmpCase { name: "host_teams",             lang: Lang::Fortran, args: &["40"],  master: 40,    serial: true };
+    // a VLA private to each thread and one at main's scope: moved to the heap (to_heap.rs)
+    vla_private [a]                 => OmpCase { name: "vla_private",            lang: Lang::C, args: &["40", "400"], master: 2560, serial: false };
     // markers in single, master and masked blocks: thread 0 reaches each
     // at any team size (the single is run by the master)
     master_single_markers [b] => OmpCase { name: "master_single_markers",  lang: Lang::C, args: &["100"], master: 300,   serial: true };

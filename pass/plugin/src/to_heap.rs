@@ -108,36 +108,45 @@ fn intrinsic_named(i: Value, prefix: &str) -> bool {
     i.is_call() && i.called_function().is_some_and(|f| f.name().starts_with(prefix))
 }
 
-/// The `llvm.stacksave` a stack position comes from: the call itself, or
-/// (clang at -O0) a load of a stack slot whose one store is of that call.
-fn saved_by(t: Value) -> Option<Value> {
-    let is_save = |v: Value| v.is_instruction() && intrinsic_named(v, "llvm.stacksave");
-    if is_save(t) {
-        return Some(t);
+/// The `llvm.stacksave` calls a stack position may come from: the call
+/// itself, a phi of such positions (clang at -O2 merges the saves of two
+/// paths), or (clang at -O0) a load of a stack slot only stored with such
+/// positions; `None` when it may come from anything else.
+fn saves_of(t: Value, seen: &mut HashSet<Value>, out: &mut Vec<Value>) -> bool {
+    if !seen.insert(t) {
+        return true;
     }
-    if !t.is_instruction() || t.opcode() != Opcode::LLVMLoad || !t.operand(0).is_alloca() {
-        return None;
+    if !t.is_instruction() {
+        return false;
+    }
+    if intrinsic_named(t, "llvm.stacksave") {
+        out.push(t);
+        return true;
+    }
+    if t.is_phi() {
+        return t.operands().into_iter().all(|v| saves_of(v, seen, out));
+    }
+    if t.opcode() != Opcode::LLVMLoad || !t.operand(0).is_alloca() {
+        return false;
     }
     let slot = t.operand(0);
-    let mut saved = None;
-    for u in slot.users() {
-        match u.opcode() {
-            Opcode::LLVMLoad => {}
-            Opcode::LLVMStore if u.operand(1) == slot && is_save(u.operand(0)) && saved.is_none() => saved = Some(u.operand(0)),
-            _ => return None,
-        }
-    }
-    saved
+    slot.users().into_iter().all(|u| match u.opcode() {
+        Opcode::LLVMLoad => true,
+        Opcode::LLVMStore if u.operand(1) == slot && u.operand(0) != slot => saves_of(u.operand(0), seen, out),
+        _ => false,
+    })
 }
 
-/// The function's stack restores, each with the stack save its position
-/// comes from (`None`: not a `llvm.stacksave` call).
-fn restores(f: Value) -> Vec<(Value, Option<Value>)> {
+/// The function's stack restores, each with the stack saves its position
+/// may come from (`None`: not only `llvm.stacksave` calls).
+fn restores(f: Value) -> Vec<(Value, Option<Vec<Value>>)> {
     let mut out = Vec::new();
     for b in f.blocks() {
         for i in b.instructions() {
             if intrinsic_named(i, "llvm.stackrestore") {
-                out.push((i, saved_by(i.operand(0))));
+                let mut saves = Vec::new();
+                let ok = saves_of(i.operand(0), &mut HashSet::default(), &mut saves);
+                out.push((i, ok.then_some(saves)));
             }
         }
     }
@@ -176,24 +185,51 @@ fn again_unreleased(a: Value, releasing: &[Value]) -> bool {
     false
 }
 
+/// The stack restores of `f` that release alloca `a` (the block is freed
+/// before each), or why that cannot be decided. A restore that may run
+/// after `a` releases it when each save its position may come from either
+/// comes before `a` on every path (dominates it) or never runs in the same
+/// call as `a` (neither reaches the other: `a` then did not run, its slot
+/// is null); it keeps `a` when each such save runs after `a` or never with
+/// it; any other mix is undecidable.
+fn releasing(f: Value, a: Value) -> Result<Vec<Value>, &'static str> {
+    let mut out = Vec::new();
+    for (r, saves) in restores(f) {
+        let Some(saves) = saves else {
+            return Err("the function restores the stack to a position the pass cannot follow");
+        };
+        if !reaches(a, r) {
+            continue;
+        }
+        let (mut before, mut after) = (false, false);
+        for s in saves {
+            if dominates(s, a) {
+                before = true;
+            } else if reaches(s, a) {
+                return Err("a stack restore of the function may or may not release it");
+            } else if reaches(a, s) {
+                after = true;
+            }
+        }
+        match (before, after) {
+            (true, true) => return Err("a stack restore of the function may or may not release it"),
+            (true, false) => out.push(r),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// Why the variable-size alloca `a` of function `f` cannot be moved to the
 /// heap, or `None` when it can.
 pub fn why_not(m: Module, f: Value, a: Value) -> Option<&'static str> {
     if !m.is_sized(a.allocated_type()) {
         return Some("its type has no size");
     }
-    let rs = restores(f);
-    let mut releasing = Vec::new();
-    for &(r, s) in &rs {
-        let Some(s) = s else {
-            return Some("the function restores the stack to a position the pass cannot follow");
-        };
-        if dominates(s, a) {
-            releasing.push(r);
-        } else if reaches(s, a) && reaches(a, r) {
-            return Some("a stack restore of the function may or may not release it");
-        }
-    }
+    let releasing = match releasing(f, a) {
+        Ok(r) => r,
+        Err(why) => return Some(why),
+    };
     if on_cycle(a.parent_block()) && again_unreleased(a, &releasing) {
         return Some("it is allocated in a loop with no stack restore releasing it before the next iteration (each iteration would need a block of its own)");
     }
@@ -257,11 +293,8 @@ pub fn rewrite(m: Module, allocas: &[Value]) -> Vec<(String, Option<String>)> {
                 b.store(m.const_null(), slot);
             }
         };
-        let p_inst = p;
-        for (r, s) in restores(f) {
-            if s.is_some_and(|s| dominates(s, p_inst)) {
-                release(r, true);
-            }
+        for r in releasing(f, p).unwrap_or_default() {
+            release(r, true);
         }
         for e in exits(f) {
             release(e, false);
