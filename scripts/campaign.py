@@ -76,6 +76,11 @@ PROGRAMS = [
     ("t_nowait_marker", "omp", "test-programs/tasks/c/nowait_marker.c", ["40"], (1, 6)),
     ("t_single_taskwait", "omp", "test-programs/tasks/c/single_taskwait.c", ["40"], (1, 6)),
     ("t_tasks_mix", "omp", "test-programs/tasks/c/tasks_mix.c", ["40"], (1, 6)),
+    # variable-size stack allocations moved to the heap (to_heap.rs);
+    # vla_stack prints before its first checkpoint (the start record)
+    ("vla_private", "omp", "test-programs/omp/c/vla_private.c", ["40", "400"], (20, 200)),
+    ("vla_stack", "seq", "test-programs/c/vla_stack.c", ["20000", "100"], (40, 400)),
+    ("f_automatic_arrays", "seq", "test-programs/fortran/automatic_arrays.f90", ["1000000", "60"], (1, 8)),
     ("hash_table", "seq", "test-programs/c/hash_table.c", ["40000"], (5, 30)),
     ("linked_list", "seq", "test-programs/c/linked_list.c", ["6000"], (3, 14)),
     ("globals_statics", "seq", "test-programs/c/globals_statics.c", ["100000"], (2000, 9000)),
