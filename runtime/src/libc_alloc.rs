@@ -95,6 +95,22 @@ pub fn own<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` as the program's code inside the runtime's (a restart opening
+/// a Fortran unit again through flang's OPEN: its `malloc`s and its
+/// `open(2)` are the program's, recorded as such).
+pub fn as_program<R>(f: impl FnOnce() -> R) -> R {
+    let saved = OWN.with(|c| c.replace(0));
+    struct Undo(u32);
+    impl Drop for Undo {
+        fn drop(&mut self) {
+            let n = self.0;
+            let _ = OWN.try_with(|c| c.set(n));
+        }
+    }
+    let _undo = Undo(saved);
+    f()
+}
+
 /// Counts every later `malloc` of this thread as the runtime's own (a
 /// thread that only runs runtime code: the storage engine's threads, a
 /// forked writer).

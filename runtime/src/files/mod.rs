@@ -38,10 +38,11 @@
 //! **Refused, with a warning naming the file, at each checkpoint while it
 //! is open** (the run goes on, the checkpoint is not taken): pipes, sockets
 //! and other descriptors that are not regular files or character devices;
-//! and, in a program linked with the Fortran runtime, files opened with
-//! `open(2)`: those are Fortran units, whose state (unit number, record
-//! position, buffers) lives in flang's runtime, which dao cannot restore
-//! yet.
+//! and, in a program linked with the Fortran runtime, Fortran units other
+//! than output units at their file's end (`funit.rs`: those are opened
+//! again through flang's OPEN at a restart); the state of a unit being
+//! read (record position, buffers) lives in flang's runtime, which dao
+//! cannot restore yet.
 //!
 //! One concept per file, each naming only files listed before it:
 //!
@@ -50,11 +51,14 @@
 //! - `alloc.rs`: where glibc's stream allocations go (the interposed
 //!   `malloc` & co.);
 //! - `journal.rs`: the written paths and `DAO_DIR/files.journal`;
+//! - `funit.rs`: Fortran units held open, found with INQUIRE and opened
+//!   again through flang's I/O API;
 //! - `table.rs`: the table of open files, kept by the wrapped calls;
 //! - `refuse.rs`: what a checkpoint refuses while it is open or alive;
 //! - `snapshot.rs`: the state at a checkpoint and its encoding;
 //! - `restore.rs`: the checks and the rebuild at a restart.
 mod alloc;
+mod funit;
 mod journal;
 pub(crate) mod real;
 mod refuse;

@@ -2,7 +2,7 @@
 //! mapped into memory, a child process, a stream that cannot be opened
 //! again (a pipe to a command, a temporary or in-memory stream), a
 //! descriptor that is not a regular file or character device, a Fortran
-//! unit opened with `open(2)`.
+//! unit other than an output unit at its file's end (funit.rs).
 use std::ffi::c_int;
 use std::sync::Mutex;
 
@@ -63,10 +63,25 @@ pub fn cannot_restore() -> Option<String> {
             return Some(format!("'{}' (descriptor {}) is open and is not a regular file (a pipe, socket or directory): dao cannot reopen it after a restart", e.path, e.fd));
         }
         if fortran && e.stream == 0 && kind == libc::S_IFREG {
-            return Some(format!(
-                "'{}' (descriptor {}) is open as a Fortran unit: dao cannot restore Fortran units other than the standard ones yet; close the unit before the checkpoint position",
-                e.path, e.fd
-            ));
+            // an output unit at its file's end is put back (funit.rs); a
+            // descriptor no unit is connected to is a plain one
+            let why = match super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())) {
+                Ok(None) => continue,
+                Ok(Some(u)) => match u.refusal() {
+                    None => {
+                        super::funit::flush(u.number);
+                        // SAFETY: lseek on a descriptor number.
+                        let pos = unsafe { libc::lseek(e.fd, 0, libc::SEEK_CUR) };
+                        if stat_fd(e.fd).is_some_and(|st| st.st_size == pos) {
+                            continue;
+                        }
+                        "it does not stand at the end of its file (rewound or read), which dao cannot put back yet".to_string()
+                    }
+                    Some(w) => w.to_string(),
+                },
+                Err(()) => "flang's runtime could not say which unit it is".to_string(),
+            };
+            return Some(format!("'{}' (descriptor {}) is open as a Fortran unit and {why}; close the unit before the checkpoint position", e.path, e.fd));
         }
     }
     None

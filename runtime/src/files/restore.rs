@@ -188,13 +188,18 @@ pub fn restore(open: &[Saved], written: &[Written], checkpoint: &str) {
     }
     // descriptors made by dup share the first reopened one of their group
     let mut groups: Vec<(i32, c_int)> = Vec::new();
-    for s in open {
+    for s in open.iter().filter(|s| s.funit.is_none()) {
         let shared = groups.iter().find(|(g, _)| *g == s.e.group).map(|(_, fd)| *fd);
         fail(reopen(s, shared));
         if shared.is_none() {
             groups.push((s.e.group, s.e.fd));
         }
     }
+    // Fortran output units through flang's OPEN, after the descriptors
+    // (their new descriptors take free numbers), as the program: the
+    // table records their open(2) (funit.rs)
+    let units: Vec<(&super::funit::Unit, &str)> = open.iter().filter_map(|s| s.funit.as_ref().map(|u| (u, s.e.path.as_str()))).collect();
+    fail(crate::libc_alloc::as_program(|| super::funit::reopen_all(&units)));
 }
 
 #[cfg(test)]
@@ -203,7 +208,7 @@ mod tests {
     use crate::files::table::Entry;
 
     fn saved(path: &str, flags: i32) -> Saved {
-        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3, refuse: false }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
+        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3, refuse: false }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true, funit: None }
     }
 
     #[test]

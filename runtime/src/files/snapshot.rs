@@ -53,6 +53,7 @@ fn read_prefix(path: &str, size: i64) -> Option<Vec<u8>> {
 /// written file's length and content or fingerprint.
 pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
     let mut open = Vec::new();
+    let fortran = crate::stdio::fortran_linked();
     for e in table().iter() {
         let Some(st) = stat_fd(e.fd) else { continue };
         let pos = if e.stream != 0 {
@@ -64,7 +65,9 @@ pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
             unsafe { libc::lseek(e.fd, 0, libc::SEEK_CUR) }
         };
         let regular = st.st_mode & libc::S_IFMT == libc::S_IFREG;
-        open.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular });
+        // a Fortran output unit (refuse.rs let only those through)
+        let funit = if regular && e.stream == 0 && fortran { super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())).ok().flatten() } else { None };
+        open.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular, funit });
     }
     let paths = WRITTEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let mut written = Vec::new();
@@ -82,7 +85,8 @@ pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
 }
 
 /// The checkpoint's table: one line per open file,
-/// `F fd group stream flags pos size mtime regular mode path`, and per written
+/// `F fd group stream flags pos size mtime regular mode path`, after it for
+/// a Fortran output unit `U number access form action`, and per written
 /// file `W size fingerprint content_len path` followed by content_len raw
 /// bytes (-1: none); mode and paths hex-encoded.
 pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
@@ -104,6 +108,9 @@ pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
             )
             .as_bytes(),
         );
+        if let Some(u) = &s.funit {
+            out.extend_from_slice(format!("U {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action)).as_bytes());
+        }
     }
     for w in written {
         let n = w.content.as_ref().map_or(-1, |c| c.len() as i64);
@@ -137,7 +144,12 @@ pub fn decode(mut b: &[u8]) -> Option<(Vec<Saved>, Vec<Written>)> {
                 size: w[6].parse().ok()?,
                 mtime_ns: w[7].parse().ok()?,
                 regular: w[8] == "1",
+                funit: None,
             }),
+            "U" if w.len() == 5 => {
+                let s: &mut Saved = open.last_mut()?;
+                s.funit = Some(super::funit::Unit { number: w[1].parse().ok()?, access: unhex(w[2])?, form: unhex(w[3])?, action: unhex(w[4])? });
+            }
             "W" if w.len() == 5 => {
                 let n: i64 = w[3].parse().ok()?;
                 let content = if n >= 0 {
@@ -164,18 +176,24 @@ mod tests {
     use super::*;
 
     fn saved(path: &str, flags: i32) -> Saved {
-        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3, refuse: false }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true }
+        Saved { e: Entry { fd: 5, path: path.into(), flags, stream: 0x7000_0000_1000, mode: "a+".into(), group: 3, refuse: false }, pos: 17, size: 40, mtime_ns: 1_700_000_000_123_456_789, regular: true, funit: None }
     }
 
     #[test]
     fn encode_decode_round_trip() {
-        let open = vec![saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND), Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) }];
+        let unit = super::super::funit::Unit { number: -10, access: "SEQUENTIAL".into(), form: "FORMATTED".into(), action: "WRITE".into() };
+        let open = vec![
+            saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND),
+            Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) },
+            Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/log", libc::O_WRONLY).e }, funit: Some(unit), ..saved("/log", libc::O_WRONLY) },
+        ];
         let written = vec![
             Written { path: "/tmp/w1".into(), size: 5, fingerprint: 0, content: Some(b"a\nb\n\0".to_vec()) },
             Written { path: "/tmp/big".into(), size: 1 << 30, fingerprint: 77, content: None },
         ];
         assert_eq!(decode(&encode(&open, &written)), Some((open, written)));
         assert_eq!(decode(b"F 1 2 3\n"), None);
+        assert_eq!(decode(b"U 11 41 41 41\n"), None, "a unit line before any file");
         assert_eq!(decode(b"W 5 0 9 2f78\nabc"), None, "content cut short");
         assert_eq!(decode(b""), Some((vec![], vec![])));
     }

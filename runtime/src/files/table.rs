@@ -38,6 +38,9 @@ pub struct Saved {
     pub size: i64,
     pub mtime_ns: i64,
     pub regular: bool,
+    /// The Fortran output unit connected to it (funit.rs): opened again
+    /// through flang's OPEN at a restart, not on the descriptor.
+    pub funit: Option<super::funit::Unit>,
 }
 
 static TABLE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -152,9 +155,23 @@ pub fn fclose(f: File) -> c_int {
 pub fn open(dirfd: c_int, path: *const c_char, flags: c_int, mode: libc::c_uint) -> c_int {
     let fd = if dirfd == libc::AT_FDCWD { real_open(path, flags, mode) } else { real_openat(dirfd, path, flags, mode) };
     if fd >= 0 && !in_runtime() {
-        insert(Entry { fd, path: absolute(&cstr(path), dirfd), flags, stream: 0, mode: String::new(), group: fd, refuse: false });
+        let given = cstr(path);
+        insert(Entry { fd, path: absolute(&given, dirfd), flags, stream: 0, mode: String::new(), group: fd, refuse: false });
+        let mut g = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+        g.retain(|(d, _)| *d != fd);
+        g.push((fd, given));
     }
     fd
+}
+
+/// The path each descriptor from `open(2)` was opened with, as the caller
+/// spelled it (flang's `INQUIRE(FILE=)` matches a unit by that spelling:
+/// funit.rs).
+static GIVEN: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+
+/// The path descriptor `fd` was opened with by `open(2)`, as spelled.
+pub(super) fn given_path(fd: c_int) -> Option<String> {
+    GIVEN.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(d, _)| *d == fd).map(|(_, p)| p.clone())
 }
 
 pub fn close(fd: c_int) -> c_int {

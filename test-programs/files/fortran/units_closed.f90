@@ -4,11 +4,12 @@
 ! Exercises (issue #31): each step appends a line to a results file through
 ! a unit opened (position='append') and closed within the step, with the
 ! marker outside it: checkpoints are taken and a restart continues the
-! file. A second unit, opened at the start and kept open for the first
-! `hold` steps, refuses the checkpoints while it is open (dao cannot
-! restore flang's unit state yet: a warning names the file) and they are
-! taken again once it is closed. Arguments: the directory, the number of
-! steps, hold.
+! file. A second unit, an input file opened for reading at the start and
+! read one line a step for the first `hold` steps, refuses the checkpoints
+! while it is open (dao cannot put a Fortran unit's read position back
+! yet: a warning names the file) and they are taken again once it is
+! closed (output units held open are put back: unit_log.f90). Arguments:
+! the directory, the number of steps, hold.
 !
 ! Invariant: the results file and the standard output equal those of an
 ! uninterrupted run (its length and a digest are printed at the end).
@@ -17,7 +18,7 @@ program units_closed
   implicit none
   character(len=512) :: dir, arg
   character(len=600) :: rpath, hpath
-  integer :: i, n, hold, ios
+  integer :: i, n, hold, ios, k
   real(8) :: s
   integer(8) :: h, nb
   character(len=1) :: ch
@@ -33,13 +34,19 @@ program units_closed
     call get_command_argument(3, arg)
     read (arg, *) hold
   end if
-  ! paths joined outside main's body: a concatenation's temporary is a
-  ! variable-size stack allocation, refused on a marker path
+  ! paths joined outside main's body (a concatenation's temporary is a
+  ! variable-size stack allocation: moved to the heap by the pass since
+  ! 2026-12-02, refused before)
   call join(dir, 'results.txt', rpath)
   call join(dir, 'held.txt', hpath)
   open (unit=11, file=rpath, status='replace', action='write')
   close (11)
   open (unit=12, file=hpath, status='replace', action='write')
+  do i = 1, hold
+    write (12, '(i5)') i * 3
+  end do
+  close (12)
+  open (unit=12, file=hpath, status='old', action='read')
   s = 0.0d0
   do i = 1, n
     call dao_potential_checkpoint()
@@ -47,7 +54,10 @@ program units_closed
     open (unit=11, file=rpath, position='append', action='write')
     write (11, '(a,i5,f16.6)') 'step', i, s
     close (11)
-    if (i <= hold) write (12, '(i5)') i
+    if (i <= hold) then
+      read (12, *) k
+      s = s + real(k, 8) * 1.0d-3
+    end if
     if (i == hold) close (12)
     call spin()
   end do
