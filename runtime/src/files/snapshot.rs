@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn encode_decode_round_trip() {
-        let unit = super::super::funit::Unit { number: -10, access: "SEQUENTIAL".into(), form: "FORMATTED".into(), action: "WRITE".into() };
+        let unit = crate::files::funit::Unit { number: -10, access: "SEQUENTIAL".into(), form: "FORMATTED".into(), action: "WRITE".into() };
         let open = vec![
             saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND),
             Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) },
