@@ -39,12 +39,12 @@
 use crate::ir::{Block, Module, Opcode, Value};
 use dao_analysis::fxhash::HashSet;
 
-/// Whether block `b` lies on a cycle of its function's CFG.
-pub fn on_cycle(b: Block) -> bool {
+/// Whether block `target` can be reached from the successors of `from`.
+fn reachable(from: Block, target: Block) -> bool {
     let mut seen = HashSet::default();
-    let mut work = b.successors();
+    let mut work = from.successors();
     while let Some(x) = work.pop() {
-        if x == b {
+        if x == target {
             return true;
         }
         if seen.insert(x) {
@@ -52,6 +52,11 @@ pub fn on_cycle(b: Block) -> bool {
         }
     }
     false
+}
+
+/// Whether block `b` lies on a cycle of its function's CFG.
+pub fn on_cycle(b: Block) -> bool {
+    reachable(b, b)
 }
 
 /// Position of instruction `i` in its block.
@@ -62,20 +67,7 @@ fn pos(i: Value) -> usize {
 /// Whether instruction `to` can run after instruction `from` in one call.
 fn reaches(from: Value, to: Value) -> bool {
     let (bf, bt) = (from.parent_block(), to.parent_block());
-    if bf == bt && pos(from) < pos(to) {
-        return true;
-    }
-    let mut seen = HashSet::default();
-    let mut work = bf.successors();
-    while let Some(x) = work.pop() {
-        if x == bt {
-            return true;
-        }
-        if seen.insert(x) {
-            work.extend(x.successors());
-        }
-    }
-    false
+    (bf == bt && pos(from) < pos(to)) || reachable(bf, bt)
 }
 
 /// Whether instruction `s` comes before instruction `d` on every path from
