@@ -357,6 +357,13 @@ pub mod entry {
     pub const OMP_END: Entry = e("dao_omp_end", None, &[Ptr]);
     pub const OMP_PARK: Entry = e("dao_omp_park", None, &[Ptr]);
     pub const OMP_UNPARK: Entry = e("dao_omp_unpark", None, &[Ptr]);
+    /// In an outlined region that runs a dynamic, guided, runtime or
+    /// ordered loop and reaches markers only through other files' code:
+    /// `dao_omp_hold_begin(where)` after dao_omp_begin, `dao_omp_hold_end()`
+    /// at each return (before dao_omp_end). No checkpoint is taken while the
+    /// calling thread is between them; `where` is the loop's file:line.
+    pub const OMP_HOLD_BEGIN: Entry = e("dao_omp_hold_begin", None, &[Ptr]);
+    pub const OMP_HOLD_END: Entry = e("dao_omp_hold_end", None, &[]);
     /// Replaces `__kmpc_single(ident, gtid)` (same signature).
     pub const OMP_SINGLE: Entry = e("dao_omp_single", Some(I32), &[Ptr, I32]);
     /// Replaces the `__kmpc_single` of a `single` block that reaches a
@@ -448,6 +455,8 @@ pub mod entry {
         OMP_END,
         OMP_PARK,
         OMP_UNPARK,
+        OMP_HOLD_BEGIN,
+        OMP_HOLD_END,
         OMP_SINGLE,
         OMP_SINGLE_MASTER,
         THREADPRIVATE_CACHED,

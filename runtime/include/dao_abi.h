@@ -338,6 +338,15 @@ void dao_omp_end(dao_frame *frame);
 void dao_omp_park(dao_frame *frame);
 void dao_omp_unpark(dao_frame *frame);
 
+/* In the outlined function of a region that runs a dynamic, guided, runtime
+ * or ordered worksharing loop and reaches checkpoint markers only through
+ * code of other files: dao_omp_hold_begin right after dao_omp_begin (where:
+ * the loop's "file:line"), dao_omp_hold_end at each return, before
+ * dao_omp_end. No checkpoint is taken while the master is between them; a
+ * due one is taken at the next candidate after the region. */
+void dao_omp_hold_begin(const char *where);
+void dao_omp_hold_end(void);
+
 /* Replaces every call of __kmpc_single (same signature): on restart, skips
  * the single blocks the thread's team already ran before the checkpoint. */
 int dao_omp_single(void *ident, int gtid);

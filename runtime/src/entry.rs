@@ -84,6 +84,10 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
     if !policy::ACTIVE.load(Relaxed) {
         return;
     }
+    if let Some(at) = crate::omp::region::held() {
+        held_candidate(frame, forced, &at);
+        return;
+    }
     if !crate::omp::is_main_thread() {
         // A worker of a team: it stops here if the master is gathering the
         // team for a checkpoint (protocol/); it never decides one itself.
@@ -109,6 +113,33 @@ fn candidate(frame: *mut DaoFrame, forced: bool) {
         crate::stop::take(frame);
     } else if forced {
         policy::clear_trigger();
+    }
+}
+
+/// A candidate inside a held region (omp/region.rs): never a checkpoint. A
+/// worker goes on (its master cannot be gathering: it decides only outside
+/// held regions). The master counts the candidate; one that is due (or
+/// forced) is owed to the next candidate outside. In an MPI job the master
+/// neither counts nor looks: every rank looks at the same candidates, the
+/// first ones after the region.
+fn held_candidate(frame: *mut DaoFrame, forced: bool, at: &str) {
+    if !crate::omp::is_main_thread() || crate::mpi::coordinated() {
+        return;
+    }
+    let due = policy::candidate_due() || forced;
+    if crate::profile::enabled() {
+        return;
+    }
+    crate::omp::region::count_held(due);
+    if due {
+        policy::owe();
+        crate::diag::warn_once(
+            "held region",
+            format_args!(
+                "checkpoint due at {} not taken: it is inside a parallel region whose worksharing loop at {at} has a dynamic, guided, runtime or ordered schedule (which chunks libomp has handed out cannot be restored); the next candidate outside the region takes it (this warning is shown once)",
+                checkpoint::site_name(frame)
+            ),
+        );
     }
 }
 
@@ -223,6 +254,20 @@ pub unsafe extern "C" fn dao_omp_park(frame: *mut DaoFrame) {
 #[no_mangle]
 pub unsafe extern "C" fn dao_omp_unpark(frame: *mut DaoFrame) {
     guard("dao_omp_unpark", || crate::protocol::unpark(frame));
+}
+
+/// At the entry of a held region's outlined function (after dao_omp_begin):
+/// no checkpoint while this thread is inside (omp/region.rs). `at`: the
+/// position of the region's dynamic loop, a constant string.
+#[no_mangle]
+pub extern "C" fn dao_omp_hold_begin(at: *const c_char) {
+    crate::omp::region::hold_begin(at);
+}
+
+/// At each return of a held region's outlined function.
+#[no_mangle]
+pub extern "C" fn dao_omp_hold_end() {
+    crate::omp::region::hold_end();
 }
 
 /// The slow path of a shared-write guard: the pass emits

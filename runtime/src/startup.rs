@@ -717,6 +717,10 @@ pub fn at_exit() {
         if deferred > 0 {
             stats::append(s.cfg.stats.as_deref(), &format!("{{\"event\":\"tasks_in_flight\",\"deferred_rounds\":{deferred}}}"));
         }
+        let (held, held_due) = crate::omp::region::held_counts();
+        if held > 0 {
+            stats::append(s.cfg.stats.as_deref(), &format!("{{\"event\":\"held_regions\",\"candidates\":{held},\"due\":{held_due}}}"));
+        }
         let rounds = crate::protocol::rounds();
         if rounds > 0 {
             let stops: Vec<String> = crate::protocol::stop_seconds().iter().map(|x| format!("{x:.6}")).collect();

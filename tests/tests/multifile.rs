@@ -36,13 +36,15 @@ enum How {
 }
 
 /// (program directory, language, sources in compile order: the marker's
-/// file first for C, Fortran modules before their users).
-const PROGRAMS: &[(&str, Lang, &[&str])] = &[
-    ("state_c", Lang::C, &["main.c", "state.c", "timer.c"]),
-    ("state_f", Lang::Fortran, &["state_mod.f90", "main.f90"]),
-    ("whole_c", Lang::C, &["main.c", "work.c"]),
-    ("whole_f", Lang::Fortran, &["work.f90", "main.F90"]),
-    ("common_f", Lang::Fortran, &["work.F90", "main.f90"]),
+/// file first for C, Fortran modules before their users, flags).
+const PROGRAMS: &[(&str, Lang, &[&str], &[&str])] = &[
+    ("state_c", Lang::C, &["main.c", "state.c", "timer.c"], &[]),
+    ("state_f", Lang::Fortran, &["state_mod.f90", "main.f90"], &[]),
+    ("whole_c", Lang::C, &["main.c", "work.c"], &[]),
+    ("whole_f", Lang::Fortran, &["work.f90", "main.F90"], &[]),
+    ("common_f", Lang::Fortran, &["work.F90", "main.f90"], &[]),
+    ("dynamic_c", Lang::C, &["main.c", "work.c"], &["-fopenmp"]),
+    ("dynamic_f", Lang::Fortran, &["work.F90", "main.f90"], &["-fopenmp"]),
 ];
 
 fn run(cmd: &mut Command) -> Result<(), String> {
@@ -55,8 +57,8 @@ fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// Builds `srcs` of `lang` into `dir/<tag>/prog`.
-fn build(lang: Lang, srcs: &[PathBuf], opt: Opt, clean: bool, how: How, dir: &Path) -> Result<PathBuf, String> {
+/// Builds `srcs` of `lang` with `flags` into `dir/<tag>/prog`.
+fn build(lang: Lang, srcs: &[PathBuf], opt: Opt, clean: bool, how: How, dir: &Path, flags: &[&str]) -> Result<PathBuf, String> {
     let vdir = dir.join(if clean { "clean" } else { "inst" });
     std::fs::create_dir_all(&vdir).map_err(|e| e.to_string())?;
     let exe = vdir.join("prog");
@@ -69,6 +71,7 @@ fn build(lang: Lang, srcs: &[PathBuf], opt: Opt, clean: bool, how: How, dir: &Pa
         if how == How::Whole {
             c.arg("--dao-whole-program");
         }
+        c.args(flags);
         c
     };
     let libm: &[&str] = if lang == Lang::C { &["-lm"] } else { &[] };
@@ -97,12 +100,12 @@ fn build(lang: Lang, srcs: &[PathBuf], opt: Opt, clean: bool, how: How, dir: &Pa
 }
 
 fn check(prog: &str, how: How, opt: Opt) {
-    let (_, lang, files) = PROGRAMS.iter().find(|p| p.0 == prog).expect("program in the table");
+    let (_, lang, files, flags) = PROGRAMS.iter().find(|p| p.0 == prog).expect("program in the table");
     let root = tools().repo.join("test-programs/multifile").join(prog);
     let srcs: Vec<PathBuf> = files.iter().map(|f| root.join(f)).collect();
     let dir = fresh_dir(&format!("multifile-{prog}-{how:?}-{}", opt.name()));
-    let clean = build(*lang, &srcs, opt, true, How::Together, &dir).unwrap_or_else(|e| panic!("clean build: {e}"));
-    let inst = build(*lang, &srcs, opt, false, how, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    let clean = build(*lang, &srcs, opt, true, How::Together, &dir, flags).unwrap_or_else(|e| panic!("clean build: {e}"));
+    let inst = build(*lang, &srcs, opt, false, how, &dir, flags).unwrap_or_else(|e| panic!("instrumented build: {e}"));
     check_plan(&Plan {
         label: format!("{prog} {how:?} {}", opt.name()),
         dir,
@@ -144,6 +147,8 @@ cases! {
     wf_separate: "whole_f", Separate;
     wf_whole: "whole_f", Whole;
     cf_whole: "common_f", Whole;
+    dc_separate: "dynamic_c", Separate;
+    df_separate: "dynamic_f", Separate;
 }
 
 /// `exe arg` run uninterrupted (DAO_DIR `dir/ck-clean`), killed after its
@@ -179,7 +184,7 @@ fn killed_and_restarted(label: &str, exe: &Path, dir: &Path, arg: &str, env: &[(
 #[test]
 fn whole_program_sees_across_files() {
     for (prog, lang, scratch, common) in [("whole_c", Lang::C, "scratch", None), ("whole_f", Lang::Fortran, "_QMwork_modEscratch", Some(("wk_", 524288u64, 262144u64)))] {
-        let (_, _, files) = PROGRAMS.iter().find(|p| p.0 == prog).unwrap();
+        let (_, _, files, _) = PROGRAMS.iter().find(|p| p.0 == prog).unwrap();
         let root = tools().repo.join("test-programs/multifile").join(prog);
         for (whole, read_first) in [(false, false), (true, false), (true, true)] {
             let dir = fresh_dir(&format!("multifile-{prog}-sizes-{whole}-{read_first}"));
@@ -296,7 +301,7 @@ fn common_block_saved_once() {
     let root = tools().repo.join("test-programs/multifile/state_f");
     let srcs: Vec<PathBuf> = ["state_mod.f90", "main.f90"].iter().map(|f| root.join(f)).collect();
     let dir = fresh_dir("multifile-common-once");
-    let inst = build(Lang::Fortran, &srcs, Opt::O0, false, How::Separate, &dir).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+    let inst = build(Lang::Fortran, &srcs, Opt::O0, false, How::Separate, &dir, &[]).unwrap_or_else(|e| panic!("instrumented build: {e}"));
     let ck = dir.join("ck");
     let mut c = Command::new(&inst);
     c.arg("12").env("DAO_DIR", &ck).env("DAO_EVERY", "3").env_remove("DAO_SAVE");
@@ -332,6 +337,68 @@ fn table_covers_every_program() {
         let name = e.unwrap().file_name().to_string_lossy().to_string();
         if root.join(&name).is_dir() {
             assert!(PROGRAMS.iter().any(|p| p.0 == name), "test-programs/multifile/{name} has no row");
+        }
+    }
+}
+
+/// A worksharing loop with a dynamic (or guided) schedule in a parallel
+/// region that calls code of another file (RSBench's lookups calling
+/// functions of other files): the pass cannot see whether that code
+/// reaches a marker, so the region is held at run time instead of refused.
+/// `dynamic_c` and `dynamic_f` built with `-DMARKER_IN_LOOP`: the other
+/// file's marker is reached inside the dynamic loop (by whichever thread
+/// runs the iteration) and in the region's `master` block. No checkpoint
+/// is ever taken there (every one is at main's marker, the owed ones
+/// too), the run says why once, DAO_STATS counts the held candidates, and
+/// every crash scenario restarts to the uninterrupted output, at -O0 and
+/// -O2 with 1 and 3 threads. (Taking the checkpoint in the loop instead, as
+/// before the hold, resumes a loop whose chunks libomp no longer knows.)
+#[test]
+fn dynamic_loop_calling_other_files_is_held() {
+    for prog in ["dynamic_c", "dynamic_f"] {
+        let (_, lang, files, _) = PROGRAMS.iter().find(|p| p.0 == prog).unwrap();
+        let root = tools().repo.join("test-programs/multifile").join(prog);
+        let srcs: Vec<PathBuf> = files.iter().map(|f| root.join(f)).collect();
+        for opt in [Opt::O0, Opt::O2] {
+            let dir = fresh_dir(&format!("multifile-{prog}-held-{}", opt.name()));
+            let flags = ["-fopenmp", "-DMARKER_IN_LOOP"];
+            let clean = build(*lang, &srcs, opt, true, How::Together, &dir, &flags).unwrap_or_else(|e| panic!("clean build: {e}"));
+            let inst = build(*lang, &srcs, opt, false, How::Separate, &dir, &flags).unwrap_or_else(|e| panic!("instrumented build: {e}"));
+            for threads in [1, 3] {
+                let label = format!("{prog} held {} t={threads}", opt.name());
+                // where the checkpoints are, and what the run says
+                let stats = dir.join("held.stats");
+                let _ = std::fs::remove_file(&stats);
+                let mut c = Command::new(&inst);
+                c.arg("12").env("OMP_NUM_THREADS", threads.to_string()).env("DAO_DIR", dir.join("ck-held")).env("DAO_EVERY", "2").env("DAO_STATS", &stats);
+                dao_env(&mut c);
+                let out = c.output().unwrap();
+                assert!(out.status.success(), "{label}: {}", String::from_utf8_lossy(&out.stderr));
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(err.matches("has a dynamic, guided, runtime or ordered schedule").count(), 1, "{label}: one warning expected: {err}");
+                let text = std::fs::read_to_string(&stats).unwrap();
+                let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+                let at: Vec<&str> = events.iter().filter(|e| e["event"] == "checkpoint").map(|e| e["at"].as_str().unwrap()).collect();
+                assert!(at.len() >= 5, "{label}: checkpoints at {at:?}");
+                assert!(at.iter().all(|a| a.starts_with("main#") || a.starts_with("_QQmain#")), "{label}: a checkpoint inside the held region: {at:?}");
+                let held = events.iter().find(|e| e["event"] == "held_regions").unwrap_or_else(|| panic!("{label}: no held_regions event: {text}"));
+                assert!(held["candidates"].as_u64().unwrap() >= 12, "{label}: {held}");
+                check_plan(&Plan {
+                    label,
+                    dir: dir.clone(),
+                    clean: clean.clone(),
+                    inst: inst.clone(),
+                    args: &["30"],
+                    env: vec![("OMP_NUM_THREADS", threads.to_string())],
+                    every: 3,
+                    crash_after: &[1, 4, 7],
+                    crash_in: &[2, 6],
+                    drop_lines: &[],
+                    reference_lines: vec![],
+                    // the master's candidates in the loop depend on the chunks it takes
+                    exact_count: false,
+                });
+            }
         }
     }
 }

@@ -341,6 +341,8 @@ pub mod names {
         pub const OMP_JOIN: &str = entry::OMP_JOIN.name;
         pub const OMP_PARK: &str = entry::OMP_PARK.name;
         pub const OMP_UNPARK: &str = entry::OMP_UNPARK.name;
+        pub const OMP_HOLD_BEGIN: &str = entry::OMP_HOLD_BEGIN.name;
+        pub const OMP_HOLD_END: &str = entry::OMP_HOLD_END.name;
         pub const OMP_SINGLE: &str = entry::OMP_SINGLE.name;
         pub const THREADPRIVATE_CACHED: &str = entry::THREADPRIVATE_CACHED.name;
         pub const OMP_GUARD_WAIT: &str = entry::OMP_GUARD_WAIT.name;
@@ -534,6 +536,8 @@ pub static TABLE: &[Row] = &[
     dao(rt::OMP_FORK, V_PTR, Some(NoMem), Pure),
     dao(rt::OMP_JOIN, V_PTR, Some(NoMem), Pure),
     dao(rt::OMP_UNPARK, V_PTR, Some(NoMem), Pure),
+    dao(rt::OMP_HOLD_BEGIN, V_PTR, Some(NoMem), Pure),
+    dao(rt::OMP_HOLD_END, V, Some(NoMem), Pure),
     dao(rt::OMP_GUARD_WAIT, V, Some(NoMem), Pure),
     // ---- heap allocation, routed to the dao heap (order: the routing order)
     libc("malloc", &[both("ptr (i64)")], Some(alloc(Some(rt::MALLOC))), LibcWrite),

@@ -128,6 +128,7 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
         forced: declare(m, &entry::FORCED),
         request: abi_global(m, &global::OMP_REQUEST, m.const_null()),
         omp: [entry::OMP_BEGIN, entry::OMP_END, entry::OMP_FORK, entry::OMP_JOIN, entry::OMP_PARK, entry::OMP_UNPARK].map(|e| declare(m, &e)),
+        hold: if plan.funcs.iter().any(|f| f.hold.is_some()) { Some([entry::OMP_HOLD_BEGIN, entry::OMP_HOLD_END].map(|e| declare(m, &e))) } else { None },
     };
 
     // the heap objects' records (ABI 14), written by the program: before
@@ -279,7 +280,8 @@ pub fn emit(m: Module, plan: &ModulePlan) -> Vec<Block> {
                 ("slot_area_size", m.const_i64(layout.total)),
             ],
         ));
-        instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt, &mut restart_only);
+        let hold_loc = strs.opt(&fp.hold);
+        instrument_function(m, &t, fp, &layout, fdesc_ptr, &rt, hold_loc, &mut restart_only);
     }
     if nfun > 0 {
         funcs_g.set_initializer(m.const_array(t.func.ty, &func_descs));
@@ -542,9 +544,13 @@ struct Runtime {
     request: Value,
     /// dao_omp_begin/end/fork/join/park/unpark (see OMP_* below).
     omp: [Fun; 6],
+    /// dao_omp_hold_begin/end, in a module with a held region.
+    hold: Option<[Fun; 2]>,
 }
 
-fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime, restart_only: &mut Vec<Block>) {
+/// `hold_loc`: the position string of `fp.hold` (null without one).
+#[allow(clippy::too_many_arguments)]
+fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout, fdesc: Value, rt: &Runtime, hold_loc: Value, restart_only: &mut Vec<Block>) {
     let f = fp.f;
     let b = m.builder();
     let entry = f.entry_block();
@@ -596,6 +602,11 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
     if fp.microtask {
         // this thread joins the team's bookkeeping (before any restart dispatch)
         rt.omp[OMP_BEGIN].call(&b, &[frame], "");
+        if let (Some(_), Some(h)) = (&fp.hold, &rt.hold) {
+            // no checkpoint inside this region (a dynamic loop, markers
+            // only in other files)
+            h[0].call(&b, &[hold_loc], "");
+        }
     }
     let pending = b.load_relaxed(m.i8(), rt.pending, "dao.pending", 1);
     let cont = Block::split_before(setup_at, "entry.cont");
@@ -777,6 +788,9 @@ fn instrument_function(m: Module, t: &Types, fp: &FuncPlan, layout: &SlotLayout,
                 if fp.microtask {
                     // this thread has finished its part of the region
                     b.store(m.const_i32(exit_site), site_ptr(&b));
+                    if let (Some(_), Some(h)) = (&fp.hold, &rt.hold) {
+                        h[1].call(&b, &[], "");
+                    }
                     rt.omp[OMP_END].call(&b, &[frame], "");
                 }
                 let parent = b.load_aligned(m.ptr(), b.struct_gep(t.frame.ty, frame, t.frame.field("parent"), ""), "dao.parent", 8);

@@ -87,6 +87,10 @@ pub struct FuncPlan {
     pub env_calls: Vec<(usize, Value)>,
     /// An outlined parallel region (the microtask of a fork).
     pub microtask: bool,
+    /// An outlined region that runs a dynamic, guided, runtime or ordered
+    /// loop and reaches markers only through other files' code: held at
+    /// run time (`dao_omp_hold_begin` with this position of the loop).
+    pub hold: Option<String>,
     /// May run inside a parallel region: markers also check the runtime's
     /// checkpoint request flag.
     pub parallel: bool,

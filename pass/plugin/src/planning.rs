@@ -109,7 +109,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
     }
     // the device view (issue #35), in a module that launches kernels
     let device = if sections { crate::timing::phase("device view", || crate::device::DeviceFacts::new(&facts, &scan.calls, &ffs, &sums)) } else { None };
-    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref(), to_heap: Vec::new() };
+    let mut p = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: device.as_ref(), to_heap: Vec::new(), hold: Default::default() };
     p.construct_diags(&scan);
     let mut funcs = Vec::new();
     for (fi, ff) in ffs.iter().enumerate() {
@@ -118,7 +118,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
             funcs.push(crate::timing::phase("sites, world 0", || p.plan_function(fi, ff, &sums, t)));
         }
     }
-    let Planner { diags, moves, master_only, conservative, mut sections, to_heap, .. } = p;
+    let Planner { diags, moves, master_only, conservative, mut sections, to_heap, hold, .. } = p;
     sections.specialised = specialised;
     // World 1 of the runtime-checked conditions (`cond.rs`): the same
     // plan with the conditional kills as kills and writes of their
@@ -138,7 +138,7 @@ fn plan_checkpoints(m: Module) -> ModulePlan {
         let (sums1, _, mut translated1) = crate::timing::phase("summaries, world 1", || refine_summaries(&facts, &scan.calls, &ffs, sums1, &paths.on_path));
         // (no device view: world 1 gives the sites only their conditional
         // kills; the device copies dead at a site are world 0's)
-        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None, to_heap: Vec::new() };
+        let mut p1 = Planner { facts: &facts, calls: &scan.calls, paths: &paths, diags: Vec::new(), moves: Vec::new(), master_only: Vec::new(), conservative: 0, sections: SectionReport::default(), device: None, to_heap: Vec::new(), hold: hold.clone() };
         let mut k = 0;
         let of_object = facts.cond.of_object();
         let boxes = facts.cond.boxes();

@@ -34,6 +34,9 @@ pub struct Planner<'a> {
     pub device: Option<&'a crate::device::DeviceFacts>,
     /// Variable-size allocas on the path that `to_heap.rs` can move.
     pub to_heap: Vec<Value>,
+    /// Outlined regions held at run time (no checkpoint inside them), with
+    /// the position of the dynamic loop that makes them so.
+    pub hold: dao_analysis::fxhash::HashMap<usize, String>,
 }
 
 impl Planner<'_> {
@@ -58,7 +61,27 @@ impl Planner<'_> {
                 });
             }
         }
+        // A dynamic loop in a region that reaches a marker of this module is
+        // refused here. One in a region that reaches markers only through
+        // code of other files (which may hold none) is held at run time
+        // instead: no checkpoint is taken inside such a region
+        // (`dao_omp_hold_begin`, runtime/src/omp/region.rs).
+        let n = facts.funcs.len();
+        let own_roots: Vec<bool> = (0..n).map(|f| self.calls.microtask[f] && self.paths.reaches_marker[f]).collect();
+        let own = dao_analysis::team::in_marker_region(&self.calls.graph, &own_roots);
+        let no_block = vec![false; n];
         for &(fi, call) in &scan.dispatch_inits {
+            if parallel[fi] && !own[fi] {
+                let loc = call.debug_loc().or_else(|| first_loc(facts.funcs[fi])).unwrap_or_else(|| facts.funcs[fi].name());
+                let roots: Vec<usize> = (0..n).filter(|&r| self.calls.microtask[r] && on_path[r] && !self.hold.contains_key(&r)).collect();
+                for r in roots {
+                    let one: Vec<bool> = (0..n).map(|f| f == r).collect();
+                    if self.calls.graph.reachable_from(&one, &no_block)[fi] {
+                        self.hold.insert(r, loc.clone());
+                    }
+                }
+                continue;
+            }
             if parallel[fi] {
                 self.diags.push(Diag {
                     severity: Severity::Error,
@@ -154,6 +177,7 @@ impl Planner<'_> {
             env_calls,
             microtask: self.calls.microtask[fi],
             parallel: self.paths.parallel[fi],
+            hold: self.hold.get(&fi).cloned(),
         }
     }
 
