@@ -35,6 +35,16 @@ pub fn register(m: *const DaoModuleDesc) {
     ANY.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut g = MODULES.lock().unwrap_or_else(|e| e.into_inner());
     if !g.0.iter().any(|x| std::ptr::eq(*x, m)) {
+        if let Some(x) = g.0.iter().find(|x| x.module_hash == m.module_hash) {
+            // checkpoints name a module by its hash: a restart would put
+            // this one's globals in the other's place, or refuse
+            crate::diag::warn(format_args!(
+                "modules {} and {} have the same identity ({:016x}): a restart of this program may stop with an error; compile them with this dao",
+                desc::name(x.source_name),
+                desc::name(m.source_name),
+                m.module_hash
+            ));
+        }
         g.0.push(m);
     }
 }

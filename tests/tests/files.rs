@@ -98,13 +98,29 @@ fn io_parallel_o2_t4() {
 fn io_parallel_blocking_o2_t3() {
     check(Lang::C, "io_parallel", Opt::O2, Some((3, "blocking")), &["64"], 5);
 }
+/// units_closed.f90: the results unit opened and closed every step, the
+/// input unit held open for 30 steps (put back at its read position).
 #[test]
 fn f_units_closed_o0() {
-    check(Lang::Fortran, "units_closed", Opt::O0, None, &["60", "6"], 5);
+    check(Lang::Fortran, "units_closed", Opt::O0, None, &["60", "30"], 5);
 }
 #[test]
 fn f_units_closed_o2() {
-    check(Lang::Fortran, "units_closed", Opt::O2, None, &["60", "6"], 5);
+    check(Lang::Fortran, "units_closed", Opt::O2, None, &["60", "30"], 5);
+}
+
+/// Fortran input units held open across the markers (input_decks.f90,
+/// CloverLeaf's and TeaLeaf's shape: a deck read to its end and never
+/// closed, a formatted and an unformatted sequential data file read as
+/// the steps go): opened again rewound at a restart and read past the
+/// records before their checkpointed position, which is then checked.
+#[test]
+fn f_input_decks_o0() {
+    check(Lang::Fortran, "input_decks", Opt::O0, None, &["40"], 3);
+}
+#[test]
+fn f_input_decks_o2() {
+    check(Lang::Fortran, "input_decks", Opt::O2, None, &["40"], 3);
 }
 
 /// Fortran output units held open across the markers (unit_log.f90: a
@@ -119,8 +135,9 @@ fn f_unit_log_o2() {
     check(Lang::Fortran, "unit_log", Opt::O2, None, &["60"], 5);
 }
 
-/// A Fortran input unit held open refuses the checkpoints while it is,
-/// with a warning naming its file, and the run's result is still right.
+/// A Fortran input unit of stream access held open refuses the
+/// checkpoints while it is, with a warning naming its file, and the run's
+/// result is still right.
 #[test]
 fn fortran_unit_held_open_refuses_with_its_name() {
     let dir = fresh_dir("files-fortran-held");
@@ -128,7 +145,7 @@ fn fortran_unit_held_open_refuses_with_its_name() {
     let data = dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
     let mut c = Command::new(&inst);
-    c.arg(&data).args(["20", "20"]).env("DAO_DIR", dir.join("ckpt")).env("DAO_EVERY", "2");
+    c.arg(&data).args(["20", "20", "stream"]).env("DAO_DIR", dir.join("ckpt")).env("DAO_EVERY", "2");
     let o = c.output().unwrap();
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{e}");

@@ -45,6 +45,7 @@ const PROGRAMS: &[(&str, Lang, &[&str], &[&str])] = &[
     ("common_f", Lang::Fortran, &["work.F90", "main.f90"], &[]),
     ("dynamic_c", Lang::C, &["main.c", "work.c"], &["-fopenmp"]),
     ("dynamic_f", Lang::Fortran, &["work.F90", "main.f90"], &["-fopenmp"]),
+    ("data_f", Lang::Fortran, &["grid_data.f90", "field_data.f90", "main.f90"], &[]),
 ];
 
 fn run(cmd: &mut Command) -> Result<(), String> {
@@ -149,6 +150,8 @@ cases! {
     cf_whole: "common_f", Whole;
     dc_separate: "dynamic_c", Separate;
     df_separate: "dynamic_f", Separate;
+    da_separate: "data_f", Separate;
+    da_together: "data_f", Together;
 }
 
 /// `exe arg` run uninterrupted (DAO_DIR `dir/ck-clean`), killed after its

@@ -92,10 +92,20 @@ fn value_name(v: Value, fallback: &str) -> String {
     }
 }
 
+/// A module's identity in checkpoints: its source and identifier names,
+/// its functions, and the globals it defines (flang names every module
+/// `FIRModule`, so two files of one program that only hold data, as
+/// CloverLeaf's `data.f90` and `definitions.f90`, differ only by these).
 pub fn module_hash(m: Module, plan: &ModulePlan) -> u64 {
     let mut key = format!("{}\n{}\n", m.source_name(), m.identifier());
     for f in &plan.facts.funcs {
         key.push_str(&f.name());
+        key.push('\n');
+    }
+    let f = &plan.facts;
+    for (g, _) in f.globals[..f.heap_from].iter().zip(&f.global_declared).filter(|(_, d)| !**d) {
+        key.push_str("g ");
+        key.push_str(&g.name());
         key.push('\n');
     }
     xxhash_rust::xxh3::xxh3_64(key.as_bytes())

@@ -63,11 +63,16 @@ pub fn cannot_restore() -> Option<String> {
             return Some(format!("'{}' (descriptor {}) is open and is not a regular file (a pipe, socket or directory): dao cannot reopen it after a restart", e.path, e.fd));
         }
         if fortran && e.stream == 0 && kind == libc::S_IFREG {
-            // an output unit at its file's end is put back (funit.rs); a
-            // descriptor no unit is connected to is a plain one
+            // an output unit at its file's end is put back (funit.rs), and
+            // an input unit at a record's start; a descriptor no unit is
+            // connected to is a plain one
             let why = match super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())) {
                 Ok(None) => continue,
                 Ok(Some(u)) => match u.refusal() {
+                    None if u.action == "READ" => match super::funit::read_position(&u, &e.path) {
+                        Ok(_) => continue,
+                        Err(w) => w,
+                    },
                     None => {
                         super::funit::flush(u.number);
                         // SAFETY: lseek on a descriptor number.

@@ -66,7 +66,11 @@ pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
         };
         let regular = st.st_mode & libc::S_IFMT == libc::S_IFREG;
         // a Fortran output unit (refuse.rs let only those through)
-        let funit = if regular && e.stream == 0 && fortran { super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())).ok().flatten() } else { None };
+        let mut funit = if regular && e.stream == 0 && fortran { super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())).ok().flatten() } else { None };
+        // an input unit: where it stands (refuse.rs let only countable ones through)
+        if let Some(u) = funit.as_mut().filter(|u| u.action == "READ") {
+            (u.pos, u.records) = super::funit::read_position(u, &e.path).unwrap_or((0, 0));
+        }
         open.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular, funit });
     }
     let paths = WRITTEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -86,7 +90,7 @@ pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
 
 /// The checkpoint's table: one line per open file,
 /// `F fd group stream flags pos size mtime regular mode path`, after it for
-/// a Fortran output unit `U number access form action`, and per written
+/// a Fortran unit `U number access form action` (an input unit: `... pos records`), and per written
 /// file `W size fingerprint content_len path` followed by content_len raw
 /// bytes (-1: none); mode and paths hex-encoded.
 pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
@@ -109,7 +113,11 @@ pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
             .as_bytes(),
         );
         if let Some(u) = &s.funit {
-            out.extend_from_slice(format!("U {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action)).as_bytes());
+            if u.action == "READ" {
+                out.extend_from_slice(format!("U {} {} {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action), u.pos, u.records).as_bytes());
+            } else {
+                out.extend_from_slice(format!("U {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action)).as_bytes());
+            }
         }
     }
     for w in written {
@@ -146,9 +154,10 @@ pub fn decode(mut b: &[u8]) -> Option<(Vec<Saved>, Vec<Written>)> {
                 regular: w[8] == "1",
                 funit: None,
             }),
-            "U" if w.len() == 5 => {
+            "U" if w.len() == 5 || w.len() == 7 => {
                 let s: &mut Saved = open.last_mut()?;
-                s.funit = Some(super::funit::Unit { number: w[1].parse().ok()?, access: unhex(w[2])?, form: unhex(w[3])?, action: unhex(w[4])? });
+                let (pos, records) = if w.len() == 7 { (w[5].parse().ok()?, w[6].parse().ok()?) } else { (0, 0) };
+                s.funit = Some(super::funit::Unit { number: w[1].parse().ok()?, access: unhex(w[2])?, form: unhex(w[3])?, action: unhex(w[4])?, pos, records });
             }
             "W" if w.len() == 5 => {
                 let n: i64 = w[3].parse().ok()?;
@@ -181,11 +190,13 @@ mod tests {
 
     #[test]
     fn encode_decode_round_trip() {
-        let unit = crate::files::funit::Unit { number: -10, access: "SEQUENTIAL".into(), form: "FORMATTED".into(), action: "WRITE".into() };
+        let unit = crate::files::funit::Unit { number: -10, access: "SEQUENTIAL".into(), form: "FORMATTED".into(), action: "WRITE".into(), ..Default::default() };
+        let input = crate::files::funit::Unit { number: 12, access: "SEQUENTIAL".into(), form: "UNFORMATTED".into(), action: "READ".into(), pos: 4097, records: 9 };
         let open = vec![
             saved("/tmp/a b\u{e9}/out.txt", libc::O_WRONLY | libc::O_APPEND),
             Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/x", 0).e }, ..saved("/x", 0) },
             Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/log", libc::O_WRONLY).e }, funit: Some(unit), ..saved("/log", libc::O_WRONLY) },
+            Saved { e: Entry { mode: String::new(), stream: 0, ..saved("/deck", libc::O_RDONLY).e }, funit: Some(input), ..saved("/deck", libc::O_RDONLY) },
         ];
         let written = vec![
             Written { path: "/tmp/w1".into(), size: 5, fingerprint: 0, content: Some(b"a\nb\n\0".to_vec()) },

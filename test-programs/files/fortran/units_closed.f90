@@ -5,18 +5,19 @@
 ! a unit opened (position='append') and closed within the step, with the
 ! marker outside it: checkpoints are taken and a restart continues the
 ! file. A second unit, an input file opened for reading at the start and
-! read one line a step for the first `hold` steps, refuses the checkpoints
-! while it is open (dao cannot put a Fortran unit's read position back
-! yet: a warning names the file) and they are taken again once it is
-! closed (output units held open are put back: unit_log.f90). Arguments:
-! the directory, the number of steps, hold.
+! read one line a step for the first `hold` steps, is put back at its read
+! position by a restart (input_decks.f90); opened with ACCESS='STREAM'
+! (a fourth argument `stream`) it refuses the checkpoints while it is open
+! (dao cannot put a stream unit's read position back yet: a warning names
+! the file) and they are taken again once it is closed. Arguments: the
+! directory, the number of steps, hold, and optionally `stream`.
 !
 ! Invariant: the results file and the standard output equal those of an
 ! uninterrupted run (its length and a digest are printed at the end).
 program units_closed
   use dao
   implicit none
-  character(len=512) :: dir, arg
+  character(len=512) :: dir, arg, access
   character(len=600) :: rpath, hpath
   integer :: i, n, hold, ios, k
   real(8) :: s
@@ -34,6 +35,8 @@ program units_closed
     call get_command_argument(3, arg)
     read (arg, *) hold
   end if
+  access = 'sequential'
+  if (command_argument_count() > 3) call get_command_argument(4, access)
   ! paths joined outside main's body (a concatenation's temporary is a
   ! variable-size stack allocation: moved to the heap by the pass since
   ! 2026-12-02, refused before)
@@ -46,7 +49,7 @@ program units_closed
     write (12, '(i5)') i * 3
   end do
   close (12)
-  open (unit=12, file=hpath, status='old', action='read')
+  open (unit=12, file=hpath, status='old', action='read', access=trim(access), form='formatted')
   s = 0.0d0
   do i = 1, n
     call dao_potential_checkpoint()
