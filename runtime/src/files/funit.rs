@@ -130,7 +130,8 @@ pub struct Unit {
     /// `READ`, `WRITE` or `READWRITE`.
     pub action: String,
     /// An input unit: its `INQUIRE(POS=)` (1-based byte of the next
-    /// record) and the records before it; 0 for an output unit.
+    /// record) and the records before it. An output unit: 0 at its file's
+    /// end, else its `POS=` ([`write_position`]); `records` 0.
     pub pos: i64,
     pub records: u64,
 }
@@ -257,6 +258,30 @@ pub fn read_position(u: &Unit, path: &str) -> Result<(i64, u64), String> {
     Ok((pos, n))
 }
 
+/// Where output unit `u` (flushed) stands: 0 at its file's end (`offset`
+/// of its descriptor = `size`), which `POSITION='APPEND'` reproduces; or,
+/// for an `ACTION='WRITE'` sequential unit opened on a longer file
+/// without `STATUS='REPLACE'` (TeaLeaf's `tea.out` left by an earlier
+/// run), its `INQUIRE(POS=)` when the descriptor stands there: flang
+/// deletes what follows the last record a unit wrote at its CLOSE (or at
+/// the program's end), so the restart cuts the file there and appends;
+/// POS=1 (nothing written yet: the old file stays whole until a write)
+/// opens it rewound, uncut.
+pub fn write_position(u: &Unit, offset: i64, size: i64) -> Result<i64, &'static str> {
+    if offset == size {
+        return Ok(0);
+    }
+    let why = "it does not stand at the end of its file (rewound or read), which dao cannot put back yet";
+    if u.action != "WRITE" || u.access != "SEQUENTIAL" {
+        return Err(why);
+    }
+    let t = api().ok_or(why)?;
+    match inquire_pos(&t, u.number) {
+        Some(p) if p - 1 == offset => Ok(p),
+        _ => Err(why),
+    }
+}
+
 /// `FLUSH(number)`: the unit's buffered records reach its file.
 pub fn flush(number: i32) {
     let Some(t) = api() else { return };
@@ -290,7 +315,7 @@ unsafe fn set_specs(t: &[usize; N_API], c: Cookie, u: &Unit, path: &str) {
     set(7, &u.action);
     set(8, &u.access);
     set(9, &u.form);
-    if u.action == "READ" {
+    if u.action == "READ" || u.pos == 1 {
         set(10, "REWIND");
     } else if u.access != "DIRECT" {
         set(10, "APPEND");
@@ -340,7 +365,12 @@ pub fn reopen_all(units: &[(&Unit, &str)]) -> Result<(), String> {
         return Ok(());
     }
     let t = api().ok_or_else(|| format!("cannot open Fortran unit {} on '{}' again: flang's I/O runtime is not linked", units[0].0.number, units[0].1))?;
-    let failed = |u: &Unit, path: &str, st: c_int| format!("cannot open Fortran unit {} on '{path}' again (OPEN with STATUS='OLD', POSITION='{}' gave IOSTAT={st})", u.number, if u.action == "READ" { "REWIND" } else { "APPEND" });
+    let failed = |u: &Unit, path: &str, st: c_int| format!("cannot open Fortran unit {} on '{path}' again (OPEN with STATUS='OLD', POSITION='{}' gave IOSTAT={st})", u.number, if u.action == "READ" || u.pos == 1 { "REWIND" } else { "APPEND" });
+    // an output unit that stood before its file's end: what follows its
+    // last record goes (flang would delete it at CLOSE)
+    for &(u, path) in units.iter().filter(|(u, _)| u.action != "READ" && u.pos > 1) {
+        std::fs::OpenOptions::new().write(true).open(path).and_then(|f| f.set_len((u.pos - 1) as u64)).map_err(|e| format!("cannot cut '{path}' (Fortran unit {}) back to its last record: {e}", u.number))?;
+    }
     // SAFETY: flang's entry points with their declared signatures (as in
     // inquire()); each cookie is used between its Begin and End only.
     unsafe {

@@ -77,10 +77,10 @@ pub fn cannot_restore() -> Option<String> {
                         super::funit::flush(u.number);
                         // SAFETY: lseek on a descriptor number.
                         let pos = unsafe { libc::lseek(e.fd, 0, libc::SEEK_CUR) };
-                        if stat_fd(e.fd).is_some_and(|st| st.st_size == pos) {
-                            continue;
+                        match super::funit::write_position(&u, pos, stat_fd(e.fd).map_or(-1, |st| st.st_size)) {
+                            Ok(_) => continue,
+                            Err(w) => w.to_string(),
                         }
-                        "it does not stand at the end of its file (rewound or read), which dao cannot put back yet".to_string()
                     }
                     Some(w) => w.to_string(),
                 },

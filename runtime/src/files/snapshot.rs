@@ -68,8 +68,12 @@ pub fn snapshot() -> (Vec<Saved>, Vec<Written>) {
         // a Fortran output unit (refuse.rs let only those through)
         let mut funit = if regular && e.stream == 0 && fortran { super::funit::inquire(&super::table::given_path(e.fd).unwrap_or_else(|| e.path.clone())).ok().flatten() } else { None };
         // an input unit: where it stands (refuse.rs let only countable ones through)
-        if let Some(u) = funit.as_mut().filter(|u| u.action == "READ") {
-            (u.pos, u.records) = super::funit::read_position(u, &e.path).unwrap_or((0, 0));
+        if let Some(u) = funit.as_mut() {
+            if u.action == "READ" {
+                (u.pos, u.records) = super::funit::read_position(u, &e.path).unwrap_or((0, 0));
+            } else {
+                u.pos = super::funit::write_position(u, pos, st.st_size).unwrap_or(0);
+            }
         }
         open.push(Saved { e: e.clone(), pos: pos.max(0), size: st.st_size, mtime_ns: mtime_ns(&st), regular, funit });
     }
@@ -113,7 +117,7 @@ pub fn encode(open: &[Saved], written: &[Written]) -> Vec<u8> {
             .as_bytes(),
         );
         if let Some(u) = &s.funit {
-            if u.action == "READ" {
+            if u.pos != 0 {
                 out.extend_from_slice(format!("U {} {} {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action), u.pos, u.records).as_bytes());
             } else {
                 out.extend_from_slice(format!("U {} {} {} {}\n", u.number, hex(&u.access), hex(&u.form), hex(&u.action)).as_bytes());
