@@ -52,7 +52,7 @@ import bench_thirdparty as tp  # noqa: E402
 
 DAO = tp.DAO
 # lines that change from run to run (bench_thirdparty's, and LULESH's timers)
-TIMING = re.compile(tp.TIMING.pattern[:-1] + r"|Elapsed|FOM|Grind)", re.I)
+TIMING = re.compile(tp.TIMING.pattern + r"|Elapsed|FOM|Grind", re.I)
 
 
 def verification(text):
@@ -235,6 +235,16 @@ def main():
     ap.add_argument("--work", default="/tmp/dao-campaign-thirdparty")
     a = ap.parse_args()
     tp.OPT = a.opt
+    trees = {"--npb-c": a.npb_c, "--npb-f": a.npb_f, "--npb-cpp": a.npb_cpp, "--lulesh": a.lulesh}
+    if not any(trees.values()):
+        sys.exit("no code to try: give at least one of --npb-c, --npb-f, --npb-cpp, --lulesh (a fetched tree)")
+    for opt, d in trees.items():
+        if d and not Path(d).is_dir():
+            sys.exit(f"{opt} {d}: not a directory (an unpacked tree of the code is expected)")
+    known = {b[0] for b in tp.BENCHES} | {f"{n}_cpp" for n, *_ in bc.NPB_CPP} | {"lulesh"}
+    unknown = set(a.only.split(",")) - known if a.only else set()
+    if unknown:
+        sys.exit(f"--only {','.join(sorted(unknown))}: not a code this script knows ({', '.join(sorted(known))})")
     work = Path(a.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     rows = []
