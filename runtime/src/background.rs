@@ -81,11 +81,17 @@ pub struct Report {
     pub released_unsaved_bytes: u64,
     /// DAO_STORE=engine: what the engine committed (`storage::Done::encode`).
     pub store: Option<String>,
+    /// The time the writer took to collect the heap's part of the
+    /// checkpoint on its snapshot (DAO_HEAP_SCAN=writer), before writing.
+    pub heap_collect_s: f64,
+    /// The checkpoint's DAO_STATS fields as the writer completed them (the
+    /// heap's numbers are known only there).
+    pub fields: Option<String>,
 }
 
 impl Default for Report {
     fn default() -> Self {
-        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, released_bytes: 0, released_unsaved_bytes: 0, store: None }
+        Report { result: Err((String::new(), String::new())), write_s: 0.0, encode_s: 0.0, prune_warning: None, extra_bytes: 0, released_bytes: 0, released_unsaved_bytes: 0, store: None, heap_collect_s: 0.0, fields: None }
     }
 }
 
@@ -100,9 +106,12 @@ impl Report {
             Err((k, e)) => t.push_str(&format!("err\t{}\t{}\n", clean(k), clean(e))),
         }
         t.push_str(&format!(
-            "write_s\t{}\nencode_s\t{}\nextra\t{}\nreleased\t{}\nunsaved\t{}\n",
-            self.write_s, self.encode_s, self.extra_bytes, self.released_bytes, self.released_unsaved_bytes
+            "write_s\t{}\nencode_s\t{}\nextra\t{}\nreleased\t{}\nunsaved\t{}\nheap_collect_s\t{}\n",
+            self.write_s, self.encode_s, self.extra_bytes, self.released_bytes, self.released_unsaved_bytes, self.heap_collect_s
         ));
+        if let Some(w) = &self.fields {
+            t.push_str(&format!("fields\t{}\n", clean(w)));
+        }
         if let Some(w) = &self.prune_warning {
             t.push_str(&format!("prune\t{}\n", clean(w)));
         }
@@ -133,6 +142,8 @@ impl Report {
                 "unsaved" => r.released_unsaved_bytes = f.next()?.parse().ok()?,
                 "prune" => r.prune_warning = Some(f.next().unwrap_or("").to_string()),
                 "store" => r.store = Some(line["store\t".len()..].to_string()),
+                "heap_collect_s" => r.heap_collect_s = f.next()?.parse().ok()?,
+                "fields" => r.fields = Some(line["fields\t".len()..].to_string()),
                 "end" => {
                     r.result = result?;
                     return Some(r);
@@ -365,8 +376,16 @@ pub fn start(
     // every signal blocked across the fork: the child changes its
     // dispositions before any handler can run in it (then unblocks all)
     let mask = crate::batch::block_for_fork(true);
-    // SAFETY: fork; the child runs only `child` below and _exits.
-    let pid = unsafe { libc::fork() };
+    // the dao heap's lock held across the fork (heap::hold_across_fork):
+    // the child's heap is consistent, and the child may walk it
+    let pid = crate::heap::hold_across_fork(|| {
+        // SAFETY: fork; the child runs only `child` below and _exits.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            child(parent, rfd, wfd, measure, write);
+        }
+        pid
+    });
     if pid != 0 {
         crate::batch::unblock_after_fork(&mask);
     }
@@ -378,9 +397,6 @@ pub fn start(
             libc::close(wfd);
         }
         return Err((format!("fork: {e}"), engine));
-    }
-    if pid == 0 {
-        child(parent, rfd, wfd, measure, write);
     }
     let fork_s = tf.elapsed().as_secs_f64();
     // SAFETY: our copy of the write end; the read end is made non-blocking.
@@ -600,7 +616,7 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
     let elapsed = f.started.elapsed().as_secs_f64();
     if let Some(r) = &report {
         // what a checkpoint costs until its commit (batch.rs: the deadline)
-        crate::batch::note_cost(f.pause_s + r.encode_s + r.write_s);
+        crate::batch::note_cost(f.pause_s + r.heap_collect_s + r.encode_s + r.write_s);
     }
     let policy_name = match policy(s) {
         Async::Skip => "skip",
@@ -631,8 +647,15 @@ fn settle(s: &mut Session, mut f: InFlight, wait_s: f64) {
         crate::policy::rearm();
         return;
     };
-    LAST_WRITE_S.store(r.write_s.to_bits(), Ordering::Relaxed);
-    with_auto(|a| a.settled(r.write_s, wait_s));
+    // the writer's time, its heap collection included: what writing in
+    // place would add to the pause (auto_mode.rs)
+    let writer_s = r.heap_collect_s + r.write_s;
+    LAST_WRITE_S.store(writer_s.to_bits(), Ordering::Relaxed);
+    with_auto(|a| a.settled(writer_s, wait_s));
+    // the fields as the writer completed them (the heap's numbers)
+    if let Some(fields) = &r.fields {
+        f.fields = fields.clone();
+    }
     if let Some(job) = engine {
         if r.result.is_err() {
             let _ = std::fs::remove_file(&f.tmp);
@@ -705,12 +728,17 @@ pub struct ForkJob {
 /// failed): nothing was started, the caller writes synchronously.
 /// `unsaved`: the program memory the checkpoint does not hold
 /// (`Collected::unsaved`), given back by the child first.
-pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, unsaved: &[(u64, u64)], p: crate::storage::Pending, t0: Instant, kill: Kill) -> Result<(), String> {
+pub fn checkpoint_forked(s: &mut Session, img: &mut crate::image::Image, p: crate::storage::Pending, t0: Instant, kill: Kill) -> Result<(), String> {
     let e = crate::storage::sync_engine(s).ok_or("no synchronous storage engine")?;
     // the skeleton and the regions are built by the child (246 797 regions
     // and a 6 MB skeleton for MG.A: 11-18 ms the program no longer waits
-    // for); the hand-over is sized from upper bounds of them
-    let (count, bytes) = dao_format::skeleton_regions_bound(parts);
+    // for), the heap's part of the collection too when pending; the
+    // hand-over is sized from upper bounds of them
+    let (count, bytes) = {
+        let (n, b) = dao_format::skeleton_regions_bound(&img.parts());
+        let (hn, hb) = img.c.heap_pending_bound();
+        (n + hn, b + hb)
+    };
     let shm_len = e.advance_bound_of(count, bytes) + 8;
     // SAFETY: a fresh anonymous shared mapping; unmapped when the job settles.
     let shm = unsafe { libc::mmap(std::ptr::null_mut(), shm_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0) };
@@ -727,8 +755,12 @@ pub fn checkpoint_forked(s: &mut Session, parts: &dao_format::Parts<'_>, unsaved
         // SAFETY: runs only in the forked child, on its own copy of the
         // engine (the parent's is not touched by it).
         let e = unsafe { &mut *engine_ptr };
-        let given = if release_unsaved { crate::release::give_back_unsaved(unsaved, parts) } else { 0 };
-        Report { released_unsaved_bytes: given, ..engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len, release) }
+        img.finish_heap();
+        let img = &*img;
+        let parts = &img.parts();
+        let given = if release_unsaved { crate::release::give_back_unsaved(&img.c.unsaved, parts) } else { 0 };
+        let r = engine_in_child(e, parts, kill, shm.cast::<u8>(), shm_len, release);
+        Report { released_unsaved_bytes: given, heap_collect_s: img.heap_collect_s, fields: Some(img.fields.clone()), ..r }
     };
     match start(s, seq, tmp, frames, collect_s, t0, String::new(), Some(Box::new(job)), write) {
         Ok(()) => {
@@ -806,6 +838,10 @@ fn engine_in_child(e: &mut Engine, parts: &dao_format::Parts<'_>, kill: Kill, sh
 /// `pause_s`: the time the program stopped for it (collection, fork).
 fn settle_forked(s: &mut Session, mut job: ForkJob, r: Option<Report>, policy: &str, background: &str, pause_s: f64) {
     job.pending.pause_s = pause_s;
+    // the fields as the writer completed them (the heap's numbers)
+    if let Some(fields) = r.as_ref().and_then(|r| r.fields.as_ref()) {
+        job.pending.fields = format!("\"writers\":1,{fields}");
+    }
     let seq = job.pending.seq;
     let outcome = match r {
         None => None,
@@ -870,6 +906,8 @@ mod tests {
             released_bytes: 1 << 20,
             released_unsaved_bytes: 3 << 20,
             store: Some("incremental 3 100 200 50 60 0.5 0.75 0.25 1 4 2 7 300 0.125".into()),
+            heap_collect_s: 0.0625,
+            fields: Some("\"bytes\":{\"heap\":5},\"at\":\"main#1 (a\\tb.c:3)\"".into()),
         };
         let d = Report::decode(&r.encode()).unwrap();
         assert_eq!(d.store, r.store);
@@ -880,6 +918,8 @@ mod tests {
         assert_eq!(d.result, Ok((PathBuf::from("/tmp/d ir/ckpt.000001.dao"), 1234)));
         assert_eq!((d.write_s, d.encode_s, d.extra_bytes, d.released_bytes, d.released_unsaved_bytes), (0.5, 0.25, 4096, 1 << 20, 3 << 20));
         assert_eq!(d.prune_warning.as_deref(), Some("cannot prune x"));
+        assert_eq!((d.heap_collect_s, d.fields.as_deref()), (0.0625, r.fields.as_deref()));
+        assert_eq!(Report::decode(&Report::default().encode()).map(|d| d.fields), Some(None), "no fields: none decoded");
         let e = Report { result: Err(("write StorageFull".into(), "no space left".into())), ..Report::default() };
         assert_eq!(Report::decode(&e.encode()).unwrap().result, Err(("write StorageFull".into(), "no space left".into())));
         // cut short: no report

@@ -164,7 +164,9 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let (save_all, heap_all) = (s.cfg.save_all, s.cfg.heap_all || s.cfg.save_all);
     let rss = stats::resident_bytes();
     let at = site_name(frame);
-    let c = collect::collect_team(frame, workers, save_all, heap_all);
+    // the heap's part is collected by the writer (writer.rs): in the
+    // program before it writes, or by a forked writer on its snapshot
+    let c = collect::collect_team_deferred(frame, workers, save_all, heap_all);
     let omp = crate::omp::state_for_checkpoint();
     let collect_s = t0.elapsed().as_secs_f64();
     let header = Header {
@@ -181,19 +183,21 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let crash_now = s.cfg.crash_in == Some(s.attempts);
     let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
     let writer = crate::writer::choose(s, workers, nonblocking_round, rss, crash_now);
-    let mut fields = image::stats_fields(&header, save_all, heap_all, &c, collect_s, rss, &at, round);
     // DAO_ASYNC=auto's decision and why
-    if let Some(f) = crate::background::take_choice() {
-        fields += &f;
-    }
+    let mut tail = crate::background::take_choice().unwrap_or_default();
     if !devices.is_empty() {
         // the device copies: bytes and the time to copy them back (B2)
         let bytes: u64 = devices.iter().map(|d| d.size).sum();
         let saved: u64 = devices.iter().filter(|d| d.bytes.is_some()).map(|d| d.size).sum();
-        fields += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"saved_bytes\":{saved},\"copy_s\":{:.6}}}", devices.len(), dev_s);
+        tail += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"saved_bytes\":{saved},\"copy_s\":{:.6}}}", devices.len(), dev_s);
     }
-    let img = Image { dir, header, rt, omp, c, devices, fields, t0, collect_s, crash_now };
-    crate::writer::write(s, writer, &img);
+    let stats_in = image::StatsIn { save_all, heap_all, rss, at, round: round.map(|(p, g)| (p.to_string(), g)), tail };
+    let mut img = Image { dir, header, rt, omp, c, devices, fields: String::new(), t0, collect_s, crash_now, stats_in, heap_collect_s: 0.0, heap_by_writer: false };
+    if !s.cfg.heap_scan_writer {
+        img.finish_heap();
+    }
+    img.refresh_fields();
+    crate::writer::write(s, writer, &mut img);
 }
 
 /// MPI: the collective look at a candidate (mpi, collectives.rs): the ranks agree

@@ -53,9 +53,102 @@ pub struct Collected {
     /// many of them are left out (their bytes: `bytes.heap_dead`).
     pub heap_objects_total: u64,
     pub heap_objects_left_out: u64,
+    /// The heap's part, not yet collected (`collect_team_deferred`): what
+    /// `finish_heap` needs. None once collected.
+    pub heap_pending: Option<HeapPending>,
 }
 
+/// What the heap's part of a collection needs from the rest of it: the
+/// roots of the scan (every saved byte payload outside the heap), the
+/// modules and the walked sites (heap objects: which are live, why).
+/// The heap's part is the collection's longest (NPB MG.A: 60-70 of its
+/// 65-80 ms, 246 798 blocks walked and 455 MB scanned), and a forked
+/// writer can do it on its snapshot instead of the program
+/// (docs/design.md section 15, "The heap collected by the writer").
+pub struct HeapPending {
+    modules: Vec<&'static DaoModuleDesc>,
+    roots: Vec<(usize, &'static [u8])>,
+    /// Indices in `Collected::workers` of the workers whose state is a
+    /// non-blocking snapshot (owned bytes, also roots of the scan).
+    snap_workers: Vec<usize>,
+    heap_live: Verdicts,
+    sites: Sites,
+    save_all: bool,
+    heap_all: bool,
+}
+
+// SAFETY: module and site descriptors are immutable constant data; the
+// roots are program memory read while the program is stopped (or in the
+// writer's snapshot), as everywhere in this collection.
+unsafe impl Send for HeapPending {}
+
 impl Collected {
+    /// Collects the heap's part now, if it is still pending: the blocks in
+    /// use, those reachable from the saved bytes (less the dead heap
+    /// objects), their records and byte counts.
+    pub fn finish_heap(&mut self) {
+        let Some(p) = self.heap_pending.take() else { return };
+        let HeapPending { modules, mut roots, snap_workers, heap_live, sites, save_all, heap_all } = p;
+        let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
+        let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
+        // the heap objects whose records validate, and those left out:
+        // dead in every walked frame of their module (heap_objects.rs)
+        let known = heap_objects::known(&modules, &blocks, &heap_live, heap_all || save_all);
+        let excluded = heap_objects::excluded(&known);
+        let saved = if heap_all || save_all {
+            vec![true; blocks.len()]
+        } else {
+            // a non-blocking worker's snapshot: its owned copies of its
+            // frames and thread-local values are roots too
+            let mut all: Vec<(usize, &[u8])> = std::mem::take(&mut roots);
+            for &k in &snap_workers {
+                let w = &self.workers[k];
+                for f in &w.chain {
+                    all.extend(f.slots.iter().map(|s| (0usize, &*s.bytes)));
+                    all.extend(f.stack_objects.iter().map(|o| (o.addr as usize, &*o.bytes)));
+                }
+                all.extend(w.tls.iter().map(|v| (0usize, &*v.bytes)));
+                all.extend(w.tp.iter().filter_map(|c| c.bytes.as_deref().map(|b| (c.addr as usize, b))));
+            }
+            reachable(&blocks, &all, &excluded)
+        };
+        let mut hb = Vec::with_capacity(blocks.len());
+        let mut n_saved = 0;
+        for (b, &s) in blocks.iter().zip(&saved) {
+            let data = s.then(|| Cow::Borrowed(memory(b.addr, b.size)));
+            if s {
+                n_saved += 1;
+                self.bytes.heap += b.size as u64;
+            } else if b.size as u64 >= crate::release::RELEASE_MIN {
+                self.unsaved.push((b.addr as u64, (b.addr + b.size) as u64));
+            }
+            hb.push(HeapBlock { addr: b.addr as u64, size: b.size as u64, bytes: data });
+        }
+        self.bytes.heap_dead = excluded.iter().map(|&i| blocks[i].size as u64).sum();
+        let objects = heap_objects::records(&known, &saved, &sites);
+        self.heap = Heap { meta: Cow::Owned(meta), blocks: hb, objects };
+        self.heap_blocks_total = blocks.len() as u64;
+        self.heap_blocks_saved = n_saved;
+        self.heap_objects_total = known.len() as u64;
+        self.heap_objects_left_out = known.iter().filter(|o| o.left_out).count() as u64;
+    }
+
+    /// Upper bounds of the number and bytes of the byte payloads a
+    /// pending heap part adds (every block in use, and the allocator's
+    /// metadata), without walking the heap.
+    pub fn heap_pending_bound(&self) -> (usize, u64) {
+        if self.heap_pending.is_none() {
+            return (0, 0);
+        }
+        let ((n, bytes), meta) = heap::with(|h| (h.bound(), h.meta().len() as u64));
+        // slack for what a thread still running (a non-blocking round's
+        // checked-in workers) allocates before the fork: a hand-over that
+        // does not fit is left out and the next checkpoint starts a new
+        // chain; unused pages of the mapping cost nothing
+        let n = n + n / 8 + 4096;
+        (n + 1, bytes + bytes / 8 + meta + (16 << 20))
+    }
+
     /// The checkpoint's parts with this collection's payloads.
     pub fn parts<'a>(&'a self, header: &'a dao_format::Header, runtime: &'a dao_format::RuntimeState, omp: &'a dao_format::OmpState) -> dao_format::Parts<'a> {
         dao_format::Parts {
@@ -393,6 +486,20 @@ pub fn collect_team(
     save_all: bool,
     heap_all: bool,
 ) -> Collected {
+    let mut c = collect_team_deferred(top, workers, save_all, heap_all);
+    c.finish_heap();
+    c
+}
+
+/// As [`collect_team`], less the heap's part (`heap_pending`), which
+/// [`Collected::finish_heap`] collects later: in the program, or in a
+/// forked writer on its snapshot.
+pub fn collect_team_deferred(
+    top: *mut DaoFrame,
+    workers: &[Stopped],
+    save_all: bool,
+    heap_all: bool,
+) -> Collected {
     let mut w = Walk {
         bytes: Bytes::default(),
         roots: Vec::new(),
@@ -403,8 +510,8 @@ pub fn collect_team(
     };
     let chain = w.chain(top, save_all);
     let mut team = Vec::new();
-    // snapshots' bytes are roots of the heap scan; they live in `workers`
-    let mut snap_roots: Vec<(usize, &[u8])> = Vec::new();
+    // snapshots' bytes are roots of the heap scan (their copies in `team`)
+    let mut snap_workers: Vec<usize> = Vec::new();
     for st in workers {
         if let Some(sn) = &st.snap {
             w.bytes.slots += sn.bytes.slots;
@@ -416,12 +523,7 @@ pub fn collect_team(
             for (k, (m, r)) in &sn.wanted {
                 want(&mut w.wanted, *k, m, r.clone());
             }
-            for f in &sn.frames {
-                snap_roots.extend(f.slots.iter().map(|s| (0usize, &*s.bytes)));
-                snap_roots.extend(f.stack_objects.iter().map(|o| (o.addr as usize, &*o.bytes)));
-            }
-            snap_roots.extend(sn.tls.iter().map(|v| (0usize, &*v.bytes)));
-            snap_roots.extend(sn.tp.iter().filter_map(|c| c.bytes.as_deref().map(|b| (c.addr as usize, b))));
+            snap_workers.push(team.len());
             team.push(Worker { thread: st.thread, state: st.state, singles: sn.singles, chain: sn.frames.clone(), tls: sn.tls.clone(), tp: sn.tp.clone() });
             continue;
         }
@@ -557,48 +659,22 @@ pub fn collect_team(
     }
 
     let dead = if save_all { Vec::new() } else { dead_globals(&modules, &saved_at, &sites) };
-    let mut unsaved = if save_all { Vec::new() } else { unsaved_globals(&modules, &saved_ranges) };
+    let unsaved = if save_all { Vec::new() } else { unsaved_globals(&modules, &saved_ranges) };
 
-    let (meta, walk) = heap::with(|h| (h.meta(), h.walk()));
-    let blocks: Vec<Block> = walk.into_iter().filter(|b| b.in_use).collect();
-    // the heap objects whose records validate, and those left out: dead in
-    // every walked frame of their module (heap_objects.rs)
-    let known = heap_objects::known(&modules, &blocks, &heap_live, heap_all || save_all);
-    let excluded = heap_objects::excluded(&known);
-    let saved = if heap_all || save_all {
-        vec![true; blocks.len()]
-    } else {
-        let mut all: Vec<(usize, &[u8])> = roots.clone();
-        all.extend(snap_roots);
-        reachable(&blocks, &all, &excluded)
-    };
-    let mut hb = Vec::with_capacity(blocks.len());
-    let mut n_saved = 0;
-    for (b, &s) in blocks.iter().zip(&saved) {
-        let data = s.then(|| Cow::Borrowed(memory(b.addr, b.size)));
-        if s {
-            n_saved += 1;
-            bytes.heap += b.size as u64;
-        } else if b.size as u64 >= crate::release::RELEASE_MIN {
-            unsaved.push((b.addr as u64, (b.addr + b.size) as u64));
-        }
-        hb.push(HeapBlock { addr: b.addr as u64, size: b.size as u64, bytes: data });
-    }
-    bytes.heap_dead = excluded.iter().map(|&i| blocks[i].size as u64).sum();
-    let objects = heap_objects::records(&known, &saved, &sites);
     Collected {
         chain,
         master_tls,
         workers: team,
         globals,
         dead,
-        heap: Heap { meta: Cow::Owned(meta), blocks: hb, objects },
+        heap: Heap { meta: Cow::Owned(Vec::new()), blocks: Vec::new(), objects: Vec::new() },
         unsaved,
         bytes,
-        heap_blocks_total: blocks.len() as u64,
-        heap_blocks_saved: n_saved,
-        heap_objects_total: known.len() as u64,
-        heap_objects_left_out: known.iter().filter(|o| o.left_out).count() as u64,
+        heap_blocks_total: 0,
+        heap_blocks_saved: 0,
+        heap_objects_total: 0,
+        heap_objects_left_out: 0,
+        heap_pending: Some(HeapPending { modules, roots, snap_workers, heap_live, sites, save_all, heap_all }),
     }
 }
 

@@ -117,6 +117,11 @@ pub struct Config {
     /// pages of the program memory the checkpoint does not hold (dead
     /// globals, heap blocks left out); `written`: only what was written.
     pub release_unsaved: bool,
+    /// DAO_HEAP_SCAN=writer (the default): a forked writer collects the
+    /// heap's part of a checkpoint (walk, reachability scan) on its
+    /// snapshot, so the program does not wait for it; `program`: the
+    /// program collects it before forking, as for a write in place.
+    pub heap_scan_writer: bool,
     /// How this process was found to be an MPI program (a launcher's
     /// variables, or an MPI library in the process), if it is: dao does not
     /// checkpoint MPI programs yet (issue #17), so a DAO_DIR is then ignored
@@ -337,6 +342,7 @@ pub const VARS: &[Var] = &[
     v("DAO_WORKERS", "engine: compression threads", "cores - 1, at least 1", "1 to 256"),
     v("DAO_ASYNC", "background checkpoints: off (the program waits for the write and the commit), auto (in the background or in place, whichever measured cheaper: before the background cost is measured, in the background only when a core is spare; in place when checkpoints come faster than they are written), wait or skip (always in the background; a checkpoint due while the previous one is still being written waits for it, or is skipped)", "auto (off with DAO_SNAPSHOT=copy)", "off, auto, wait, skip"),
     v("DAO_WRITER_RELEASE", "a forked writer (engine) gives the whole pages of the program's globals and heap blocks of at least 256 KiB back as soon as they are in its pipeline, and before anything else those the checkpoint does not hold (dead arrays, heap blocks left out): the program's later writes of them copy nothing (written: only those in its pipeline; off: the writer holds the whole snapshot until it exits)", "on", "on, written, off"),
+    v("DAO_HEAP_SCAN", "who collects the heap's part of a background checkpoint (the walk of the heap and the reachability scan of its blocks, the longest part of the collection with many blocks): the forked writer on its snapshot, the program not waiting for it, or the program before it forks", "writer", "writer, program"),
     v("DAO_SNAPSHOT", "how a background checkpoint secures its image: a forked copy-on-write writer, or (the engine only) the engine's staging copy written by its thread", "fork", "fork, copy"),
     v("DAO_KEEP_CHAINS", "engine: complete chains kept by GC", "2", "a count >= 1"),
     v("DAO_STATS", "append one JSON line per checkpoint and per restart", "unset", "a path"),
@@ -540,6 +546,11 @@ impl Config {
             snapshot_copy,
             writer_release: var("DAO_WRITER_RELEASE").map_or(true, |v| v.trim() != "off" && (v.trim() == "on" || v.trim() == "written" || fatal(format_args!("DAO_WRITER_RELEASE={v:?}: expected on, written or off")))),
             release_unsaved: var("DAO_WRITER_RELEASE").map_or(true, |v| v.trim() == "on"),
+            heap_scan_writer: var("DAO_HEAP_SCAN").map_or(true, |v| match v.trim() {
+                "writer" => true,
+                "program" => false,
+                _ => fatal(format_args!("DAO_HEAP_SCAN={v:?}: expected writer or program")),
+            }),
             async_policy: var("DAO_ASYNC").map(|v| match v.trim() {
                 "off" | "0" | "no" => Async::Off,
                 "auto" => Async::Auto,

@@ -73,6 +73,10 @@ pub struct Heap {
     last: usize,
     small: Vec<Vec<usize>>,
     large: BTreeSet<(usize, usize)>,
+    /// Blocks in use (allocated and not freed): what a forked writer's
+    /// hand-over is sized from before it walks the heap itself
+    /// (`bound`).
+    in_use: usize,
 }
 
 fn round16(n: usize) -> Option<usize> {
@@ -124,6 +128,7 @@ impl Heap {
             last: 0,
             small: vec![Vec::new(); N_CLASSES],
             large: BTreeSet::new(),
+            in_use: 0,
         })
     }
 
@@ -270,7 +275,10 @@ impl Heap {
 
     pub fn malloc(&mut self, n: usize) -> *mut u8 {
         match block_size(n).and_then(|need| self.alloc_block(need)) {
-            Some(b) => (b + HDR) as *mut u8,
+            Some(b) => {
+                self.in_use += 1;
+                (b + HDR) as *mut u8
+            }
             None => std::ptr::null_mut(),
         }
     }
@@ -291,6 +299,7 @@ impl Heap {
         match self.block_of(p as usize) {
             Some(b) => {
                 self.free_block(b);
+                self.in_use -= 1;
                 true
             }
             None => false,
@@ -323,6 +332,7 @@ impl Heap {
             b += gap;
         }
         self.trim(b, need);
+        self.in_use += 1;
         (b + HDR) as *mut u8
     }
 
@@ -364,11 +374,18 @@ impl Heap {
             // size - HDR (old) and n (new) bytes long.
             unsafe { std::ptr::copy_nonoverlapping(p, q, (size - HDR).min(n)) };
             self.free_block(b);
+            self.in_use -= 1;
         }
         Some(q)
     }
 
     // ---- walking, saving, restoring ----
+
+    /// Upper bounds of what a walk finds in use, without walking: the
+    /// number of blocks and the bytes of their payloads.
+    pub fn bound(&self) -> (usize, u64) {
+        (self.in_use, (self.top - self.base) as u64)
+    }
 
     /// Every block in address order.
     pub fn walk(&self) -> Vec<Block> {
@@ -454,6 +471,7 @@ impl Heap {
         }
         self.small = small;
         self.large = large;
+        self.in_use = allocated.len();
         Ok(())
     }
 }
@@ -470,8 +488,51 @@ impl Drop for Heap {
 /// allocate before main).
 static HEAP: Mutex<Option<Heap>> = Mutex::new(None);
 
+/// The process heap while a thread holds its lock across `fork`
+/// (`hold_across_fork`); null otherwise.
+static HELD: std::sync::atomic::AtomicPtr<Heap> = std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+thread_local! {
+    /// This thread holds the heap's lock across a fork (and so does the
+    /// child's one thread, a copy of it).
+    static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (which forks a background writer) with the heap's lock held,
+/// so that the child's copy of the heap is the consistent state of one
+/// instant: no thread of the program is half-way through an allocation in
+/// it. The child, which has one thread and never returns from `f`, then
+/// reaches the heap through `with` without the lock (the lock word it
+/// inherited says held, by the thread it is a copy of). The program's
+/// other threads wait in `malloc`/`free` for the fork to return; the
+/// holding thread itself (an atfork handler of the program that
+/// allocates) goes through as the child does.
+pub fn hold_across_fork<R>(f: impl FnOnce() -> R) -> R {
+    with(|h| {
+        HELD.store(h as *mut Heap, std::sync::atomic::Ordering::SeqCst);
+        HOLDING.with(|c| c.set(true));
+        let r = f();
+        HOLDING.with(|c| c.set(false));
+        HELD.store(std::ptr::null_mut(), std::sync::atomic::Ordering::SeqCst);
+        r
+    })
+}
+
 /// Runs `f` on the process heap, creating it when needed.
 pub fn with<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
+    // the thread that holds the lock across a fork (`hold_across_fork`),
+    // or the background writer forked then, whose one thread is a copy of
+    // it: the lock is this thread's already, and cannot be taken again
+    if HOLDING.with(|c| c.get()) {
+        let p = HELD.load(std::sync::atomic::Ordering::SeqCst);
+        if !p.is_null() {
+            // SAFETY: the Heap inside HEAP, whose guard this thread (or the
+            // thread this child is a copy of) holds; no other thread uses
+            // it meanwhile, and hold_across_fork does not use its own
+            // reference until f returns.
+            return f(unsafe { &mut *p });
+        }
+    }
     let mut g = HEAP.lock().unwrap_or_else(|e| e.into_inner());
     if g.is_none() {
         match Heap::new(HEAP_BASE, HEAP_RESERVE) {

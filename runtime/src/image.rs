@@ -30,9 +30,55 @@ pub struct Image {
     pub collect_s: f64,
     /// DAO_CRASH_IN is due at this attempt.
     pub crash_now: bool,
+    /// What `fields` is made of (`refresh_fields`).
+    pub stats_in: StatsIn,
+    /// The time the heap's part of the collection took, and whether the
+    /// forked writer collected it (`finish_heap`).
+    pub heap_collect_s: f64,
+    pub heap_by_writer: bool,
+}
+
+/// The inputs of the DAO_STATS fields besides the collection.
+pub struct StatsIn {
+    pub save_all: bool,
+    pub heap_all: bool,
+    pub rss: u64,
+    pub at: String,
+    pub round: Option<(String, f64)>,
+    /// Appended as is: DAO_ASYNC=auto's choice, the devices' copies.
+    pub tail: String,
 }
 
 impl Image {
+    /// Makes `fields` again from the collection as it is now.
+    pub fn refresh_fields(&mut self) {
+        let si = &self.stats_in;
+        let round = si.round.as_ref().map(|(p, g)| (p.as_str(), *g));
+        let mut f = stats_fields(&self.header, si.save_all, si.heap_all, &self.c, self.collect_s, si.rss, &si.at, round);
+        f += &format!(",\"heap_collect_s\":{:.6},\"heap_scan\":\"{}\"", self.heap_collect_s, if self.heap_by_writer { "writer" } else { "program" });
+        f += &si.tail;
+        self.fields = f;
+    }
+
+    /// Collects the heap's part of the collection if it is still pending
+    /// (`Collected::finish_heap`): in the program, its time is part of the
+    /// collection's (`collect_s`); in a forked writer, on its snapshot, it
+    /// is the writer's (`heap_collect_s`, `"heap_scan":"writer"`).
+    pub fn finish_heap(&mut self) {
+        if self.c.heap_pending.is_none() {
+            return;
+        }
+        let t = Instant::now();
+        self.c.finish_heap();
+        self.heap_collect_s = t.elapsed().as_secs_f64();
+        // in a forked writer (background.rs sets WRITER_OF there)
+        self.heap_by_writer = crate::diag::WRITER_OF.load(std::sync::atomic::Ordering::Relaxed) != 0;
+        if !self.heap_by_writer {
+            self.collect_s += self.heap_collect_s;
+        }
+        self.refresh_fields();
+    }
+
     /// The image as the format's parts (skeletons, layouts).
     pub fn parts(&self) -> Parts<'_> {
         let mut p = self.c.parts(&self.header, &self.rt, &self.omp);

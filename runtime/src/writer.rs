@@ -82,28 +82,38 @@ pub fn choose(s: &mut Session, workers: &[Stopped], nonblocking_round: bool, rss
     Writer::InProgram(in_program)
 }
 
-/// Writes `img` as `w` says.
-pub fn write(s: &mut Session, w: Writer, img: &Image) {
+/// Writes `img` as `w` says. The heap's part of the collection, if still
+/// pending, is collected by a forked writer on its snapshot, else by the
+/// program first (`Image::finish_heap`).
+pub fn write(s: &mut Session, w: Writer, img: &mut Image) {
     match w {
-        Writer::Levels => crate::levels::write(s, img),
+        Writer::Levels => {
+            img.finish_heap();
+            crate::levels::write(s, img)
+        }
         Writer::Engine(fork) => store_write(s, img, fork),
         Writer::Forked { kill, otherwise } => {
             if !forked(s, img, kill) {
+                img.finish_heap();
                 in_program(s, img, otherwise)
             }
         }
-        Writer::InProgram(how) => in_program(s, img, how),
+        Writer::InProgram(how) => {
+            img.finish_heap();
+            in_program(s, img, how)
+        }
     }
 }
 
 /// A forked writer of the single file; false if it could not be started
 /// (one warning).
-fn forked(s: &mut Session, img: &Image, kill: Kill) -> bool {
+fn forked(s: &mut Session, img: &mut Image, kill: Kill) -> bool {
     let seq = img.header.seq;
     let tmp = img.dir.path().join(format!(".{}.tmp", dao_format::CheckpointDir::file_name(seq)));
     let (keep, run_id) = (s.cfg.keep, s.run_id);
+    let (frames, collect_s, t0, fields) = (img.c.chain.len(), img.collect_s, img.t0, img.fields.clone());
     let write = || write_in_child(img, kill, run_id, keep);
-    match crate::background::start(s, seq, tmp, img.c.chain.len(), img.collect_s, img.t0, img.fields.clone(), None, write) {
+    match crate::background::start(s, seq, tmp, frames, collect_s, t0, fields, None, write) {
         Ok(()) => {
             // DAO_CRASH_AFTER due at this one: the kill comes
             // once it is committed, as when writing in place
@@ -227,8 +237,12 @@ fn write_error_key(e: &dao_format::DirError) -> String {
 }
 
 /// The background writer's work (in the forked child, background.rs):
-/// encode and commit the file, prune, and say how it went.
-fn write_in_child(img: &Image, kill: Kill, run_id: u64, keep: usize) -> crate::background::Report {
+/// the heap's part of the collection if pending, encode and commit the
+/// file, prune, and say how it went (with the DAO_STATS fields, now
+/// complete).
+fn write_in_child(img: &mut Image, kill: Kill, run_id: u64, keep: usize) -> crate::background::Report {
+    img.finish_heap();
+    let img = &*img;
     let dir = &img.dir;
     let t = Instant::now();
     let kill_at = img.kill_at(kill != Kill::None);
@@ -240,7 +254,7 @@ fn write_in_child(img: &Image, kill: Kill, run_id: u64, keep: usize) -> crate::b
         r
     });
     let write_s = t.elapsed().as_secs_f64();
-    let mut rep = crate::background::Report { write_s, encode_s, ..Default::default() };
+    let mut rep = crate::background::Report { write_s, encode_s, heap_collect_s: img.heap_collect_s, fields: Some(img.fields.clone()), ..Default::default() };
     match r {
         Ok(path) => {
             let n = std::fs::metadata(&path).map_or(0, |m| m.len());
@@ -257,15 +271,15 @@ fn write_in_child(img: &Image, kill: Kill, run_id: u64, keep: usize) -> crate::b
 /// DAO_STORE=engine: the checkpoint as a skeleton plus regions, handed to
 /// the storage engine (storage.rs).
 /// `fork`: written by a forked writer, dying as this says.
-fn store_write(s: &mut Session, img: &Image, fork: Option<Kill>) {
-    let parts = &img.parts();
-    let fields = format!("\"writers\":1,{}", img.fields);
-    let (t0, collect_s) = (img.t0, img.collect_s);
+fn store_write(s: &mut Session, img: &mut Image, fork: Option<Kill>) {
     if let Some(kill) = fork {
-        // the writer builds the skeleton and the regions (its DAO_STATS
-        // line gets their numbers and encode_s when it is settled)
-        let p = crate::storage::Pending { seq: parts.header.seq, fields: fields.clone(), frames: parts.chain.len(), regions: 0, skeleton_bytes: 0, collect_s, pause_s: 0.0, copy_s: 0.0, wait_s: 0.0 };
-        match crate::background::checkpoint_forked(s, parts, &img.c.unsaved, p, t0, kill) {
+        // the writer collects the heap's part if pending and builds the
+        // skeleton and the regions (its DAO_STATS line gets their numbers,
+        // encode_s and its fields when it is settled)
+        let fields = format!("\"writers\":1,{}", img.fields);
+        let p = crate::storage::Pending { seq: img.header.seq, fields, frames: img.c.chain.len(), regions: 0, skeleton_bytes: 0, collect_s: img.collect_s, pause_s: 0.0, copy_s: 0.0, wait_s: 0.0 };
+        let t0 = img.t0;
+        match crate::background::checkpoint_forked(s, img, p, t0, kill) {
             Ok(()) => {
                 // DAO_CRASH_AFTER due at this one: the kill comes once
                 // it is committed, as when writing in place
@@ -277,6 +291,11 @@ fn store_write(s: &mut Session, img: &Image, fork: Option<Kill>) {
             Err(e) => diag::warn_once("background fork", format_args!("cannot start a background writer ({e}): checkpoints are written by the program (synchronously); this warning is shown once")),
         }
     }
+    img.finish_heap();
+    let img = &*img;
+    let parts = &img.parts();
+    let fields = format!("\"writers\":1,{}", img.fields);
+    let (t0, collect_s) = (img.t0, img.collect_s);
     let t = Instant::now();
     let skeleton = match dao_format::encode_skeleton(parts) {
         Ok(b) => b,

@@ -127,6 +127,50 @@ fn metadata_restore_gives_identical_state() {
     assert!(d.restore(&meta, &allocated[1..]).is_err(), "a missing block");
 }
 
+/// `bound` (what a forked writer's hand-over is sized from) is the walk's
+/// count of blocks in use, and the payloads fit in its bytes: after every
+/// call of a mixed workload, after a double free refused, and after a
+/// restore.
+#[test]
+fn bound_matches_the_walk() {
+    let mut h = heap(7);
+    let check = |h: &Heap| {
+        let w = h.walk();
+        let used: Vec<_> = w.iter().filter(|b| b.in_use).collect();
+        let (n, bytes) = h.bound();
+        assert_eq!(n, used.len(), "in-use count");
+        assert!(used.iter().map(|b| b.size as u64).sum::<u64>() <= bytes, "payload bytes");
+    };
+    check(&h);
+    let mut live: Vec<*mut u8> = Vec::new();
+    let mut x: u64 = 99;
+    for i in 0..4000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (x >> 33) as usize;
+        match r % 6 {
+            0 | 1 => live.push(h.malloc(if i % 40 == 0 { 3000 + r % 90000 } else { 1 + r % 700 })),
+            2 if !live.is_empty() => {
+                let p = live.swap_remove(r % live.len());
+                assert!(h.free(p));
+                assert!(!h.free(p), "a double free is refused");
+            }
+            3 if !live.is_empty() => {
+                let k = r % live.len();
+                live[k] = h.realloc(live[k], 1 + r % 6000).unwrap();
+            }
+            4 => live.push(h.aligned_alloc(1 << (4 + r % 10), 1 + r % 900)),
+            _ => {}
+        }
+        check(&h);
+    }
+    let meta = h.meta();
+    let allocated: Vec<(usize, usize)> = h.walk().iter().filter(|b| b.in_use).map(|b| (b.addr, b.size)).collect();
+    drop(h);
+    let mut b = heap(7);
+    b.restore(&meta, &allocated).unwrap();
+    check(&b);
+}
+
 #[test]
 fn foreign_pointers_are_forwarded_to_libc() {
     use dao_rt::entry::{dao_free, dao_malloc, dao_realloc};
