@@ -23,6 +23,10 @@ every --threads count with one checkpoint at candidate k = N/2 + 1
   the checkpoint does not hold, as before the dead pages were given back);
 - `in-program (O_DIRECT)`: `DAO_ASYNC=off DAO_DIRECT_IO=on`;
 - `staging copy`: `DAO_ASYNC=wait DAO_SNAPSHOT=copy` (the engine copies the live bytes into its staging arena, a thread of the program writes them);
+- `background (heap scan in the program)`: `DAO_ASYNC=wait
+  DAO_HEAP_SCAN=program` (the program collects the heap's part of the
+  checkpoint before it forks, as before 2026-12-02; `background` has the
+  forked writer do it on its snapshot);
 - `raw write + fsync`: the in-program run's checkpoint file, its bytes
   read back into memory, written by this script in 4 MiB `os.write`s into
   the same directory, then `fsync`: the disk's floor for one in-program
@@ -37,7 +41,12 @@ whole process's wall time (also the wait at exit for a writer still
 running), each with the checkpoint's cost (minus the same rep's `none`) and
 that cost against the in-program write's; the in-program write time
 (DAO_STATS `write_s` of the in-program runs) against the raw write of the
-same bytes. Every run must verify.
+same bytes, and the pause (DAO_STATS `background.pause_s` of a forked
+writer; collection plus write in place). Every run must verify. Each rep
+runs the configurations in another order (`none` first, the others
+rotated; `--no-rotate`: the same order every rep): a run pays for what the
+one before it left (its checkpoint's writeback and deletion), which in a
+fixed order lands on the same configuration every rep.
 
 Goals (issue #36): with every core busy (threads = cores) the default costs
 at most 1.05 x the in-program write; with a core free, at most half; the
@@ -67,6 +76,7 @@ CONFIGS = [
     ("background", {"DAO_ASYNC": "wait"}),
     ("background (buffered)", {"DAO_ASYNC": "wait", "DAO_DIRECT_IO": "off"}),
     ("background (no release)", {"DAO_ASYNC": "wait", "DAO_WRITER_RELEASE": "off"}),
+    ("background (heap scan in the program)", {"DAO_ASYNC": "wait", "DAO_HEAP_SCAN": "program"}),
     ("background (written only)", {"DAO_ASYNC": "wait", "DAO_WRITER_RELEASE": "written"}),
     ("in-program (O_DIRECT)", {"DAO_ASYNC": "off", "DAO_DIRECT_IO": "on"}),
     ("staging copy", {"DAO_ASYNC": "wait", "DAO_SNAPSHOT": "copy"}),
@@ -136,6 +146,7 @@ def main():
     ap.add_argument("--class", dest="cls", default="A")
     ap.add_argument("--work", default="/tmp/dao-bench-busy")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--no-rotate", dest="rotate", action="store_false", help="run the configurations in the same order every rep (the order before 2026-12-02)")
     ap.add_argument("--configs", default=None, help="comma-separated names of the configurations to run (none, default and in-program always run)")
     a = ap.parse_args()
     global CONFIGS
@@ -162,8 +173,8 @@ def main():
     print("cost: the time more than `none` in the same rep, of the benchmark's timed section (its main loop: the")
     print("checkpoint's pause and the program's slowdown while a writer runs) and of the whole process (wall: also")
     print("the exit's wait for a writer still running)\n")
-    print("| code | threads | config | timer s | cost s | cost / in-program | wall s | wall cost s | wall cost / in-program | write s | chose |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| code | threads | config | timer s | cost s | cost / in-program | wall s | wall cost s | wall cost / in-program | write s | pause s | chose |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for name, exe in exes.items():
         for threads in [int(t) for t in a.threads.split(",")]:
             wd = work / f"{name}-t{threads}"
@@ -174,11 +185,20 @@ def main():
             subprocess.run([str(exe)], env=e, cwd=wd, capture_output=True, check=True)
             n = len(json.loads(prof.read_text())["instances"])
             every = {"DAO_EVERY": str(n // 2 + 1)}
-            res = {c: {"wall": [], "cost": [], "timer": [], "tcost": [], "write": [], "bytes": [], "why": []} for c, _ in CONFIGS}
-            res["raw write + fsync"] = {"wall": [], "cost": [], "timer": [], "tcost": [], "write": [], "bytes": [], "why": []}
+            res = {c: {"wall": [], "cost": [], "timer": [], "tcost": [], "write": [], "bytes": [], "why": [], "pause": []} for c, _ in CONFIGS}
+            res["raw write + fsync"] = {"wall": [], "cost": [], "timer": [], "tcost": [], "write": [], "bytes": [], "why": [], "pause": []}
             for rep in range(a.reps):
                 base = tbase = None
-                for c, extra in CONFIGS:
+                # each rep in another order (a rotation of the list): a run
+                # pays for what the run before it left (its checkpoint
+                # file's writeback and deletion, a warm or cold page cache),
+                # which in a fixed order biases the same configuration every
+                # rep; `none` always first, as the rep's base
+                rest = CONFIGS[1:]
+                k = rep % len(rest)
+                order = [CONFIGS[0], *rest[k:], *rest[:k]] if a.rotate else CONFIGS
+                kept = None
+                for c, extra in order:
                     env = None if extra is None else {**every, **extra}
                     if c == "in-program":
                         wall, timer, evs, kept = run(exe, threads, env, wd, keep_file=True)
@@ -196,6 +216,9 @@ def main():
                     if evs:
                         ev = evs[0]
                         r["write"].append(ev.get("write_s", float("nan")))
+                        # what the program stood still for: the fork's pause, or the whole write in place
+                        bg = ev.get("background")
+                        r["pause"].append(bg["pause_s"] if bg else ev.get("collect_s", 0.0) + ev.get("write_s", 0.0))
                         r["bytes"].append(ev.get("file_bytes", 0))
                         r["why"].append(ev.get("async", {}).get("why", "") if c == "default" else "")
                         if c == "default":
@@ -215,7 +238,7 @@ def main():
                     "code": name, "threads": threads, "config": c,
                     "wall_s": med(r["wall"]), "cost_s": med(r["cost"]),
                     "timer_s": med(r["timer"]), "timer_cost_s": med(r["tcost"]),
-                    "write_s": med(r["write"]), "bytes": int(med(r["bytes"])) if r["bytes"] else 0,
+                    "write_s": med(r["write"]), "pause_s": med(r["pause"]), "bytes": int(med(r["bytes"])) if r["bytes"] else 0,
                     "chose": sorted(set(r["why"])) if c == "default" else [],
                     "raw": r,
                 }
@@ -229,11 +252,11 @@ def main():
                 chose = f"{nbg} of {len(r['why'])} in the background; rep 1: {r['why'][0]}" if c == "default" and r["why"] else ""
                 f = lambda x: "" if x != x else f"{x:.3f}"  # noqa: E731
                 if c == "raw write + fsync":
-                    print(f"| {name}.{a.cls} | {threads} | {c} ({row['bytes']} B) | | | | | | | {f(row['write_s'])} | |")
+                    print(f"| {name}.{a.cls} | {threads} | {c} ({row['bytes']} B) | | | | | | | {f(row['write_s'])} | | |")
                 else:
-                    print(f"| {name}.{a.cls} | {threads} | {c} | {f(row['timer_s'])} | {f(row['timer_cost_s'])} | {f(tratio)} | {f(row['wall_s'])} | {f(row['cost_s'])} | {f(ratio)} | {f(row['write_s'])} | {chose} |")
+                    print(f"| {name}.{a.cls} | {threads} | {c} | {f(row['timer_s'])} | {f(row['timer_cost_s'])} | {f(tratio)} | {f(row['wall_s'])} | {f(row['cost_s'])} | {f(ratio)} | {f(row['write_s'])} | {f(row['pause_s'])} | {chose} |")
             w_in, w_raw = med(res["in-program"]["write"]), med(res["raw write + fsync"]["write"])
-            print(f"| {name}.{a.cls} | {threads} | in-program write speed / raw write + fsync: **{w_raw / w_in:.2f}** | | | | | | | | |")
+            print(f"| {name}.{a.cls} | {threads} | in-program write speed / raw write + fsync: **{w_raw / w_in:.2f}** | | | | | | | | | |")
             out["rows"].append({"code": name, "threads": threads, "write_vs_raw": w_raw / w_in})
             sys.stdout.flush()
     if a.json:
