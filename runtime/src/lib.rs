@@ -52,12 +52,12 @@
 //! no two files reference each other, directly or through others (for the
 //! files of every crate: the workspace test tests/tests/structure.rs).
 //!
-//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, release, ranges, desc, heap_objects, modules, files, libc_state, process, placement, batch, auto_mode, policy, mpi
+//! 1. foundation: abi, identity, stdio, cxx, diag, libc_alloc, stats, config, heap, release, ranges, desc, reachable, heap_objects, modules, files, libc_state, process, placement, batch, auto_mode, policy, mpi
 //! 2. session: session
 //! 3. threads and frames: omp, chain, stack, offload
 //! 4. collection: collect
 //! 5. team protocol: protocol, task_ft
-//! 6. storage: image, storage, background, levels, writer
+//! 6. storage: image, storage, report, background, levels, writer
 //! 7. drivers: checkpoint, stop, profile, mpi::restart, startup
 //! 8. C boundary: entry, wrap, mpi::wrap, offload::entry
 
@@ -91,7 +91,9 @@ pub mod process;
 pub mod profile;
 pub mod protocol;
 pub mod ranges;
+pub mod reachable;
 pub mod release;
+pub mod report;
 pub mod session;
 pub mod stack;
 pub mod startup;

@@ -335,6 +335,8 @@ cases! {
     // heap objects (issue #33): blocks main allocates once, scratch ones left out
     heap_scratch [b, between]       => OmpCase { name: "heap_scratch",           lang: Lang::C, args: &["40", "4096"], master: 40, serial: true };
     heap_flat [a, between]          => OmpCase { name: "heap_flat",              lang: Lang::C, args: &["40", "64", "48"], master: 40, serial: true };
+    // many small blocks, leaks, malloc/free by every thread during checkpoints in the region
+    heap_churn [b]                  => OmpCase { name: "heap_churn",             lang: Lang::C, args: &["40"], master: 2600, serial: false };
     f_host_teams [b, between]       => OmpCase { name: "host_teams",             lang: Lang::Fortran, args: &["40"],  master: 40,    serial: true };
     // a VLA private to each thread and one at main's scope: moved to the heap (to_heap.rs)
     vla_private [a]                 => OmpCase { name: "vla_private",            lang: Lang::C, args: &["40", "400"], master: 2560, serial: false };
