@@ -93,7 +93,8 @@ def make_def(tree, lang, no_pass):
     if lang == "c":
         d = f"CC = {DAO} cc{flag}\nCLINK = {DAO} cc{flag}\nC_LIB = -lm\nC_INC = -I../common\nCFLAGS = {OPT} -fopenmp\nCLINKFLAGS = {OPT} -fopenmp\nUCC = cc\nBINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n"
     else:
-        d = f"F77 = {DAO} fc{flag}\nFLINK = {DAO} fc{flag}\nF_LIB =\nF_INC =\nFFLAGS = {OPT} -fopenmp\nFLINKFLAGS = {OPT} -fopenmp\nCC = cc -g\nCFLAGS = -O\nUCC = cc\nBINDIR = ../bin\nRAND = randi8\nWTIME = wtime.c\n"
+        # NPB 3.4 names the compiler FC (3.3: F77); both are set
+        d = f"F77 = {DAO} fc{flag}\nFC = {DAO} fc{flag}\nFLINK = {DAO} fc{flag}\nF_LIB =\nF_INC =\nFFLAGS = {OPT} -fopenmp\nFLINKFLAGS = {OPT} -fopenmp\nCC = cc -g\nCFLAGS = -O\nUCC = cc\nBINDIR = ../bin\nRAND = randi8\nWTIME = wtime.c\n"
     (tree / "config" / "make.def").write_text(d)
 
 
@@ -114,7 +115,8 @@ def build(tree, target, cls, lang, no_pass):
     if WHOLE and not no_pass:
         env["DAO_WHOLE_PROGRAM"] = "1"
     t0 = time.perf_counter()
-    r = subprocess.run(["make", target, f"CLASS={cls}"], cwd=tree, capture_output=True, text=True, env=env)
+    # (NPB 3.4's makefiles need bash)
+    r = subprocess.run(["make", target, f"CLASS={cls}", "SHELL=/bin/bash"], cwd=tree, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t0
     exes = list((tree / "bin").glob(f"{target.lower()}.{cls}*"))
     if r.returncode != 0 or not exes:

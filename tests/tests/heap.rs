@@ -257,3 +257,44 @@ fn flat_o2_read_d() {
 fn flat_o2_move_cols() {
     check(&FLAT, Opt::O2, Some("MOVE_COLS"))
 }
+
+/// `-Rdao` names every allocation call the liveness does not follow, with
+/// the reason (issue #33, item 2: a user who sees "heap blocks by
+/// reachability" needs to know which allocation and why): an address
+/// stored where other files can read it (heap_scratch `-DESCAPE`, and no
+/// line for the four blocks the plain build follows), a helper function
+/// (grid3d at -O0), a call in a loop (grid3d's rows, inlined into `main`
+/// at -O2), and a Fortran ALLOCATE (allocatable.f90).
+#[test]
+fn allocations_not_followed_are_named() {
+    let repo = &tools().repo;
+    let dir = fresh_dir("heap-untracked");
+    let remarks = |driver: &str, opt: &str, src: &str, defs: &[&str]| -> Vec<String> {
+        let out = std::process::Command::new(&tools().dao)
+            .args([driver, opt, "-fopenmp", "-c", "-Rdao"])
+            .args(defs)
+            .arg(repo.join(src))
+            .arg("-o")
+            .arg(dir.join("x.o"))
+            .current_dir(&dir)
+            .output()
+            .expect("run dao");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{src}: {err}");
+        err.lines().filter(|l| l.contains("are saved whenever a saved pointer reaches them")).map(str::to_string).collect()
+    };
+    let plain = remarks("cc", "-O2", "test-programs/omp/c/heap_scratch.c", &[]);
+    assert!(plain.is_empty(), "heap_scratch's four blocks are followed: {plain:?}");
+    let esc = remarks("cc", "-O2", "test-programs/omp/c/heap_scratch.c", &["-DESCAPE"]);
+    assert_eq!(esc.len(), 1, "{esc:?}");
+    assert!(esc[0].contains("heap_scratch.c:64: heap blocks of 'malloc' in 'main'") && esc[0].contains("stored into memory other than a local variable or a global of this file at ") && esc[0].contains("heap_scratch.c:68"), "{esc:?}");
+    let o0 = remarks("cc", "-O0", "test-programs/c/grid3d.c", &[]);
+    for line in [22, 24, 26] {
+        assert!(o0.iter().any(|l| l.contains(&format!("grid3d.c:{line}: heap blocks of")) && l.contains("allocated in 'alloc_grid', not in the main program")), "grid3d.c:{line} at -O0: {o0:?}");
+    }
+    let o2 = remarks("cc", "-O2", "test-programs/c/grid3d.c", &[]);
+    assert!(o2.iter().any(|l| l.contains("grid3d.c:24: heap blocks of 'malloc' in 'main'") && l.contains("the call is in a loop")), "{o2:?}");
+    let f = remarks("fc", "-O2", "test-programs/fortran/allocatable.f90", &[]);
+    assert!(f.iter().any(|l| l.contains("allocatable.f90:77: heap blocks of '_FortranAAllocatableAllocate'") && l.contains("an ALLOCATE statement")), "{f:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -60,6 +60,8 @@ pub struct ModuleFacts {
     /// Per function, its values of `heap_exact` with the stand-in global
     /// of each (the shim replaces them in its clone).
     pub heap_repl: HashMap<Value, Vec<(Value, Value)>>,
+    /// The allocation calls not tracked, with the reason (`-Rdao`).
+    pub heap_untracked: Vec<crate::heap::Untracked>,
     scratch: Option<Module>,
 }
 
@@ -190,7 +192,7 @@ impl ModuleFacts {
         // the heap objects after the globals, each a stand-in global of a
         // scratch module (`heap.rs`)
         let heap_from = globals.len();
-        let heap = if crate::config::sections() { crate::heap::tracked_sites(m) } else { Vec::new() };
+        let (heap, heap_untracked) = if crate::config::sections() { crate::heap::sites(m) } else { Default::default() };
         let scratch = (!heap.is_empty()).then(|| m.scratch_module("dao.heap"));
         let mut heap_may: HashMap<Value, Vec<usize>> = HashMap::default();
         let mut heap_exact: HashMap<Value, usize> = HashMap::default();
@@ -216,7 +218,7 @@ impl ModuleFacts {
         let global_ix = globals.iter().enumerate().map(|(i, g)| (*g, i)).collect();
         let funcs: Vec<Value> = m.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let func_ix = funcs.iter().enumerate().map(|(i, f)| (*f, i)).collect();
-        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default(), quiet_defined: Default::default(), heap, heap_from, heap_may, heap_exact, heap_repl, scratch };
+        let mut mf = ModuleFacts { m, global_escaped: vec![false; globals.len()], globals, global_ix, global_size, global_declared, funcs, func_ix, global_readable: Default::default(), cond: Default::default(), loop_cache: Default::default(), quiet_defined: Default::default(), heap, heap_from, heap_may, heap_exact, heap_repl, heap_untracked, scratch };
         // Externally visible globals may be read by name from other
         // translation units, i.e. by unknown code: they count as escaped
         // when the module calls any unknown code.

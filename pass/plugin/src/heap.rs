@@ -63,44 +63,99 @@ pub struct HeapSite {
     pub loc: Option<String>,
 }
 
-/// Why a site is not tracked (for `DAO_DEBUG_LOOPS`).
+/// Why a site is not tracked (for `-Rdao` and `DAO_DEBUG_LOOPS`).
 type Refused = String;
 
-/// The tracked allocation sites of module `m`, in the order of the calls.
-pub fn tracked_sites(m: Module) -> Vec<HeapSite> {
+/// An allocation call of the module the liveness does not follow: its
+/// blocks are saved whenever a saved pointer reaches them (`-Rdao` names
+/// each, issue #33 item 2: users need the reason to act).
+pub struct Untracked {
+    /// The allocation function (`malloc`, `_Znwm`, ...).
+    pub callee: String,
+    /// The function the call is in.
+    pub func: String,
+    pub loc: Option<String>,
+    pub why: String,
+}
+
+/// " at FILE:LINE" of instruction `v`, or nothing.
+fn at_loc(v: Value) -> String {
+    v.debug_loc().map(|l| format!(" at {l}")).unwrap_or_default()
+}
+
+/// The tracked allocation sites of module `m`, in the order of the calls,
+/// and every other allocation call of its defined functions with the
+/// reason it is not tracked.
+pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
     let mut out = Vec::new();
+    let mut refused = Vec::new();
+    let mut looked = HashSet::default();
     for name in [known::names::MAIN, known::names::FORTRAN_MAIN] {
         let Some(f) = m.function(name).filter(|f| !f.is_declaration()) else { continue };
+        looked.insert(f);
         // called once: never by the program itself
-        if !f.users().is_empty() && name == known::names::MAIN {
-            continue;
-        }
-        if name == known::names::FORTRAN_MAIN && f.users().len() > 1 {
-            continue;
-        }
+        let called = (!f.users().is_empty() && name == known::names::MAIN) || (name == known::names::FORTRAN_MAIN && f.users().len() > 1);
         let cyclic = cyclic_blocks(f);
         for b in f.blocks() {
-            if cyclic.contains(&b) {
-                continue;
-            }
             for i in b.instructions() {
                 if !i.is_call() {
                     continue;
                 }
                 let Some(callee) = i.called_function() else { continue };
+                if fortran_allocate(&callee.name()) {
+                    refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string() });
+                    continue;
+                }
                 let Some(size_args) = known::alloc_size_args(callee) else { continue };
-                match track(m, i, size_args) {
+                let why = if called {
+                    Err(format!("'{}' is called by the program, so the call may run more than once", crate::diag::demangle(name)))
+                } else if cyclic.contains(&b) {
+                    Err("the call is in a loop: one call site for many blocks, which the analysis cannot tell apart".to_string())
+                } else {
+                    track(m, i, size_args)
+                };
+                match why {
                     Ok(s) => out.push(s),
                     Err(why) => {
                         if crate::config::debug_loops() {
                             eprintln!("dao-debug: heap block of '{}' at {:?} not tracked: {why}", callee.name(), i.debug_loc());
                         }
+                        refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why });
                     }
                 }
             }
         }
     }
-    out
+    // allocations elsewhere: a function may run more than once
+    for f in m.functions().into_iter().filter(|f| !f.is_declaration() && !looked.contains(f)) {
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if !i.is_call() {
+                continue;
+            }
+            let Some(callee) = i.called_function() else { continue };
+            if fortran_allocate(&callee.name()) {
+                refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string() });
+                continue;
+            }
+            if known::alloc_size_args(callee).is_none() {
+                continue;
+            }
+            let why = format!("allocated in '{}', not in the main program: only main's allocations outside its loops are followed, which run at most once", crate::diag::demangle(&f.name()));
+            refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why });
+        }
+    }
+    // (copies of one call by unswitching or unrolling: one line)
+    let mut seen = HashSet::default();
+    refused.retain(|u| seen.insert((u.callee.clone(), u.func.clone(), u.loc.clone(), u.why.clone())));
+    (out, refused)
+}
+
+/// Why an ALLOCATE statement's array is not followed.
+const ALLOCATE_WHY: &str = "an ALLOCATE statement (flang's runtime allocates the array and keeps its address in the array's descriptor): allocatable and pointer arrays are not followed yet";
+
+/// flang's runtime entry points of an ALLOCATE statement.
+fn fortran_allocate(name: &str) -> bool {
+    name.starts_with("_FortranAAllocatableAllocate") || name.starts_with("_FortranAPointerAllocate")
 }
 
 /// The blocks of `f` on a cycle of its control flow.
@@ -172,16 +227,16 @@ impl Walk {
         self.may.push(v);
         for u in v.users() {
             if !u.is_instruction() {
-                return Err(format!("used by a constant {:?}", u.name()));
+                return Err("its address is used by a constant initializer".into());
             }
             match u.opcode() {
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
                     if u.operand(0) != v {
-                        return Err(format!("an index of an address at {:?}", u.debug_loc()));
+                        return Err(format!("its address is used as an index{}", at_loc(u)));
                     }
                     self.value(m, u)?;
                 }
-                Opcode::LLVMSelect if u.operand(0) == v => return Err("a select's condition".into()),
+                Opcode::LLVMSelect if u.operand(0) == v => return Err(format!("its address is a condition{}", at_loc(u))),
                 Opcode::LLVMSelect | Opcode::LLVMPHI => self.value(m, u)?,
                 Opcode::LLVMLoad => {}
                 Opcode::LLVMStore => {
@@ -192,11 +247,11 @@ impl Walk {
                 Opcode::LLVMICmp => {}
                 Opcode::LLVMPtrToInt => {
                     if !only_compared(u, 0) {
-                        return Err(format!("its integer value used at {:?}", u.debug_loc()));
+                        return Err(format!("its address is used as an integer{}", at_loc(u)));
                     }
                 }
                 Opcode::LLVMCall => self.call_use(m, v, u)?,
-                _ => return Err(format!("a use {:?} at {:?}", u.opcode(), u.debug_loc())),
+                _ => return Err(format!("its address is used by an instruction the walk does not follow ({:?}){}", u.opcode(), at_loc(u))),
             }
         }
         Ok(())
@@ -205,7 +260,7 @@ impl Walk {
     /// A call that `v` is an operand of.
     fn call_use(&mut self, m: Module, v: Value, u: Value) -> Result<(), Refused> {
         if u.called_value() == v {
-            return Err("called".into());
+            return Err(format!("its address is called{}", at_loc(u)));
         }
         if let Some(intr) = known::call_intrinsic(u) {
             let ok = match intr {
@@ -214,9 +269,9 @@ impl Walk {
                 Intr::Lifetime | Intr::NoMem => true,
                 _ => false,
             };
-            return if ok { Ok(()) } else { Err(format!("an operand of '{}'", u.called_function().map(|f| f.name()).unwrap_or_default())) };
+            return if ok { Ok(()) } else { Err(format!("its address is an operand of '{}'{}", u.called_function().map(|f| f.name()).unwrap_or_default(), at_loc(u))) };
         }
-        let Some(callee) = u.called_function() else { return Err("an indirect call's argument".into()) };
+        let Some(callee) = u.called_function() else { return Err(format!("its address is passed to an indirect call{}", at_loc(u))) };
         if known::frees_block(callee) {
             self.frees.push(u);
             return Ok(());
@@ -224,21 +279,21 @@ impl Walk {
         let (f, first, param0) = match known::call_role(u) {
             // a region's by-value capture (a firstprivate pointer)
             Some(crate::known::Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
-            Some(_) => return Err(format!("passed to the OpenMP runtime's '{}'", callee.name())),
+            Some(_) => return Err(format!("its address is passed to the OpenMP runtime's '{}'{}", callee.name(), at_loc(u))),
             None if !callee.is_declaration() => (callee, 0, 0),
             None => {
                 // library functions that read and write only through
                 // their pointer arguments and do not keep them
-                return if matches!(known::effect(callee), Some(known::Effect::ReadsArgs | known::Effect::NoMem)) { Ok(()) } else { Err(format!("passed to '{}'", callee.name())) };
+                return if matches!(known::effect(callee), Some(known::Effect::ReadsArgs | known::Effect::NoMem)) { Ok(()) } else { Err(format!("its address is passed to '{}', which this module does not define{}", crate::diag::demangle(&callee.name()), at_loc(u))) };
             }
         };
         if !f.is_function() || f.is_declaration() {
-            return Err("a fork of a region not defined here".into());
+            return Err(format!("its address is passed to a parallel region not defined here{}", at_loc(u)));
         }
         let params = f.params();
         let args = u.args();
         if args.len() - first as usize + param0 as usize != params.len() {
-            return Err(format!("a call of '{}' with other arguments than parameters", f.name()));
+            return Err(format!("its address is passed to '{}' through variable arguments{}", crate::diag::demangle(&f.name()), at_loc(u)));
         }
         for (k, a) in args.iter().enumerate().skip(first as usize) {
             if *a == v {
@@ -253,10 +308,10 @@ impl Walk {
     /// `st` stores the address: its destination must be a root.
     fn root_store(&mut self, m: Module, st: Value) -> Result<(), Refused> {
         let dest = st.operand(1);
-        let Some((base, off)) = dest.strip_offset() else { return Err(format!("stored through a computed address at {:?}", st.debug_loc())) };
+        let Some((base, off)) = dest.strip_offset() else { return Err(format!("its address is stored through a computed address{}", at_loc(st))) };
         let root = (base.is_instruction() && base.is_alloca()) || (base.is_global_var() && base.is_local_linkage() && !base.is_thread_local() && !base.is_global_constant());
         if !root {
-            return Err(format!("stored into memory other than a stack slot or an internal global at {:?}", st.debug_loc()));
+            return Err(format!("its address is stored into memory other than a local variable or a global of this file{}", at_loc(st)));
         }
         if !self.roots.insert((base, off)) {
             return Ok(());
@@ -288,17 +343,17 @@ impl Walk {
                         self.slot_uses(m, u, at + (o - po), off, via, pass)?;
                         continue;
                     }
-                    _ => return Err("a constant use of a root".into()),
+                    _ => return Err("the variable holding its address is used by a constant initializer".into()),
                 }
             }
             if !u.is_instruction() {
-                return Err("a use of a root outside instructions".into());
+                return Err("the variable holding its address is used outside code".into());
             }
             match u.opcode() {
                 Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast if u.operand(0) == p => {
-                    let (Some((b, o)), Some((pb, po))) = (u.strip_offset(), p.strip_offset()) else { return Err("a computed address inside a root".into()) };
+                    let (Some((b, o)), Some((pb, po))) = (u.strip_offset(), p.strip_offset()) else { return Err(format!("the variable holding its address is accessed through a computed address{}", at_loc(u))) };
                     if b != pb {
-                        return Err("an address inside a root of another base".into());
+                        return Err(format!("the variable holding its address is accessed through another object{}", at_loc(u)));
                     }
                     self.slot_uses(m, u, at + (o - po), off, via, pass)?;
                 }
@@ -308,7 +363,7 @@ impl Walk {
                         continue;
                     }
                     if at != off || !u.ty().is_pointer() || n != 8 || u.is_volatile_or_atomic() {
-                        return Err(format!("a part of the pointer loaded at {:?}", u.debug_loc()));
+                        return Err(format!("a part of the variable holding its address is read as other data{}", at_loc(u)));
                     }
                     self.root_loads.push((via.root, u, via.capture_fn));
                     self.value(m, u)?;
@@ -319,7 +374,7 @@ impl Walk {
                         continue;
                     }
                     if at != off || !u.operand(0).ty().is_pointer() || n != 8 || u.is_volatile_or_atomic() {
-                        return Err(format!("a part of the pointer overwritten at {:?}", u.debug_loc()));
+                        return Err(format!("a part of the variable holding its address is overwritten by other data{}", at_loc(u)));
                     }
                     self.root_stores.push((via.root, u.operand(0)));
                 }
@@ -328,11 +383,11 @@ impl Walk {
                     // (`store %p, %p.addr`): its reloads are the parameter
                     self.local_copy(m, u, off, via)?;
                 }
-                Opcode::LLVMStore => return Err(format!("a root's address stored at {:?}", u.debug_loc())),
+                Opcode::LLVMStore => return Err(format!("the address of the variable holding it is stored into memory{}", at_loc(u))),
                 Opcode::LLVMICmp => {}
                 Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => {}
                 Opcode::LLVMCall if pass && u.called_value() != p => self.pass_root(m, p, u, off - at, via)?,
-                _ => return Err(format!("a root used by {:?} at {:?}", u.opcode(), u.debug_loc())),
+                _ => return Err(format!("the variable holding its address is used by an instruction the walk does not follow ({:?}){}", u.opcode(), at_loc(u))),
             }
         }
         Ok(())
@@ -345,11 +400,11 @@ impl Walk {
         let p = st.operand(0);
         let local = st.operand(1);
         if !(local.is_instruction() && local.is_alloca()) {
-            return Err("a capture's address stored".into());
+            return Err(format!("the address of the variable holding it is stored into memory{}", at_loc(st)));
         }
         for w in local.users() {
             if !w.is_instruction() {
-                return Err("a capture's local copy used outside instructions".into());
+                return Err("a local copy of the variable holding its address is used outside code".into());
             }
             match w.opcode() {
                 Opcode::LLVMLoad if w.ty().is_pointer() => {
@@ -359,7 +414,7 @@ impl Walk {
                 }
                 Opcode::LLVMStore if w.operand(1) == local && w.operand(0) == p => {}
                 Opcode::LLVMCall if known::call_intrinsic(w) == Some(Intr::Lifetime) => {}
-                _ => return Err("a capture's local copy used otherwise".into()),
+                _ => return Err(format!("a local copy of the variable holding its address is used otherwise{}", at_loc(w))),
             }
         }
         Ok(())
@@ -371,18 +426,18 @@ impl Walk {
     fn pass_root(&mut self, m: Module, p: Value, u: Value, off: i64, via: Via) -> Result<(), Refused> {
         let (f, first, param0) = match known::call_role(u) {
             Some(crate::known::Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
-            None => (u.called_function().ok_or("an indirect call")?, 0, 0),
-            Some(_) => return Err("a root passed to the OpenMP runtime".into()),
+            None => (u.called_function().ok_or_else(|| format!("the address of the variable holding it is passed to an indirect call{}", at_loc(u)))?, 0, 0),
+            Some(_) => return Err(format!("the address of the variable holding it is passed to the OpenMP runtime{}", at_loc(u))),
         };
         if !f.is_function() || f.is_declaration() {
-            return Err(format!("a root passed to '{}'", f.name()));
+            return Err(format!("the address of the variable holding it is passed to '{}', which this module does not define{}", crate::diag::demangle(&f.name()), at_loc(u)));
         }
         let params = f.params();
         for (k, a) in u.args().iter().enumerate().skip(first as usize) {
             if *a != p {
                 continue;
             }
-            let Some(&fp) = params.get(param0 as usize + (k - first as usize)) else { return Err("more arguments than parameters".into()) };
+            let Some(&fp) = params.get(param0 as usize + (k - first as usize)) else { return Err(format!("the address of the variable holding it is passed through variable arguments{}", at_loc(u))) };
             if self.captures.insert((fp, off)) {
                 // an access through the parameter is one of the root,
                 // certain only where the function has no other call

@@ -164,6 +164,21 @@ pub fn print(m: Module, plan: &ModulePlan) {
             }
         }
     }
+    // the allocation calls the liveness does not follow (heap.rs): their
+    // blocks are saved whenever a saved pointer reaches them
+    const HEAP_LINES: usize = 16;
+    for u in plan.facts.heap_untracked.iter().take(HEAP_LINES) {
+        eprintln!(
+            "remark: dao: {}: heap blocks of '{}' in '{}' are saved whenever a saved pointer reaches them; the liveness does not follow this allocation: {}",
+            u.loc.clone().unwrap_or_else(|| source.clone()),
+            dm(&u.callee),
+            dm(&u.func),
+            u.why
+        );
+    }
+    if plan.facts.heap_untracked.len() > HEAP_LINES {
+        eprintln!("remark: dao: {source}: and {} more allocation calls not followed", plan.facts.heap_untracked.len() - HEAP_LINES);
+    }
     // flang's threadprivate variables (runtime/src/omp/tp.rs)
     for t in &plan.tp {
         eprintln!(
@@ -251,7 +266,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
         eprintln!("remark: dao: {source}: every call of '{func}' writes {} before reading it: those bytes dead before the call", part_list(ps));
     }
     eprintln!(
-        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} kill under runtime-checked conditions ({} sites with globals dead under them), {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known; {} callee summaries specialised to the globals a call passes",
+        "remark: dao: {source}: {} instrumented functions, {nsites} labelled sites, {} of them conservative (unknown reads); {} loops kill whole objects, {} rewrite parts of globals, {} kill under runtime-checked conditions ({} sites with globals dead under them), {} loops that store kill none (partial, conditional or symbolic writes, reads in the loop), {} of them with no store whose bytes are known; {} callee summaries specialised to the globals a call passes; {} allocation calls followed one by one, {} not (saved by reachability: each named above)",
         plan.funcs.len(),
         plan.conservative_sites,
         plan.sections.loops.iter().filter(|l| !l.2.is_empty()).count(),
@@ -260,7 +275,9 @@ pub fn print(m: Module, plan: &ModulePlan) {
         plan.sections.cond_sites,
         plan.sections.loops_without_kill,
         plan.sections.loops_unrecognised,
-        plan.sections.specialised
+        plan.sections.specialised,
+        plan.facts.heap.len(),
+        plan.facts.heap_untracked.len()
     );
 }
 
