@@ -293,8 +293,8 @@ fn allocations_not_followed_are_named() {
         assert!(o0.iter().any(|l| l.contains(&format!("grid3d.c:{line}: heap blocks of")) && l.contains("allocated in 'alloc_grid', not in the main program")), "grid3d.c:{line} at -O0: {o0:?}");
     }
     let o2 = remarks("cc", "-O2", "test-programs/c/grid3d.c", &[]);
-    assert!(o2.iter().any(|l| l.contains("grid3d.c:24: heap blocks of 'malloc' in 'main'") && l.contains("the call is in a loop")), "{o2:?}");
+    assert!(o2.iter().any(|l| l.contains("grid3d.c:24: heap blocks of 'malloc'") && l.contains("in 'main'") && l.contains("the call is in a loop")), "{o2:?}");
     let f = remarks("fc", "-O2", "test-programs/fortran/allocatable.f90", &[]);
-    assert!(f.iter().any(|l| l.contains("allocatable.f90:77: heap blocks of '_FortranAAllocatableAllocate'") && l.contains("an ALLOCATE statement")), "{f:?}");
+    assert!(f.iter().any(|l| l.contains("allocatable.f90:77: heap blocks of '_FortranAAllocatableAllocate") && l.contains("an ALLOCATE statement")), "{f:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

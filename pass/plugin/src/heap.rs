@@ -76,6 +76,9 @@ pub struct Untracked {
     pub func: String,
     pub loc: Option<String>,
     pub why: String,
+    /// How many calls this line stands for (copies of one call, or calls
+    /// on one source line for the same reason).
+    pub n: usize,
 }
 
 /// " at FILE:LINE" of instruction `v`, or nothing.
@@ -103,7 +106,7 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
                 }
                 let Some(callee) = i.called_function() else { continue };
                 if fortran_allocate(&callee.name()) {
-                    refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string() });
+                    refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string(), n: 1 });
                     continue;
                 }
                 let Some(size_args) = known::alloc_size_args(callee) else { continue };
@@ -120,7 +123,7 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
                         if crate::config::debug_loops() {
                             eprintln!("dao-debug: heap block of '{}' at {:?} not tracked: {why}", callee.name(), i.debug_loc());
                         }
-                        refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why });
+                        refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why, n: 1 });
                     }
                 }
             }
@@ -134,20 +137,25 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
             }
             let Some(callee) = i.called_function() else { continue };
             if fortran_allocate(&callee.name()) {
-                refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string() });
+                refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string(), n: 1 });
                 continue;
             }
             if known::alloc_size_args(callee).is_none() {
                 continue;
             }
             let why = format!("allocated in '{}', not in the main program: only main's allocations outside its loops are followed, which run at most once", crate::diag::demangle(&f.name()));
-            refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why });
+            refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why, n: 1 });
         }
     }
     // (copies of one call by unswitching or unrolling: one line)
-    let mut seen = HashSet::default();
-    refused.retain(|u| seen.insert((u.callee.clone(), u.func.clone(), u.loc.clone(), u.why.clone())));
-    (out, refused)
+    let mut merged: Vec<Untracked> = Vec::new();
+    for u in refused {
+        match merged.iter_mut().find(|m| (&m.callee, &m.func, &m.loc, &m.why) == (&u.callee, &u.func, &u.loc, &u.why)) {
+            Some(m) => m.n += 1,
+            None => merged.push(u),
+        }
+    }
+    (out, merged)
 }
 
 /// Why an ALLOCATE statement's array is not followed.

@@ -169,9 +169,10 @@ pub fn print(m: Module, plan: &ModulePlan) {
     const HEAP_LINES: usize = 16;
     for u in plan.facts.heap_untracked.iter().take(HEAP_LINES) {
         eprintln!(
-            "remark: dao: {}: heap blocks of '{}' in '{}' are saved whenever a saved pointer reaches them; the liveness does not follow this allocation: {}",
+            "remark: dao: {}: heap blocks of '{}'{} in '{}' are saved whenever a saved pointer reaches them; the liveness does not follow this allocation: {}",
             u.loc.clone().unwrap_or_else(|| source.clone()),
             dm(&u.callee),
+            if u.n > 1 { format!(" ({} calls)", u.n) } else { String::new() },
             dm(&u.func),
             u.why
         );
@@ -277,7 +278,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
         plan.sections.loops_unrecognised,
         plan.sections.specialised,
         plan.facts.heap.len(),
-        plan.facts.heap_untracked.len()
+        plan.facts.heap_untracked.iter().map(|u| u.n).sum::<usize>()
     );
 }
 
