@@ -244,6 +244,26 @@ fn dead_device_copies() {
     }
 }
 
+/// Device liveness of heap arrays (`heap_device.c`: `dead_device.c` with
+/// its arrays from `malloc` in `main`, mapped as array sections): at -O2
+/// the device copies of the scratch `w` and the output `o` are not saved,
+/// `u`'s is; the twins keep `w`; -O0 saves every copy. Every variant goes
+/// through the crash scenarios with `DAO_DEAD=poison`.
+#[test]
+fn dead_device_copies_of_heap_arrays() {
+    crash("heap_device", Opt::O2, &["120"], 10);
+    crash("heap_device", Opt::O0, &["120"], 10);
+    let want = |w: bool| named(&[("o[0:8192]", false), ("u[0:8192]", true), ("w[0:8192]", w)]);
+    assert_eq!(device_saved(&built("heap_device.c", Opt::O2, Variant::Instrumented), "heap_device-o2", &["120"], 10), want(false), "-O2: w and o dead");
+    let all = named(&[("o[0:8192]", true), ("u[0:8192]", true), ("w[0:8192]", true)]);
+    assert_eq!(device_saved(&built("heap_device.c", Opt::O0, Variant::Instrumented), "heap_device-o0", &["120"], 10), all, "-O0: every device copy saved");
+    for twin in ["READ_SCRATCH", "SHORT_WRITE"] {
+        let (clean, inst) = twin_o2("heap_device", twin);
+        assert_eq!(device_saved(&inst, &format!("heap_device-{twin}"), &["120"], 10), want(true), "{twin}: w kept");
+        crash_twin("heap_device", twin, clean, inst, &["120"], 10);
+    }
+}
+
 /// Which mapped ranges of device 0 a checkpoint saved, by name: the run
 /// checkpoints every `every` candidates and dies after its second.
 fn device_saved(exe: &PathBuf, tag: &str, args: &[&str], every: u64) -> Vec<(String, bool)> {

@@ -433,6 +433,9 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
                     (Some(sh), Some(p)) => write_only_through(p, sh),
                     _ => None,
                 };
+                if crate::config::debug_loops() {
+                    eprintln!("dao-debug: kernel argument {kk}: write-only parameter {wo:?}, object {:?}", global_of(a).map(|g| mf.object_name(g)));
+                }
                 match (wo, global_of(a)) {
                     (Some(q), Some(g)) => writes.push((q, g)),
                     _ => arg_globals(a, &mut reads)?,
@@ -440,6 +443,9 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
             }
             // a global also passed to a parameter that may read it is read
             writes.retain(|(_, g)| !reads.contains(g));
+            if crate::config::debug_loops() {
+                eprintln!("dao-debug: kernel's teams region '{}': shape {}, write-only arguments {}, its summary reads {:?}", tf.name(), if shape.is_some() { "recognised" } else { "not recognised" }, writes.len(), s.globals.iter().map(|g| mf.object_name(g)).collect::<Vec<_>>());
+            }
             if let (Some(sh), false) = (&shape, writes.is_empty()) {
                 let mut bind: Vec<crate::func_facts::Bind> = writes.iter().map(|&(q, g)| (q, -1, g)).collect();
                 bind.push((sh.lb_param, CONST_ARG, sh.l0 as usize));
@@ -710,7 +716,7 @@ fn write_only_through(p: Value, sh: &TeamsShape) -> Option<u32> {
 /// Whether everything done through pointer `p` is a store to it (through
 /// constant or variable offsets, phis of such addresses), a memset of it,
 /// a lifetime marker, or an address comparison.
-fn write_only(p: Value, depth: u32) -> bool {
+pub(crate) fn write_only(p: Value, depth: u32) -> bool {
     if depth > 6 {
         return false;
     }

@@ -163,6 +163,12 @@ impl ModuleFacts {
         }
     }
 
+    /// Whether heap object `g`'s size is known only at run time (the
+    /// placeholder's: kills only under a cover condition).
+    pub fn heap_size_unknown(&self, g: usize) -> bool {
+        self.is_heap(g) && self.global_size[g] == HEAP_SIZE
+    }
+
     /// Whether object `g` of the globals' numbering is a heap object.
     pub fn is_heap(&self, g: usize) -> bool {
         g >= self.heap_from && g < self.globals.len()
@@ -198,10 +204,14 @@ impl ModuleFacts {
         let mut heap_exact: HashMap<Value, usize> = HashMap::default();
         let mut heap_repl: HashMap<Value, Vec<(Value, Value)>> = HashMap::default();
         for (k, site) in heap.iter().enumerate() {
-            let stand = scratch.expect("a scratch module").extern_global(m.array(m.i8(), HEAP_SIZE), &format!("dao.heap.{k}"));
+            // a block of a size known here (`malloc(8 * N)`, N a constant)
+            // is an object of that size, killed like a global; any other
+            // is the placeholder's, killed only under a cover condition
+            let size = crate::heap::constant_size(site).unwrap_or(HEAP_SIZE);
+            let stand = scratch.expect("a scratch module").extern_global(m.array(m.i8(), size), &format!("dao.heap.{k}"));
             let h = globals.len();
             globals.push(stand);
-            global_size.push(HEAP_SIZE);
+            global_size.push(size);
             global_declared.push(false);
             for v in &site.may {
                 let e = heap_may.entry(*v).or_default();
@@ -232,6 +242,13 @@ impl ModuleFacts {
         for i in 0..mf.heap_from {
             let g = mf.globals[i];
             mf.global_escaped[i] = !mf.global_declared[i] && ((calls_unknown && !g.is_local_linkage()) || escapes(g));
+        }
+        // a heap object libomptarget was handed (an offload map): any of
+        // its calls may copy the block, and they are calls of unknown code
+        for (k, site) in mf.heap.iter().enumerate() {
+            if site.offload {
+                mf.global_escaped[mf.heap_from + k] = true;
+            }
         }
         // Globals a callback may touch (issue #31): a function whose address
         // is taken -- qsort's comparator, a handler in a table -- runs when

@@ -61,6 +61,11 @@ pub struct HeapSite {
     /// The source variable it went to (a root's name), for messages.
     pub name: String,
     pub loc: Option<String>,
+    /// Its address is in an offload argument array handed to libomptarget
+    /// (`#pragma omp target` maps it): libomptarget may copy the block to
+    /// and from the device in any of its calls, so every such call (and,
+    /// the object being escaped, every unknown call) may read it.
+    pub offload: bool,
 }
 
 /// Why a site is not tracked (for `-Rdao` and `DAO_DEBUG_LOOPS`).
@@ -158,6 +163,57 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
     (out, merged)
 }
 
+/// The size of a site's block when its size arguments are constants (at
+/// least 1 byte, below the placeholder's 2^40): the block is then exactly
+/// that long, and reads or writes beyond it are undefined.
+pub fn constant_size(site: &HeapSite) -> Option<u64> {
+    let mut n: u64 = 1;
+    for &a in site.size_args {
+        let c = u64::try_from(site.call.operand(a).const_int_sext()?).ok()?;
+        n = n.checked_mul(c)?;
+    }
+    (1..crate::facts::HEAP_SIZE).contains(&n).then_some(n)
+}
+
+/// libomptarget's data-mapping entry points, which take offload argument
+/// arrays (host addresses, sizes, map types) and copy between the host and
+/// the device during the call (or, `nowait`, in a task the runtime waits
+/// for before a checkpoint).
+fn offload_mapper(name: &str) -> bool {
+    matches!(
+        name,
+        "__tgt_target_data_begin_mapper" | "__tgt_target_data_end_mapper" | "__tgt_target_data_update_mapper" | "__tgt_target_data_begin_nowait_mapper" | "__tgt_target_data_end_nowait_mapper" | "__tgt_target_data_update_nowait_mapper"
+    )
+}
+
+/// Whether `dest` is a field of a kernel launch's argument struct: an
+/// alloca whose uses are stores into it (through constant offsets),
+/// memsets, lifetime markers and `__tgt_target_kernel` calls, so that what
+/// is stored there reaches nothing but libomptarget.
+fn kernel_args_only(dest: Value) -> bool {
+    let Some((base, _)) = dest.strip_offset() else { return false };
+    if !(base.is_instruction() && base.is_alloca()) {
+        return false;
+    }
+    fn uses_ok(v: Value, depth: u32) -> bool {
+        depth < 4
+            && v.users().into_iter().all(|u| {
+                u.is_instruction()
+                    && match u.opcode() {
+                        Opcode::LLVMGetElementPtr => u.operand(0) == v && u.strip_offset().is_some() && uses_ok(u, depth + 1),
+                        Opcode::LLVMStore => u.operand(1) == v && u.operand(0) != v,
+                        Opcode::LLVMCall => {
+                            matches!(known::call_intrinsic(u), Some(Intr::Set { dest, .. }) if u.operand(dest) == v)
+                                || known::call_intrinsic(u) == Some(Intr::Lifetime)
+                                || u.called_function().is_some_and(|c| c.name() == "__tgt_target_kernel" || c.name() == "__tgt_target_kernel_nowait")
+                        }
+                        _ => false,
+                    }
+            })
+    }
+    uses_ok(base, 0)
+}
+
 /// Why an ALLOCATE statement's array is not followed.
 const ALLOCATE_WHY: &str = "an ALLOCATE statement (flang's runtime allocates the array and keeps its address in the array's descriptor): allocatable and pointer arrays are not followed yet";
 
@@ -205,16 +261,18 @@ struct Walk {
     /// Parameters the address may arrive in, with the argument passed.
     param_args: Vec<(Value, Value)>,
     frees: Vec<Value>,
+    /// The address reached libomptarget (an offload argument array).
+    offload: bool,
     /// A root's name, for messages.
     name: Option<String>,
 }
 
 fn track(m: Module, call: Value, size_args: &'static [u32]) -> Result<HeapSite, Refused> {
-    let mut w = Walk { may: Vec::new(), seen: HashSet::default(), roots: HashSet::default(), captures: HashSet::default(), root_loads: Vec::new(), root_stores: Vec::new(), param_args: Vec::new(), frees: Vec::new(), name: None };
+    let mut w = Walk { may: Vec::new(), seen: HashSet::default(), roots: HashSet::default(), captures: HashSet::default(), root_loads: Vec::new(), root_stores: Vec::new(), param_args: Vec::new(), frees: Vec::new(), offload: false, name: None };
     w.value(m, call)?;
     let exact = w.exact(call);
     let name = w.name.clone().unwrap_or_else(|| "heap".to_string());
-    Ok(HeapSite { call, size_args, frees: w.frees, may: w.may, exact, name, loc: call.debug_loc() })
+    Ok(HeapSite { call, size_args, frees: w.frees, may: w.may, exact, name, loc: call.debug_loc(), offload: w.offload })
 }
 
 /// Where an access through a pointer to a root goes: the root, and the
@@ -286,7 +344,8 @@ impl Walk {
         }
         let (f, first, param0) = match known::call_role(u) {
             // a region's by-value capture (a firstprivate pointer)
-            Some(crate::known::Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
+            // (a `teams` region: the host fallback of a kernel at -O2)
+            Some(crate::known::Role::Fork { microtask } | crate::known::Role::Teams { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
             Some(_) => return Err(format!("its address is passed to the OpenMP runtime's '{}'{}", callee.name(), at_loc(u))),
             None if !callee.is_declaration() => (callee, 0, 0),
             None => {
@@ -327,7 +386,8 @@ impl Walk {
         if self.name.is_none() {
             let n = base.name();
             let n = n.trim_end_matches(".addr");
-            if !n.is_empty() && !n.chars().all(|c| c.is_ascii_digit()) {
+            // (not clang's own arrays: `.offload_ptrs`, `.offload_baseptrs`)
+            if !n.is_empty() && !n.starts_with('.') && !n.chars().all(|c| c.is_ascii_digit()) {
                 self.name = Some(n.to_string());
             }
         }
@@ -391,6 +451,9 @@ impl Walk {
                     // (`store %p, %p.addr`): its reloads are the parameter
                     self.local_copy(m, u, off, via)?;
                 }
+                // an offload argument array's address in the arguments of
+                // a kernel launch (`__tgt_target_kernel`)
+                Opcode::LLVMStore if u.operand(0) == p && at == 0 && kernel_args_only(u.operand(1)) => self.offload = true,
                 Opcode::LLVMStore => return Err(format!("the address of the variable holding it is stored into memory{}", at_loc(u))),
                 Opcode::LLVMICmp => {}
                 Opcode::LLVMCall if known::call_intrinsic(u) == Some(Intr::Lifetime) => {}
@@ -433,7 +496,13 @@ impl Walk {
     /// points to the root.
     fn pass_root(&mut self, m: Module, p: Value, u: Value, off: i64, via: Via) -> Result<(), Refused> {
         let (f, first, param0) = match known::call_role(u) {
-            Some(crate::known::Role::Fork { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
+            Some(crate::known::Role::Fork { microtask } | crate::known::Role::Teams { microtask }) => (u.operand(microtask), microtask + 1, 2u32),
+            // an offload argument array (`.offload_baseptrs`, `.offload_ptrs`)
+            // handed to a data-mapping entry point
+            None if u.called_function().is_some_and(|c| offload_mapper(&c.name())) => {
+                self.offload = true;
+                return Ok(());
+            }
             None => (u.called_function().ok_or_else(|| format!("the address of the variable holding it is passed to an indirect call{}", at_loc(u)))?, 0, 0),
             Some(_) => return Err(format!("the address of the variable holding it is passed to the OpenMP runtime{}", at_loc(u))),
         };

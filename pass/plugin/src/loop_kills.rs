@@ -125,8 +125,8 @@ pub fn add_loop_kills(
         let mut per_obj: Vec<(Obj, Vec<Section>)> = Vec::new();
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li && s.sym.iter().all(Option::is_none) && s.reqs.is_empty()) {
             let obj = match (ff.mf.global_ix.get(&sr.base), ff.alloca_ix.get(&sr.base)) {
-                // (a heap object's size is known only at run time: below)
-                (Some(&g), _) if ff.mf.is_heap(g) => continue,
+                // (a heap object's size known only at run time: below)
+                (Some(&g), _) if ff.mf.heap_size_unknown(g) => continue,
                 (Some(&g), _) => Obj::Global(g),
                 (None, Some(&a)) if !lf.team => Obj::Alloca(a),
                 _ => continue,
@@ -182,7 +182,8 @@ pub fn add_loop_kills(
                 Obj::Global(g) if whole => {
                     cands.push((vars.global_var(g), ff.mf.global_escaped[g]))
                 }
-                Obj::Global(g) if crate::config::partial() => {
+                // (the runtime saves a heap block whole or not at all)
+                Obj::Global(g) if crate::config::partial() && !ff.mf.is_heap(g) => {
                     let w = c.clip(0, ff.obj_size(*o) as i64);
                     if !w.is_empty() {
                         cands.push((vars.global_var(g), ff.mf.global_escaped[g]));
@@ -205,7 +206,7 @@ pub fn add_loop_kills(
         // the runtime checks against the block's size (a cover condition)
         for sr in lf.sections.iter().filter(|s| s.loop_ix == li) {
             let Some(&g) = ff.mf.global_ix.get(&sr.base).filter(|&&g| ff.mf.is_heap(g)) else { continue };
-            if cond_cands.iter().any(|(x, _)| *x == g) {
+            if cond_cands.iter().any(|(x, _)| *x == g) || cands.iter().any(|(v, _)| *v == vars.global_var(g)) {
                 continue;
             }
             let conds = crate::cond::heap_cover(&ff.mf.global_ix, sr);

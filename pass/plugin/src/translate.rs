@@ -203,8 +203,21 @@ pub fn call_uses(ff: &FuncFacts, vars: &VarMap, call: Value, sums: Option<&[Summ
 /// arguments: every object each may point to, except the arguments whose
 /// reads the specialised callee summary counts (`Spec::covered_args`).
 pub fn uncovered_arg_uses(ff: &FuncFacts, vars: &VarMap, call: Value, spec: Option<&Spec>, out: &mut Vec<usize>) {
+    // the callee's parameter each argument arrives in (a fork's outlined
+    // function takes the thread ids first)
+    let (callee, first, param0) = match known::call_role(call) {
+        Some(Role::Fork { microtask }) => (Some(call.operand(microtask)), microtask as usize + 1, 2),
+        _ => (call.called_function().filter(|f| !f.is_declaration()), 0, 0),
+    };
+    let params = callee.filter(|f| f.is_function() && !f.is_declaration()).map(|f| f.params()).unwrap_or_default();
     for (k, a) in call.args().into_iter().enumerate() {
         if a.ty().is_pointer() && !spec.is_some_and(|sp| sp.covered_args.contains(&k)) {
+            // a parameter the callee only stores through reads nothing
+            // (heap objects arrive in parameters by name: issue #35, the
+            // kernels' output arrays)
+            if k >= first && params.get(k - first + param0).is_some_and(|p| crate::device::write_only(*p, 0)) {
+                continue;
+            }
             mem_uses(ff, vars, a, out);
         }
     }

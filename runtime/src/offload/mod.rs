@@ -117,9 +117,9 @@ pub enum Refusal {
 }
 
 /// The host ranges whose device copies are dead at a checkpoint taken at
-/// frame `top` (device liveness, ABI 13): the defined globals every frame
-/// of the chain lists as dead on the device at its site
-/// (`dao_site_desc.ddead`). None inside a parallel region (the workers'
+/// frame `top` (device liveness, ABI 13): the defined globals and heap
+/// objects every frame of the chain lists as dead on the device at its
+/// site (`dao_site_desc.ddead`). None inside a parallel region (the workers'
 /// chains are not asked).
 pub fn dead_ranges(top: *mut crate::abi::DaoFrame) -> Vec<(u64, u64)> {
     if !USED.load(Relaxed) || crate::omp::in_region() {
@@ -132,9 +132,13 @@ pub fn dead_ranges(top: *mut crate::abi::DaoFrame) -> Vec<(u64, u64)> {
         let mine: Vec<(u64, u64)> = site
             .ddead()
             .iter()
-            .filter_map(|&g| m.globals().get(g as usize))
-            .filter(|d| d.offset != crate::abi::DAO_GLOBAL_DECLARED)
-            .map(|d| (d.addr as u64, d.size))
+            .filter_map(|&g| match m.heap_index(g) {
+                // a heap object (issue #35): its block as the program's
+                // record names it, trusted only when the record is the
+                // payload start of an allocated block at least that long
+                Some(k) => heap_range(m, k),
+                None => m.globals().get(g as usize).filter(|d| d.offset != crate::abi::DAO_GLOBAL_DECLARED).map(|d| (d.addr as u64, d.size)),
+            })
             .collect();
         let a = match acc {
             None => mine,
@@ -147,6 +151,15 @@ pub fn dead_ranges(top: *mut crate::abi::DaoFrame) -> Vec<(u64, u64)> {
         f = fv.parent;
     }
     acc.unwrap_or_default()
+}
+
+/// Heap object `k` of `m` as (address, bytes asked for), when its record
+/// names an allocated block of the dao heap at least that long; None
+/// otherwise (no record, a stale or foreign one: nothing dead).
+fn heap_range(m: &crate::abi::DaoModuleDesc, k: u32) -> Option<(u64, u64)> {
+    let (addr, size) = m.heap_record(k)?;
+    let usable = crate::heap::with(|h| h.usable_size(addr as *mut u8))?;
+    (usable as u64 >= size && size > 0).then_some((addr as u64, size))
 }
 
 /// What a checkpoint saves of the devices: every mapped range's device
