@@ -18,7 +18,9 @@
 //! - the twins keep `w`: `-DREAD_FIRST` reads one of its old elements,
 //!   `-DSHORT` rewrites all but its last one (the extent condition fails at
 //!   run time), `-DESCAPE` stores its address in a global other files can
-//!   name (the pass does not track it);
+//!   name (the pass does not track it); the variant `-DFIXED_N` (n a
+//!   constant: blocks of sizes known at compile time, killed without a
+//!   cover condition) leaves out the same blocks as the plain build;
 //! - `dao inspect --json` of a checkpoint lists `w` as a heap object not
 //!   saved, with what rewrites it first, and `u` as saved;
 //! - a run killed right after a checkpoint and restarted with
@@ -69,8 +71,8 @@ const SCRATCH: Program = Program {
     args: &["30", "32768"],
     blocks: &[("u", 32768 * 8), ("w", 32768 * 8), ("t", 32768 * 8), ("o", 32769 * 8)],
     dead: |opt, twin| match (opt, twin) {
-        (Opt::O0, None) => &["w", "o"],
-        (_, None) => &["w"],
+        (Opt::O0, None | Some("FIXED_N")) => &["w", "o"],
+        (_, None | Some("FIXED_N")) => &["w"],
         (Opt::O0, Some(_)) => &["o"],
         (_, Some(_)) => &[],
     },
@@ -203,6 +205,19 @@ fn scratch_o2() {
     check(&SCRATCH, Opt::O2, None)
 }
 
+/// Sizes and extents known at compile time (`-DFIXED_N`): the blocks are
+/// objects of that size, killed without a cover condition, the same blocks
+/// left out.
+#[test]
+fn scratch_o0_fixed_n() {
+    check(&SCRATCH, Opt::O0, Some("FIXED_N"))
+}
+
+#[test]
+fn scratch_o2_fixed_n() {
+    check(&SCRATCH, Opt::O2, Some("FIXED_N"))
+}
+
 #[test]
 fn scratch_o0_read_first() {
     check(&SCRATCH, Opt::O0, Some("READ_FIRST"))
@@ -287,7 +302,7 @@ fn allocations_not_followed_are_named() {
     assert!(plain.is_empty(), "heap_scratch's four blocks are followed: {plain:?}");
     let esc = remarks("cc", "-O2", "test-programs/omp/c/heap_scratch.c", &["-DESCAPE"]);
     assert_eq!(esc.len(), 1, "{esc:?}");
-    assert!(esc[0].contains("heap_scratch.c:64: heap blocks of 'malloc' in 'main'") && esc[0].contains("stored into memory other than a local variable or a global of this file at ") && esc[0].contains("heap_scratch.c:68"), "{esc:?}");
+    assert!(esc[0].contains("heap_scratch.c:76: heap blocks of 'malloc' in 'main'") && esc[0].contains("stored into memory other than a local variable or a global of this file at ") && esc[0].contains("heap_scratch.c:80"), "{esc:?}");
     let o0 = remarks("cc", "-O0", "test-programs/c/grid3d.c", &[]);
     for line in [22, 24, 26] {
         assert!(o0.iter().any(|l| l.contains(&format!("grid3d.c:{line}: heap blocks of")) && l.contains("allocated in 'alloc_grid', not in the main program")), "grid3d.c:{line} at -O0: {o0:?}");

@@ -285,7 +285,7 @@ pub fn print(m: Module, plan: &ModulePlan) {
 /// An object's size for the remarks: a global's bytes, or, for a heap
 /// object, that it is known at run time.
 fn size_text(plan: &crate::plan::ModulePlan, g: usize) -> String {
-    if plan.facts.is_heap(g) {
+    if plan.facts.heap_size_unknown(g) {
         "size known at run time".to_string()
     } else {
         format!("{} B", plan.facts.global_size[g])

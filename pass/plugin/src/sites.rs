@@ -498,8 +498,8 @@ impl Planner<'_> {
         let mut unread = (0, 0);
         for g in 0..self.facts.globals.len() {
             let v = t.vars.global_var(g);
-            // (a heap object's size is known only at run time)
-            let size = if self.facts.is_heap(g) { 0 } else { self.facts.global_size[g] };
+            // (a heap object's size may be known only at run time)
+            let size = if self.facts.heap_size_unknown(g) { 0 } else { self.facts.global_size[g] };
             let dead_bytes = match partial.iter().find(|(p, _)| *p == g) {
                 Some((_, l)) => size - l.bytes(),
                 None if live.contains(&g) => continue,

@@ -19,6 +19,10 @@
  * - SHORT: the rewrite of `w` stops one element short of its end, whose old
  *   value is read next: `w` is live (its cover condition fails at run time:
  *   8 * (n - 1) bytes do not reach the block's end);
+ * - FIXED_N (not a twin that keeps, a variant): n is the constant 32768,
+ *   so every block has a size known at compile time and the loops constant
+ *   extents; `w` and `o` are dead as in the plain build, without a cover
+ *   condition (the pass takes such a block for an object of that size);
  * - ESCAPE: `w`'s address is also stored into a global other files can
  *   name: the pass does not track it, and the runtime saves it by
  *   reachability as before.
@@ -41,7 +45,13 @@
 
 #define P 1000003
 
+#ifdef FIXED_N
+/* every size and extent known at compile time: the blocks are objects of
+ * that size, killed without a run-time cover condition */
+#define n 32768
+#else
 static int n;
+#endif
 
 #ifdef ESCAPE
 double *escaped_w;
@@ -55,7 +65,9 @@ static int64_t bits(double x) {
 
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 400;
+#ifndef FIXED_N
     n = argc > 2 ? atoi(argv[2]) : 65536;
+#endif
     if (n < 8) {
         fprintf(stderr, "n must be at least 8\n");
         return 1;
