@@ -53,11 +53,17 @@ fn flags() -> Vec<String> {
 }
 
 fn built(rel: &str, opt: Opt, variant: Variant) -> PathBuf {
-    let name = rel.replace('/', "-").trim_end_matches(".c").to_string();
+    let name = rel.replace('/', "-").trim_end_matches(".cpp").trim_end_matches(".c").to_string();
     let v = if variant == Variant::Clean { "clean" } else { "inst" };
     let bdir = tools().out.join("offload-build").join(format!("{name}-{}", opt.name()));
-    build_once(&format!("offload-{name}-{}-{v}", opt.name()), || build_sources(Lang::C, &[src(rel)], &flags(), opt, variant, &bdir))
-        .unwrap_or_else(|e| panic!("{v} build of {rel}: {e}"))
+    build_once(&format!("offload-{name}-{}-{v}", opt.name()), || {
+        if rel.ends_with(".cpp") {
+            dao_tests::build::build_cxx(&[src(rel)], &flags(), opt, variant, &bdir)
+        } else {
+            build_sources(Lang::C, &[src(rel)], &flags(), opt, variant, &bdir)
+        }
+    })
+    .unwrap_or_else(|e| panic!("{v} build of {rel}: {e}"))
 }
 
 /// The crash scenarios for one program. `every`: DAO_EVERY for about a
@@ -261,6 +267,19 @@ fn dead_device_copies_of_heap_arrays() {
         let (clean, inst) = twin_o2("heap_device", twin);
         assert_eq!(device_saved(&inst, &format!("heap_device-{twin}"), &["120"], 10), want(true), "{twin}: w kept");
         crash_twin("heap_device", twin, clean, inst, &["120"], 10);
+    }
+}
+
+/// C++ (`teams_cxx.cpp`): a `target teams` region that calls OpenMP
+/// routines through invokes whose unwind edges call `__clang_call_terminate`
+/// (HeCBench's stencil3d-omp) builds -- the pass refused it, taking the
+/// terminate pad for unknown code that may reach a marker inside the
+/// teams region -- and restarts through the crash scenarios at -O0 and -O2.
+#[test]
+fn cxx_teams_region_with_terminate_pads() {
+    for opt in [Opt::O0, Opt::O2] {
+        let (clean, inst) = (built("teams_cxx.cpp", opt, Variant::Clean), built("teams_cxx.cpp", opt, Variant::Instrumented));
+        crash_plan(format!("offload teams_cxx {}", opt.name()), &format!("offload-teams_cxx-{}", opt.name()), clean, inst, &["60"], 5);
     }
 }
 

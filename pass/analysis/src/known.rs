@@ -568,6 +568,16 @@ pub static TABLE: &[Row] = &[
     libc("_ZdaPvm", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
     libc("_ZdlPvSt11align_val_t", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
     libc("_ZdaPvSt11align_val_t", &[c("void (ptr, i64)")], Some(NoMem), DaoWrite),
+    // What the landing pad of an OpenMP structured block's terminate scope
+    // calls (`__clang_call_terminate`: in C++ an exception may not leave a
+    // region, a `teams` construct or a task). `std::terminate` never
+    // returns; `__cxa_begin_catch` touches only the exception runtime's
+    // state. Neither reads program memory or runs the program's code on
+    // the way to a marker (a handler installed with `std::set_terminate`
+    // runs as the program ends). As unknown code they put every `teams`
+    // region that calls an OpenMP routine on a marker path.
+    libc("__cxa_begin_catch", &[c("ptr (ptr)")], Some(NoMem), Pure),
+    libc("_ZSt9terminatev", &[c("void ()")], Some(NoMem), Pure),
     libc("_ZdlPvmSt11align_val_t", &[c("void (ptr, i64, i64)")], Some(NoMem), DaoWrite),
     libc("_ZdaPvmSt11align_val_t", &[c("void (ptr, i64, i64)")], Some(NoMem), DaoWrite),
     // ---- OpenMP (libomp) --------------------------------------------------

@@ -480,7 +480,7 @@ fn kernel_effects(ff: &FuncFacts, k: Value, sums: &[Summary], specs: &Specs) -> 
                     continue;
                 }
                 let q = 2 + kk - (microtask + 1);
-                let wo = mparams.get(q as usize).is_some_and(|p| write_only(*p, 0));
+                let wo = mparams.get(q as usize).is_some_and(|p| crate::provenance::write_only(*p, 0));
                 match (wo, global_of(a)) {
                     (true, Some(g)) => writes.push((q, g)),
                     _ => arg_globals(a, &mut reads)?,
@@ -710,23 +710,5 @@ fn write_only_through(p: Value, sh: &TeamsShape) -> Option<u32> {
         }
     }
     let q = q?;
-    write_only(*sh.m_params.get(q as usize)?, 0).then_some(q)
-}
-
-/// Whether everything done through pointer `p` is a store to it (through
-/// constant or variable offsets, phis of such addresses), a memset of it,
-/// a lifetime marker, or an address comparison.
-pub(crate) fn write_only(p: Value, depth: u32) -> bool {
-    if depth > 6 {
-        return false;
-    }
-    p.users().into_iter().all(|u| match u.opcode() {
-        Opcode::LLVMGetElementPtr => u.operand(0) == p && write_only(u, depth + 1),
-        // (the vectoriser's overlap checks compare addresses: no access)
-        Opcode::LLVMICmp | Opcode::LLVMPtrToInt => true,
-        Opcode::LLVMPHI => write_only(u, depth + 1),
-        Opcode::LLVMStore => u.operand(1) == p && u.operand(0) != p,
-        Opcode::LLVMCall => matches!(known::call_intrinsic(u), Some(known::Intr::Set { dest, .. }) if u.operand(dest) == p) || known::call_intrinsic(u) == Some(known::Intr::Lifetime),
-        _ => false,
-    })
+    crate::provenance::write_only(*sh.m_params.get(q as usize)?, 0).then_some(q)
 }

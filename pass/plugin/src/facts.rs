@@ -65,9 +65,8 @@ pub struct ModuleFacts {
     scratch: Option<Module>,
 }
 
-/// The placeholder size of a heap object's stand-in (1 TiB): larger than
-/// any block, so no constant box ever covers it and no read is clipped.
-pub const HEAP_SIZE: u64 = 1 << 40;
+/// The placeholder size of a heap object's stand-in (`heap::HEAP_SIZE`).
+pub const HEAP_SIZE: u64 = crate::heap::HEAP_SIZE;
 
 impl Drop for ModuleFacts {
     fn drop(&mut self) {

@@ -163,6 +163,11 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
     (out, merged)
 }
 
+/// The placeholder size of a heap object's stand-in when its block's size
+/// is known only at run time (1 TiB): larger than any block, so no
+/// constant box ever covers it and no read is clipped.
+pub const HEAP_SIZE: u64 = 1 << 40;
+
 /// The size of a site's block when its size arguments are constants (at
 /// least 1 byte, below the placeholder's 2^40): the block is then exactly
 /// that long, and reads or writes beyond it are undefined.
@@ -172,7 +177,7 @@ pub fn constant_size(site: &HeapSite) -> Option<u64> {
         let c = u64::try_from(site.call.operand(a).const_int_sext()?).ok()?;
         n = n.checked_mul(c)?;
     }
-    (1..crate::facts::HEAP_SIZE).contains(&n).then_some(n)
+    (1..HEAP_SIZE).contains(&n).then_some(n)
 }
 
 /// libomptarget's data-mapping entry points, which take offload argument

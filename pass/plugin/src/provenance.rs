@@ -545,3 +545,34 @@ pub fn private_rec(p: Value, depth: u32) -> bool {
 pub fn is_libc_stream(p: Value) -> bool {
     p.is_global_var() && p.initializer().is_none() && dao_analysis::known::is_libc_stream(&p.name())
 }
+
+/// Whether everything done through pointer `p` is a store to it (through
+/// constant or variable offsets, phis of such addresses), a memset of it,
+/// a lifetime marker, or an address comparison.
+pub fn write_only(p: Value, depth: u32) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    p.users().into_iter().all(|u| match u.opcode() {
+        crate::ir::Opcode::LLVMGetElementPtr => u.operand(0) == p && write_only(u, depth + 1),
+        // (the vectoriser's overlap checks compare addresses: no access)
+        crate::ir::Opcode::LLVMICmp => true,
+        crate::ir::Opcode::LLVMPtrToInt => int_only_compared(u, 0),
+        crate::ir::Opcode::LLVMPHI => write_only(u, depth + 1),
+        crate::ir::Opcode::LLVMStore => u.operand(1) == p && u.operand(0) != p,
+        crate::ir::Opcode::LLVMCall => matches!(crate::known::call_intrinsic(u), Some(crate::known::Intr::Set { dest, .. }) if u.operand(dest) == p) || crate::known::call_intrinsic(u) == Some(crate::known::Intr::Lifetime),
+        _ => false,
+    })
+}
+
+/// Whether integer `v` (an address's) is only compared, directly or
+/// through differences and sums (the vectoriser's overlap checks), never
+/// turned back into a pointer.
+fn int_only_compared(v: Value, depth: u32) -> bool {
+    depth < 4
+        && v.users().into_iter().all(|u| match u.opcode() {
+            crate::ir::Opcode::LLVMICmp => true,
+            crate::ir::Opcode::LLVMSub | crate::ir::Opcode::LLVMAdd => int_only_compared(u, depth + 1),
+            _ => false,
+        })
+}

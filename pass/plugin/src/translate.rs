@@ -215,7 +215,7 @@ pub fn uncovered_arg_uses(ff: &FuncFacts, vars: &VarMap, call: Value, spec: Opti
             // a parameter the callee only stores through reads nothing
             // (heap objects arrive in parameters by name: issue #35, the
             // kernels' output arrays)
-            if k >= first && params.get(k - first + param0).is_some_and(|p| crate::device::write_only(*p, 0)) {
+            if k >= first && params.get(k - first + param0).is_some_and(|p| crate::provenance::write_only(*p, 0)) {
                 continue;
             }
             mem_uses(ff, vars, a, out);
