@@ -110,8 +110,8 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
                     continue;
                 }
                 let Some(callee) = i.called_function() else { continue };
-                if fortran_allocate(&callee.name()) {
-                    refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string(), n: 1 });
+                if let Some(u) = fortran_allocate(f, i, callee) {
+                    refused.push(u);
                     continue;
                 }
                 let Some(size_args) = known::alloc_size_args(callee) else { continue };
@@ -141,8 +141,8 @@ pub fn sites(m: Module) -> (Vec<HeapSite>, Vec<Untracked>) {
                 continue;
             }
             let Some(callee) = i.called_function() else { continue };
-            if fortran_allocate(&callee.name()) {
-                refused.push(Untracked { callee: callee.name(), func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string(), n: 1 });
+            if let Some(u) = fortran_allocate(f, i, callee) {
+                refused.push(u);
                 continue;
             }
             if known::alloc_size_args(callee).is_none() {
@@ -222,9 +222,11 @@ fn kernel_args_only(dest: Value) -> bool {
 /// Why an ALLOCATE statement's array is not followed.
 const ALLOCATE_WHY: &str = "an ALLOCATE statement (flang's runtime allocates the array and keeps its address in the array's descriptor): allocatable and pointer arrays are not followed yet";
 
-/// flang's runtime entry points of an ALLOCATE statement.
-fn fortran_allocate(name: &str) -> bool {
-    name.starts_with("_FortranAAllocatableAllocate") || name.starts_with("_FortranAPointerAllocate")
+/// Call `i` of function `f` to `callee` as an ALLOCATE statement (flang's
+/// runtime entry points), which is never followed: its line for `-Rdao`.
+fn fortran_allocate(f: Value, i: Value, callee: Value) -> Option<Untracked> {
+    let name = callee.name();
+    (name.starts_with("_FortranAAllocatableAllocate") || name.starts_with("_FortranAPointerAllocate")).then(|| Untracked { callee: name, func: f.name(), loc: i.debug_loc(), why: ALLOCATE_WHY.to_string(), n: 1 })
 }
 
 /// The blocks of `f` on a cycle of its control flow.
