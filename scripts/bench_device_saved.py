@@ -7,7 +7,9 @@ Each program is built with `dao cc -O2 -fopenmp
 run with OMP_NUM_THREADS=2, a checkpoint every --every candidates and a
 kill after the second (DAO_CRASH_AFTER=2); `dao inspect --json` of both
 checkpoints gives the device ranges (`devices[].ranges[]`: name, size,
-saved). Jia's six programs (test-programs/offload/jia/) have two markers
+saved, from_host). A live device copy equal to the host's bytes the
+checkpoint saves is stored once, as the host's (format 10): the column
+`of them as the host's`, and `stored` (the device bytes the checkpoint holds of its own). Jia's six programs (test-programs/offload/jia/) have two markers
 per step, so with an odd --every the two checkpoints are at different
 markers.
 
@@ -24,6 +26,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PROGS = {
     "heap_device": ("offload/heap_device.c", "120"),
+    "inputs": ("offload/inputs.c", "120"),
+    "maps": ("offload/maps.c", "120"),
     "dead_device": ("offload/dead_device.c", "120"),
     "swim": ("offload/jia/swim.c", "200"),
     "mgrid": ("offload/jia/mgrid.c", "90"),
@@ -43,8 +47,8 @@ def main():
     a = ap.parse_args()
     only = [x for x in a.only.split(",") if x]
     env0 = dict(os.environ, OMP_NUM_THREADS="2")
-    print("| program | checkpoint | device bytes mapped | saved | left out |")
-    print("|---|---|---:|---:|---|")
+    print("| program | checkpoint | device bytes mapped | live (saved) | of them as the host's | stored | left out (dead) | as the host's |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
     for p, (src, steps) in PROGS.items():
         if only and p not in only:
             continue
@@ -65,8 +69,10 @@ def main():
             ranges = [r for dev in d["devices"] for r in dev["ranges"]]
             mapped = sum(r["size"] for r in ranges)
             saved = sum(r["size"] for r in ranges if r["saved"])
+            host = sum(r["size"] for r in ranges if r.get("from_host"))
             dead = ", ".join(f"`{r['name']}`" for r in ranges if not r["saved"])
-            print(f"| {p} | {st} | {mapped} | {saved} | {dead} |", flush=True)
+            shared = ", ".join(f"`{r['name']}`" for r in ranges if r.get("from_host"))
+            print(f"| {p} | {st} | {mapped} | {saved} | {host} | {saved - host} | {dead} | {shared} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,7 @@ PROGRAMS = [
     # -fopenmp-targets=x86_64-pc-linux-gnu): device liveness's shapes
     ("o_dead_device", "offload", "test-programs/offload/dead_device.c", ["120"], (3, 30)),
     ("o_heap_device", "offload", "test-programs/offload/heap_device.c", ["120"], (3, 30)),
+    ("o_inputs", "offload", "test-programs/offload/inputs.c", ["120"], (3, 30)),
     ("o_callees", "offload", "test-programs/offload/callees.c", ["120"], (3, 30)),
     ("o_param_read", "offload", "test-programs/offload/param_read.c", ["60"], (3, 15)),
     ("o_parallel_for", "offload", "test-programs/offload/parallel_for.c", ["120"], (3, 30)),

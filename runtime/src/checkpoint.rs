@@ -184,14 +184,8 @@ fn take_own(s: &mut Session, frame: *mut DaoFrame, workers: &[crate::collect::St
     let nonblocking_round = round.is_some_and(|(p, _)| p == "nonblocking");
     let writer = crate::writer::choose(s, workers, nonblocking_round, rss, crash_now);
     // DAO_ASYNC=auto's decision and why
-    let mut tail = crate::background::take_choice().unwrap_or_default();
-    if !devices.is_empty() {
-        // the device copies: bytes and the time to copy them back (B2)
-        let bytes: u64 = devices.iter().map(|d| d.size).sum();
-        let saved: u64 = devices.iter().filter(|d| d.bytes.is_some()).map(|d| d.size).sum();
-        tail += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"saved_bytes\":{saved},\"copy_s\":{:.6}}}", devices.len(), dev_s);
-    }
-    let stats_in = image::StatsIn { save_all, heap_all, rss, at, round: round.map(|(p, g)| (p.to_string(), g)), tail };
+    let tail = crate::background::take_choice().unwrap_or_default();
+    let stats_in = image::StatsIn { save_all, heap_all, rss, at, round: round.map(|(p, g)| (p.to_string(), g)), tail, device_copy_s: dev_s };
     let mut img = Image { dir, header, rt, omp, c, devices, fields: String::new(), t0, collect_s, crash_now, stats_in, heap_collect_s: 0.0, heap_by_writer: false };
     if !s.cfg.heap_scan_writer {
         img.finish_heap();

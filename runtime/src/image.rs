@@ -45,8 +45,10 @@ pub struct StatsIn {
     pub rss: u64,
     pub at: String,
     pub round: Option<(String, f64)>,
-    /// Appended as is: DAO_ASYNC=auto's choice, the devices' copies.
+    /// Appended as is: DAO_ASYNC=auto's choice.
     pub tail: String,
+    /// The time the device copies took to copy back (offload/).
+    pub device_copy_s: f64,
 }
 
 impl Image {
@@ -57,6 +59,15 @@ impl Image {
         let mut f = stats_fields(&self.header, si.save_all, si.heap_all, &self.c, self.collect_s, si.rss, &si.at, round);
         f += &format!(",\"heap_collect_s\":{:.6},\"heap_scan\":\"{}\"", self.heap_collect_s, if self.heap_by_writer { "writer" } else { "program" });
         f += &si.tail;
+        if !self.devices.is_empty() {
+            // the device copies: mapped, live (saved, of them stored as the
+            // host's bytes), and the time to copy them back (B2)
+            let d = &self.devices;
+            let bytes: u64 = d.iter().map(|d| d.size).sum();
+            let saved: u64 = d.iter().filter(|d| d.bytes.is_some() || d.from_host).map(|d| d.size).sum();
+            let host: u64 = d.iter().filter(|d| d.from_host).map(|d| d.size).sum();
+            f += &format!(",\"device\":{{\"ranges\":{},\"bytes\":{bytes},\"saved_bytes\":{saved},\"as_host_bytes\":{host},\"copy_s\":{:.6}}}", d.len(), si.device_copy_s);
+        }
         self.fields = f;
     }
 
@@ -64,19 +75,36 @@ impl Image {
     /// (`Collected::finish_heap`): in the program, its time is part of the
     /// collection's (`collect_s`); in a forked writer, on its snapshot, it
     /// is the writer's (`heap_collect_s`, `"heap_scan":"writer"`).
+    /// Then the device copies equal to saved host bytes are stored as the
+    /// host's ([`Image::share_devices`]).
     pub fn finish_heap(&mut self) {
-        if self.c.heap_pending.is_none() {
+        if self.c.heap_pending.is_some() {
+            let t = Instant::now();
+            self.c.finish_heap();
+            self.heap_collect_s = t.elapsed().as_secs_f64();
+            // in a forked writer (background.rs sets WRITER_OF there)
+            self.heap_by_writer = crate::diag::WRITER_OF.load(std::sync::atomic::Ordering::Relaxed) != 0;
+            if !self.heap_by_writer {
+                self.collect_s += self.heap_collect_s;
+            }
+        }
+        self.share_devices();
+        self.refresh_fields();
+    }
+
+    /// Once the heap's part is collected: every device copy whose bytes
+    /// equal those this checkpoint saves of the host at its address (a
+    /// global's records, a heap block) is stored as the host's
+    /// (`offload::share_with_host`, format 10). In a forked writer the
+    /// comparison runs on its snapshot, off the program's time.
+    fn share_devices(&mut self) {
+        if self.c.heap_pending.is_some() || !self.devices.iter().any(|d| d.bytes.is_some()) {
             return;
         }
-        let t = Instant::now();
-        self.c.finish_heap();
-        self.heap_collect_s = t.elapsed().as_secs_f64();
-        // in a forked writer (background.rs sets WRITER_OF there)
-        self.heap_by_writer = crate::diag::WRITER_OF.load(std::sync::atomic::Ordering::Relaxed) != 0;
-        if !self.heap_by_writer {
-            self.collect_s += self.heap_collect_s;
-        }
-        self.refresh_fields();
+        let mut host: Vec<(u64, &[u8])> = self.c.globals.iter().map(|g| (g.addr, &g.bytes[..])).collect();
+        host.extend(self.c.heap.blocks.iter().filter_map(|b| b.bytes.as_ref().map(|x| (b.addr, &x[..]))));
+        host.sort_by_key(|&(a, _)| a);
+        crate::offload::share_with_host(&mut self.devices, &host);
     }
 
     /// The image as the format's parts (skeletons, layouts).

@@ -283,6 +283,45 @@ fn cxx_teams_region_with_terminate_pads() {
     }
 }
 
+/// Device copies equal to the host's bytes are stored once, as the host's
+/// (format 10; `inputs.c`): the input tables `w` (a global) and `k` (a heap
+/// block), mapped `to` and never written on the device, are saved as the
+/// host's, the state `u` with its own bytes. The twins keep their own
+/// bytes where the two copies differ: `-DHOST_WRITES` (the host changes
+/// `w` without an update, so the device's is the old table) and
+/// `-DDEVICE_WRITES` (a kernel rewrites `k`). Every variant through the
+/// crash scenarios with the dead bytes poisoned, at -O0 too.
+#[test]
+fn device_copies_stored_as_the_hosts_bytes() {
+    let stored = |exe: &PathBuf, tag: &str| {
+        let dir = fresh_dir(&format!("offload-as-host-{tag}"));
+        let ck = dir.join("ckpt");
+        // the third checkpoint: step 60, after the host's first change of `w`
+        let out = run(exe, &[("DAO_DIR", ck.display().to_string()), ("DAO_EVERY", "20".into()), ("DAO_CRASH_AFTER", "3".into())], &["120"]);
+        assert!(!out.status.success(), "{tag}: DAO_CRASH_AFTER=3 kills the run");
+        let json = dao(&["inspect", "--json", &ck.join("store.000003.dst").display().to_string()]);
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("inspect --json");
+        let d = &v["devices"][0];
+        let mut r: Vec<(String, bool, bool)> = d["ranges"].as_array().expect("ranges").iter().map(|x| (x["name"].as_str().unwrap_or("?").to_string(), x["saved"] == true, x["from_host"] == true)).collect();
+        r.sort();
+        let host: u64 = r.iter().filter(|x| x.2).map(|x| if x.0 == "w" { 131072 } else { 65536 }).sum();
+        assert_eq!(d["as_host_bytes"].as_u64(), Some(host), "{tag}: {d}");
+        assert_eq!(v["totals"]["device"].as_u64(), Some(d["mapped_bytes"].as_u64().unwrap() - host), "{tag}: the device total counts the host's bytes once");
+        r.into_iter().map(|(n, _, h)| (n, h)).collect::<Vec<_>>()
+    };
+    let want = |w: bool, k: bool| named(&[("k[0:8192]", k), ("u", false), ("w", w)]);
+    for opt in [Opt::O0, Opt::O2] {
+        let exe = built("inputs.c", opt, Variant::Instrumented);
+        assert_eq!(stored(&exe, opt.name()), want(true, true), "{}: w and k as the host's", opt.name());
+        crash("inputs", opt, &["120"], 10);
+    }
+    for (twin, w, k) in [("HOST_WRITES", false, true), ("DEVICE_WRITES", true, false)] {
+        let (clean, inst) = twin_o2("inputs", twin);
+        assert_eq!(stored(&inst, twin), want(w, k), "{twin}");
+        crash_twin("inputs", twin, clean, inst, &["120"], 10);
+    }
+}
+
 /// Which mapped ranges of device 0 a checkpoint saved, by name: the run
 /// checkpoints every `every` candidates and dies after its second.
 fn device_saved(exe: &PathBuf, tag: &str, args: &[&str], every: u64) -> Vec<(String, bool)> {
@@ -412,7 +451,9 @@ fn inspect_lists_device_regions() {
     assert_eq!(ranges.len(), 4);
     assert!(ranges.iter().any(|r| r["name"] == "b" && r["map"] == "alloc" && r["dyn_refs"] == 1 && r["saved"] == true), "{ranges:?}");
     assert!(ranges.iter().any(|r| r["name"] == "a" && r["map"] == "tofrom" && r["saved"] == false), "{ranges:?}");
-    assert_eq!(v["totals"]["device"], 98336 - 32768);
+    // `coef` (32 bytes, mapped `to`, the host's bytes): stored as the host's
+    assert!(ranges.iter().any(|r| r["name"] == "coef" && r["saved"] == true && r["from_host"] == true), "{ranges:?}");
+    assert_eq!(v["totals"]["device"], 98336 - 32768 - 32);
 }
 
 /// The placement path end to end: profile, `dao place --mtbf-gpu

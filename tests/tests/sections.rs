@@ -199,7 +199,7 @@ fn inspect_dead(label: &str, file: &Path) {
     let out = std::process::Command::new(&tools().dao).arg("inspect").arg("--json").arg(file).output().expect("run dao inspect");
     assert!(out.status.success(), "[{label}] dao inspect --json {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("dao inspect --json prints JSON");
-    assert_eq!(r["format_version"], 9, "[{label}] {r}");
+    assert_eq!(r["format_version"], 10, "[{label}] {r}");
     let dead = r["dead_globals"].as_array().unwrap_or_else(|| panic!("[{label}] no dead_globals: {r}"));
     let find = |name: &str| dead.iter().find(|d| d["name"].as_str().is_some_and(|n| n.to_ascii_lowercase().contains(name))).unwrap_or_else(|| panic!("[{label}] {name} not among the dead globals: {dead:?}"));
     for w in ["work1", "work2", "work3"] {

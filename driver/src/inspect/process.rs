@@ -112,8 +112,13 @@ pub struct DeviceRange {
     pub map: String,
     pub dyn_refs: u64,
     pub hold_refs: u64,
-    /// Whether the device copy's bytes are in the checkpoint.
+    /// Whether the device copy's bytes are in the checkpoint (its own, or
+    /// the host's: `from_host`).
     pub saved: bool,
+    /// The device copy held the bytes the checkpoint saves of the host at
+    /// its address (format 10): stored once, as the host's, and copied
+    /// from the restored host memory at a restart.
+    pub from_host: bool,
 }
 
 /// The device regions of one offload device.
@@ -121,7 +126,11 @@ pub struct DeviceRange {
 pub struct DeviceReport {
     pub device: i32,
     pub mapped_bytes: u64,
+    /// The live device bytes (dead ones are not saved), with those stored
+    /// as the host's.
     pub saved_bytes: u64,
+    /// Of `saved_bytes`, those stored as the host's bytes (format 10).
+    pub as_host_bytes: u64,
     pub ranges: Vec<DeviceRange>,
 }
 
@@ -371,20 +380,25 @@ pub fn file_report(path: &Path, c: &Checkpoint, file_bytes: u64, binary: Option<
             map: map_words(d.map_type),
             dyn_refs: d.dyn_refs,
             hold_refs: d.hold_refs,
-            saved: d.bytes.is_some(),
+            saved: d.bytes.is_some() || d.from_host,
+            from_host: d.from_host,
         };
-        let saved = d.bytes.as_ref().map_or(0, |b| b.len() as u64);
+        let saved = if d.from_host { d.size } else { d.bytes.as_ref().map_or(0, |b| b.len() as u64) };
+        let host = if d.from_host { d.size } else { 0 };
         match devices.iter_mut().find(|r| r.device == d.device) {
             Some(r) => {
                 r.mapped_bytes += d.size;
                 r.saved_bytes += saved;
+                r.as_host_bytes += host;
                 r.ranges.push(range);
             }
-            None => devices.push(DeviceReport { device: d.device, mapped_bytes: d.size, saved_bytes: saved, ranges: vec![range] }),
+            None => devices.push(DeviceReport { device: d.device, mapped_bytes: d.size, saved_bytes: saved, as_host_bytes: host, ranges: vec![range] }),
         }
     }
     devices.sort_by_key(|d| d.device);
-    totals.device = devices.iter().map(|d| d.saved_bytes).sum();
+    // the bytes the checkpoint holds for the devices: the host's are
+    // counted with the globals and the heap
+    totals.device = devices.iter().map(|d| d.saved_bytes - d.as_host_bytes).sum();
     totals.total = totals.slots + totals.stack + totals.globals + totals.heap + totals.device;
     let h = &c.header;
     Ok(FileReport {
@@ -690,10 +704,17 @@ pub fn render_file(r: &FileReport) -> String {
     );
     heap_objects::render(&mut s, &r.heap_objects, size);
     for d in &r.devices {
-        let _ = writeln!(s, "device {}: {} mapped ranges ({}), device copies saved {}", d.device, d.ranges.len(), size(d.mapped_bytes), size(d.saved_bytes));
+        let host = if d.as_host_bytes > 0 { format!(" ({} of them as the host's bytes)", size(d.as_host_bytes)) } else { String::new() };
+        let _ = writeln!(s, "device {}: {} mapped ranges ({}), device copies saved {}{host}", d.device, d.ranges.len(), size(d.mapped_bytes), size(d.saved_bytes));
         for x in &d.ranges {
             let refs = if x.hold_refs > 0 { format!("refs {} + hold {}", x.dyn_refs, x.hold_refs) } else { format!("refs {}", x.dyn_refs) };
-            let saved = if x.saved { "saved" } else { "dead, not saved" };
+            let saved = if x.from_host {
+                "saved as the host's bytes (the same)"
+            } else if x.saved {
+                "saved"
+            } else {
+                "dead, not saved"
+            };
             let _ = writeln!(s, "      map    {:<24} {:>10} at {} {} ({refs}): {saved}", x.name.as_deref().unwrap_or("?"), size(x.size), x.addr, x.map);
         }
     }

@@ -286,7 +286,7 @@ pub struct Worker<'a> {
 /// A restart maps the range again (same host address, same counts, same
 /// device) and copies `bytes` to the device copy; `bytes` is None when the
 /// device copy is dead at the checkpoint (it is then left as allocated, or
-/// poisoned under DAO_DEAD=poison).
+/// poisoned under DAO_DEAD=poison), and when `from_host` is true.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceRegion<'a> {
     /// The device number (`omp_get_num_devices()` numbering).
@@ -300,6 +300,11 @@ pub struct DeviceRegion<'a> {
     /// The variable, as the compiler named it in the map clause.
     pub name: Option<Cow<'a, str>>,
     pub bytes: Option<Cow<'a, [u8]>>,
+    /// The device copy held exactly the bytes this checkpoint saves of the
+    /// host at `addr` (format 10; `bytes` is then None): they are stored
+    /// once, as the host's (a global's or a heap block's), and a restart
+    /// copies them from the restored host memory to the device copy.
+    pub from_host: bool,
 }
 
 impl DeviceRegion<'_> {
@@ -314,6 +319,7 @@ impl DeviceRegion<'_> {
             hold_refs: self.hold_refs,
             name: self.name.map(own),
             bytes: self.bytes.map(own),
+            from_host: self.from_host,
         }
     }
 }

@@ -259,8 +259,11 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
             let device = p.u32()? as i32;
             let (addr, size, map_type, dyn_refs, hold_refs) = (p.u64()?, p.u64()?, p.u64()?, p.u64()?, p.u64()?);
             let name = p.opt_str()?;
-            let bytes = match p.u8()? {
+            let flag = p.u8()?;
+            let from_host = flag == 2 && le_u32(b, 8) >= 10;
+            let bytes = match flag {
                 0 => None,
+                2 if from_host => None,
                 1 => {
                     let b = p.bytes()?;
                     if b.len() as u64 != size {
@@ -270,7 +273,7 @@ fn decode_with<'a>(b: &'a [u8], mut fill: Option<Fill<'_, 'a>>) -> Result<Checkp
                 }
                 _ => return Err(corrupt("GLOBALS", "malformed saved flag of a device region")),
             };
-            devices.push(DeviceRegion { device, addr, size, map_type, dyn_refs, hold_refs, name, bytes });
+            devices.push(DeviceRegion { device, addr, size, map_type, dyn_refs, hold_refs, name, bytes, from_host });
         }
     }
     p.end()?;

@@ -64,7 +64,9 @@
 //!   the mapped ranges of OpenMP offload devices: u32 count, then (device
 //!   u32 (an i32), addr u64, size u64, map_type u64, dyn_refs u64,
 //!   hold_refs u64, name opt_str, saved u8, and bytes when saved is 1: the
-//!   device copy's `size` bytes). Format 4, 5, 6 and 7 files (no such
+//!   device copy's `size` bytes; from format 10 saved 2: the device copy
+//!   held the bytes this file saves of the host at `addr`, a global's or
+//!   a heap block's, stored there once). Format 4 to 9 files (no such
 //!   lists; every record whole) are still read.
 //! - HEAP: meta bytes, u64 block count, then (addr u64, size u64, saved u8,
 //!   and `size` raw bytes when saved is 1); then (format 9) the heap
@@ -80,11 +82,12 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"DAOCKPT\0";
 pub const END_MAGIC: [u8; 8] = *b"DAOEND\0\0";
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 /// The oldest version the reader accepts: format 4 differs only in having no
 /// list of dead globals, 5 in having no reasons for the saved ones, 6 in
 /// having no device regions (read as empty), 7 in having no continued
-/// global records, 8 in having no heap objects (read as empty).
+/// global records, 8 in having no heap objects (read as empty), 9 in having
+/// no device regions stored as the host's bytes.
 pub const OLDEST_READ_VERSION: u32 = 4;
 /// In place of a global record's module hash (format 8): the record is
 /// another range of the global of the record before it (same module,

@@ -224,6 +224,7 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[De
         s.u64(d.hold_refs)?;
         s.opt_str(d.name.as_deref())?;
         match &d.bytes {
+            Some(_) if d.from_host => return Err(io::Error::new(io::ErrorKind::InvalidInput, "a device region with bytes of its own marked as the host's")),
             Some(b) => {
                 if b.len() as u64 != d.size {
                     return Err(io::Error::new(io::ErrorKind::InvalidInput, "device region bytes differ from its size"));
@@ -231,6 +232,8 @@ fn globals_body<'a>(s: &mut impl Sink<'a>, globals: &'a [Global<'_>], dead: &[De
                 s.u8(1)?;
                 s.bytes(b)?;
             }
+            // format 10: the host's bytes at its address
+            None if d.from_host => s.u8(2)?,
             None => s.u8(0)?,
         }
     }

@@ -407,6 +407,26 @@ fn heap_objects_round_trip_and_format_8_has_none() {
     }
 }
 
+/// A device region stored as the host's bytes (format 10) round-trips; the
+/// same file labelled format 9 is corrupt (its readers know flags 0 and 1),
+/// and a region marked as the host's that carries bytes is refused.
+#[test]
+fn device_regions_as_the_hosts_bytes() {
+    let mut c = common::sample(1, 1);
+    c.devices.push(DeviceRegion { device: 0, addr: 0x7ee000, size: 32, map_type: 1, dyn_refs: 1, hold_refs: 0, name: Some("wall".into()), bytes: None, from_host: true });
+    let enc = c.encode();
+    let d = decode(&enc).expect("decodes");
+    assert_eq!(d.devices, c.devices);
+    assert!(d.devices[2].from_host && d.devices[2].bytes.is_none());
+    let b9 = as_version(&c.encode(), 9, |_, _| {});
+    match decode(&b9) {
+        Err(FormatError::Corrupt { what, .. }) => assert!(what.contains("saved flag"), "{what}"),
+        other => panic!("{other:?}"),
+    }
+    c.devices[2].bytes = Some(std::borrow::Cow::Owned(vec![1; 32]));
+    assert!(std::panic::catch_unwind(|| c.encode()).is_err(), "encoded a region with bytes of its own marked as the host's");
+}
+
 /// No module hash may be the continued-record mark: the writer refuses it
 /// rather than write a file the reader would misread.
 #[test]

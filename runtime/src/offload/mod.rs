@@ -27,7 +27,9 @@
 //! Liveness: a mapped range inside a global whose device copy the pass
 //! found dead at every frame's site of the chain is recorded without its
 //! bytes ([`dead_ranges`]; docs/design.md section 21, "Device liveness");
-//! every other mapped byte is copied back and saved.
+//! every other mapped byte is copied back and saved, once: a device copy
+//! equal to the host bytes the checkpoint saves at its address is stored
+//! as the host's ([`share_with_host`], format 10).
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -197,9 +199,57 @@ pub fn before_checkpoint(dead: &[(u64, u64)]) -> Result<Vec<DeviceRegion<'static
             hold_refs: m.hold_refs,
             name: m.name.clone().map(Into::into),
             bytes: if dead.iter().any(|&(a, s)| a <= addr && addr + m.size <= a + s) { None } else { Some(copy_back(dev, addr, m)?.into()) },
+            from_host: false,
         });
     }
     Ok(out)
+}
+
+/// Device copies stored once (format 10): a range whose copied-back bytes
+/// equal, byte for byte, what this checkpoint saves of the host at its
+/// address (`host`: the saved globals' records and heap blocks, sorted by
+/// address) is stored as the host's (`from_host`, its own bytes dropped).
+/// A restart restores the host's bytes before the device copies, and then
+/// copies them from host memory. The comparison is against the bytes the
+/// checkpoint holds, not the program's memory: what the restart puts on
+/// the device is then exactly what was there. The common case is an input
+/// mapped `to` that no kernel writes (a stencil's coefficients, a graph, a
+/// matrix): without this it is saved twice. Stack ranges are not offered
+/// (`host`): they are restored later, as the frames are rebuilt. Returns
+/// the bytes stored as the host's.
+pub fn share_with_host(devices: &mut [DeviceRegion<'static>], host: &[(u64, &[u8])]) -> u64 {
+    let mut shared = 0;
+    for d in devices.iter_mut() {
+        if d.bytes.as_ref().is_some_and(|b| !b.is_empty() && same_as_host(host, d.addr, b)) {
+            d.bytes = None;
+            d.from_host = true;
+            shared += d.size;
+        }
+    }
+    shared
+}
+
+/// Whether every byte of `want` (at `addr`) lies in a piece of `host`
+/// (sorted by start) holding the same value. Of overlapping pieces only
+/// the last to start at or before a byte is asked (then: not the same).
+fn same_as_host(host: &[(u64, &[u8])], addr: u64, want: &[u8]) -> bool {
+    let end = addr + want.len() as u64;
+    let mut p = addr;
+    while p < end {
+        let i = host.partition_point(|&(a, _)| a <= p);
+        let Some(&(a, b)) = i.checked_sub(1).map(|i| &host[i]) else { return false };
+        let e = a + b.len() as u64;
+        if e <= p {
+            return false;
+        }
+        let n = (e.min(end) - p) as usize;
+        let (h, w) = ((p - a) as usize, (p - addr) as usize);
+        if b[h..h + n] != want[w..w + n] {
+            return false;
+        }
+        p += n as u64;
+    }
+    true
 }
 
 fn copy_back(dev: i32, addr: u64, m: &Mapping) -> Result<Vec<u8>, Refusal> {
@@ -247,6 +297,8 @@ fn restore_own(regions: &[DeviceRegion<'_>], poison: bool, file: &str) -> u64 {
         let poisoned;
         let bytes: &[u8] = match &r.bytes {
             Some(b) => b,
+            // the host's bytes, restored before the devices (startup.rs)
+            None if r.from_host => crate::desc::memory(r.addr as usize, r.size as usize),
             None if poison => {
                 poisoned = vec![0xffu8; r.size as usize];
                 &poisoned
@@ -311,4 +363,36 @@ pub fn mapped_bytes() -> u64 {
         return 0;
     }
     table().mapped_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(addr: u64, bytes: &[u8]) -> DeviceRegion<'static> {
+        DeviceRegion { device: 0, addr, size: bytes.len() as u64, map_type: 1, dyn_refs: 1, hold_refs: 0, name: None, bytes: Some(bytes.to_vec().into()), from_host: false }
+    }
+
+    #[test]
+    fn device_copies_equal_to_the_saved_host_bytes_are_shared() {
+        let g = [1u8, 2, 3, 4, 5, 6, 7, 8];
+        let h = [9u8; 16];
+        // a global at 100 saved in two ranges (100..104, 104..108), a heap block at 200
+        let host: Vec<(u64, &[u8])> = vec![(100, &g[..4]), (104, &g[4..]), (200, &h[..])];
+        let mut d = vec![
+            region(101, &[2, 3, 4, 5, 6]), // across the two ranges: shared
+            region(100, &[1, 2, 3, 4, 5, 6, 7, 8, 0]), // one byte past the global: kept
+            region(202, &[9, 9, 9, 8]), // a byte differs: kept
+            region(204, &[9; 12]), // to the block's end: shared
+            region(150, &[0; 4]), // no host bytes saved there: kept
+        ];
+        let dead = DeviceRegion { bytes: None, ..region(300, &[0]) };
+        d.push(dead.clone());
+        assert_eq!(share_with_host(&mut d, &host), 5 + 12);
+        let shared: Vec<bool> = d.iter().map(|r| r.from_host).collect();
+        assert_eq!(shared, [true, false, false, true, false, false]);
+        assert!(d[0].bytes.is_none() && d[1].bytes.is_some() && d[5] == dead);
+        assert!(!same_as_host(&host, 96, &[0, 0, 0, 0, 1]), "a byte before every piece");
+        assert!(!same_as_host(&[], 100, &[1]));
+    }
 }

@@ -52,8 +52,8 @@ pub fn sample(run_id: u64, seq: u64) -> Checkpoint<'static> {
         }],
         // format 7: an offload device's mapped ranges, one saved, one not
         devices: vec![
-            DeviceRegion { device: 0, addr: 0x7ed110, size: 8, map_type: 3, dyn_refs: 2, hold_refs: 0, name: Some("a".into()), bytes: Some(Cow::Owned(vec![3; 8])) },
-            DeviceRegion { device: 1, addr: 0x7f5110, size: 16, map_type: 0x2000, dyn_refs: 0, hold_refs: 1, name: None, bytes: None },
+            DeviceRegion { device: 0, addr: 0x7ed110, size: 8, map_type: 3, dyn_refs: 2, hold_refs: 0, name: Some("a".into()), bytes: Some(Cow::Owned(vec![3; 8])), from_host: false },
+            DeviceRegion { device: 1, addr: 0x7f5110, size: 16, map_type: 0x2000, dyn_refs: 0, hold_refs: 1, name: None, bytes: None, from_host: false },
         ],
         dead: vec![
             DeadGlobal { module_hash: 0xabc, index: 4, name: "work".into(), size: 4096, saved: 0, why: Some("the loop at a.c:20".into()) },
