@@ -20,14 +20,19 @@
 //!   mean). Slowdown = `dt - dn * tpc`, at least 0.
 //!
 //! Before the background cost is known (the first checkpoints; a run with
-//! one checkpoint) the **prior** is the cores: the writer needs one. The
-//! cores the program may use (its affinity mask, a cgroup v2 CPU quota)
-//! less its OpenMP threads, and the idle time of those cores since the
-//! previous checkpoint or the start (/proc/stat: other processes count),
-//! give the spare cores, the smaller of the two; background when at least
-//! half a core is spare. Once in-place checkpoints have given `tpc`
-//! (two of them), one background checkpoint is tried to measure its cost,
-//! and again every [`RETRY`] checkpoints; from then on the cheaper wins.
+//! one checkpoint) the **prior** is the cores and the writer. The cores
+//! the program may use (its affinity mask, a cgroup v2 CPU quota) less its
+//! OpenMP threads, and the idle time of those cores since the previous
+//! checkpoint or the start (/proc/stat: other processes count), give the
+//! spare cores, the smaller of the two; background when at least half a
+//! core is spare, or when the writer is *light*: it writes with O_DIRECT
+//! and no codec (storage::light_writer), so it mostly waits for the disk
+//! and takes little from busy cores (measured on NPB MG.A and FT.A with
+//! both cores busy: 0.59-0.86 of the in-place cost; docs/results.md). A
+//! writer that copies into the page cache or compresses needs a spare
+//! core. With neither, once in-place checkpoints have given `tpc` (two of
+//! them), one background checkpoint is tried to measure its cost, and again
+//! every [`RETRY`] checkpoints; from then on the cheaper wins.
 //!
 //! The rule that came before stays as an override: a checkpoint that had
 //! to wait for the previous writer (more than 1 ms), or that comes sooner
@@ -80,6 +85,10 @@ pub struct Machine {
     pub idle: Option<f64>,
     /// The program's OpenMP threads (omp_get_max_threads).
     pub threads: u32,
+    /// Why the forked writer is light on the CPU, if it is (O_DIRECT, no
+    /// codec: storage::light_writer): then it is worth a try without a
+    /// spare core.
+    pub light: Option<&'static str>,
 }
 
 /// CPU counters of the cores in the affinity mask (/proc/stat, in ticks),
@@ -142,7 +151,7 @@ impl CpuSample {
             }
             Some(free)
         });
-        Machine { usable, idle, threads }
+        Machine { usable, idle, threads, light: None }
     }
 }
 
@@ -302,10 +311,10 @@ impl Auto {
             let spare = m.idle.map_or(by_threads, |i| i.min(by_threads));
             let idle = m.idle.map_or("unknown".to_string(), |i| format!("{i:.2}"));
             let what = format!("{spare:.2} spare cores ({:.2} usable, {} threads, {idle} idle)", m.usable, m.threads);
-            if spare >= 0.5 {
-                c(true, what)
-            } else {
-                c(false, what)
+            match m.light {
+                _ if spare >= 0.5 => c(true, what),
+                Some(light) => c(true, format!("{what}; {light}: it mostly waits for the disk")),
+                None => c(false, what),
             }
         };
         match (self.cost_bg, self.cost_in) {
@@ -348,7 +357,7 @@ mod tests {
     const S: u64 = 1_000_000_000;
 
     fn busy() -> Machine {
-        Machine { usable: 2.0, idle: Some(0.05), threads: 2 }
+        Machine { usable: 2.0, idle: Some(0.05), threads: 2, light: None }
     }
 
     #[test]
@@ -356,20 +365,49 @@ mod tests {
         let mut a = Auto::default();
         assert!(!a.decide(0, 0, &busy(), false).background);
         let mut a = Auto::default();
-        let free = Machine { usable: 2.0, idle: Some(0.95), threads: 1 };
+        let free = Machine { usable: 2.0, idle: Some(0.95), threads: 1, light: None };
         let ch = a.decide(0, 0, &free, false);
         assert!(ch.background, "{ch:?}");
         assert!(ch.why.contains("0.95 spare"), "{}", ch.why);
         // a core free by the threads, but another process uses it
         let mut a = Auto::default();
-        assert!(!a.decide(0, 0, &Machine { usable: 2.0, idle: Some(0.1), threads: 1 }, false).background);
+        assert!(!a.decide(0, 0, &Machine { usable: 2.0, idle: Some(0.1), threads: 1, light: None }, false).background);
         // no idle sample yet: the threads decide
         let mut a = Auto::default();
-        assert!(a.decide(0, 0, &Machine { usable: 4.0, idle: None, threads: 2 }, false).background);
+        assert!(a.decide(0, 0, &Machine { usable: 4.0, idle: None, threads: 2, light: None }, false).background);
         // the old rule overrides
         let mut a = Auto::default();
-        let free = Machine { usable: 2.0, idle: Some(0.95), threads: 1 };
+        let free = Machine { usable: 2.0, idle: Some(0.95), threads: 1, light: None };
         assert!(!a.decide(0, 0, &free, true).background);
+        // a light writer (O_DIRECT, no codec) is tried on busy cores too,
+        // but not when checkpoints come faster than they are written
+        let light = Machine { light: Some("the writer writes with O_DIRECT and no codec"), ..busy() };
+        let ch = Auto::default().decide(0, 0, &light, false);
+        assert!(ch.background && ch.why.contains("0.00 spare cores") && ch.why.contains("O_DIRECT"), "{ch:?}");
+        assert!(!Auto::default().decide(0, 0, &light, true).background);
+    }
+
+    /// A light writer on busy cores: background first; the span after it
+    /// measures its cost against the in-place cost its write time predicts,
+    /// and a background that slowed the program more than writing in place
+    /// would have is left for in place.
+    #[test]
+    fn light_writer_first_then_the_cheaper() {
+        let mut a = Auto::default();
+        let m = Machine { light: Some("light"), ..busy() };
+        let (mut t, mut n) = (S, 100u64);
+        assert!(a.decide(t, n, &m, false).background);
+        // fork 0.05 s; the writer lives 1 s, the program at half speed
+        // (50 candidates), then 1 s undisturbed (100 candidates)
+        t += S / 20;
+        a.returned(t, n, true, 0.05, 0.01);
+        assert!(!a.look(t + S, n + 50, true));
+        a.settled(0.3, 0.0);
+        t += 2 * S;
+        n += 150;
+        let ch = a.decide(t, n, &m, false);
+        // background 0.05 + 0.5 s slowdown against 0.01 + 0.3 s in place
+        assert!(!ch.background && ch.why.starts_with("measured 0.550 s in the background, 0.310 s in place"), "{ch:?}");
     }
 
     /// A busy program: in place twice (which measures the candidates'
@@ -435,7 +473,7 @@ mod tests {
     #[test]
     fn cheap_background_stays() {
         let mut a = Auto::default();
-        let m = Machine { usable: 2.0, idle: Some(0.9), threads: 1 };
+        let m = Machine { usable: 2.0, idle: Some(0.9), threads: 1, light: None };
         let (mut t, mut n) = (0u64, 0u64);
         for i in 0..20 {
             t += S;

@@ -114,6 +114,9 @@ fn load_f(a: &std::sync::atomic::AtomicU64) -> f64 {
 static AUTO: std::sync::Mutex<Option<crate::auto_mode::Auto>> = std::sync::Mutex::new(None);
 static CPU_PREV: std::sync::Mutex<Option<crate::auto_mode::CpuSample>> = std::sync::Mutex::new(None);
 static CHOICE: std::sync::Mutex<Option<crate::auto_mode::Choice>> = std::sync::Mutex::new(None);
+/// Why the forked writer is light on the CPU (storage::light_writer), found
+/// at the start: auto's prior on busy cores.
+static LIGHT: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
 
 fn with_auto<R>(f: impl FnOnce(&mut crate::auto_mode::Auto) -> R) -> R {
     let mut g = AUTO.lock().unwrap_or_else(|e| e.into_inner());
@@ -124,6 +127,7 @@ fn with_auto<R>(f: impl FnOnce(&mut crate::auto_mode::Auto) -> R) -> R {
 pub fn started(s: &Session) {
     if s.cfg.async_policy.is_none_or(|p| p == Async::Auto) {
         crate::auto_mode::set_look(look);
+        let _ = LIGHT.set(crate::storage::light_writer(s));
         *CPU_PREV.lock().unwrap_or_else(|e| e.into_inner()) = crate::auto_mode::CpuSample::read(crate::policy::now_ns());
     }
 }
@@ -195,10 +199,11 @@ pub fn wanted(s: &Session, nonblocking_round: bool) -> bool {
             let sample = crate::auto_mode::CpuSample::read(now);
             let prev = *CPU_PREV.lock().unwrap_or_else(|e| e.into_inner());
             let threads = crate::omp::libomp::max_threads().max(1) as u32;
-            let machine = match &sample {
+            let mut machine = match &sample {
                 Some(c) => c.machine_since(prev.as_ref(), threads),
-                None => crate::auto_mode::Machine { usable: std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64), idle: None, threads },
+                None => crate::auto_mode::Machine { usable: std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64), idle: None, threads, light: None },
             };
+            machine.light = LIGHT.get().copied().flatten();
             let ch = with_auto(|a| a.decide(now, crate::policy::candidates(), &machine, faster));
             let bg = ch.background;
             *CHOICE.lock().unwrap_or_else(|e| e.into_inner()) = Some(ch);

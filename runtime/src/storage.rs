@@ -416,6 +416,15 @@ pub fn checkpoint(s: &mut Session, regions: &[Region<'_>], skeleton: &[u8], mut 
 }
 
 
+/// Why this run's forked writer would be light on the CPU, if it would
+/// (`Engine::light_writer`: O_DIRECT, no codec): `DAO_ASYNC=auto`'s prior.
+pub fn light_writer(s: &Session) -> Option<&'static str> {
+    match s.storage.as_ref()?.downcast_ref::<Storage>().map(|st| &st.backend) {
+        Some(Backend::Sync(e)) => e.light_writer(),
+        _ => None,
+    }
+}
+
 /// Whether this run's engine may be run by a forked writer: it is
 /// synchronous (DAO_SNAPSHOT=fork, the default).
 pub fn forkable(s: &mut Session) -> bool {

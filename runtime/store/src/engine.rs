@@ -111,6 +111,16 @@ impl Engine {
         &self.cfg
     }
 
+    /// Why a forked writer of this engine is light on the CPU, if it is:
+    /// its files bypass the page cache (O_DIRECT, which this directory's
+    /// file system accepts) and no codec compresses them, so that its life
+    /// is mostly waiting for the disk (the runtime's `DAO_ASYNC=auto`
+    /// prior on busy cores: docs/design.md section 15, "auto").
+    pub fn light_writer(&self) -> Option<&'static str> {
+        let light = self.cfg.direct_io != crate::DirectIo::Off && self.cfg.pipeline.codec == crate::Codec::None;
+        (light && crate::file::direct_supported(self.dir.path())).then_some("the writer writes with O_DIRECT and no codec")
+    }
+
     /// Sequence number the next checkpoint will get.
     pub fn next_seq(&self) -> u64 {
         self.next_seq

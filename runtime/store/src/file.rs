@@ -334,6 +334,17 @@ struct Direct {
     pool: Option<Pool>,
 }
 
+/// Whether files created in `dir` can be written with O_DIRECT: a probe
+/// file is created with the flag and removed (tmpfs, for one, refuses the
+/// flag with EINVAL; [`OutFile::create`] then writes plainly).
+pub fn direct_supported(dir: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = dir.join(temp_name(&format!("direct-probe-{}", std::process::id())));
+    let ok = OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_DIRECT).open(&probe).is_ok();
+    let _ = fs::remove_file(&probe);
+    ok
+}
+
 impl OutFile {
     pub fn create(path: &Path, direct: bool) -> io::Result<OutFile> {
         use std::os::unix::fs::OpenOptionsExt;
@@ -635,6 +646,7 @@ mod tests {
         if !probe.is_direct() {
             eprintln!("{}: no O_DIRECT on this file system; both files written plainly", d.path().display());
         }
+        assert_eq!(direct_supported(d.path()), probe.is_direct(), "the probe and the writer disagree");
         drop(probe);
         fs::remove_file(d.path().join("probe")).unwrap();
         for codec in [crate::Codec::None, crate::Codec::Lz4] {
