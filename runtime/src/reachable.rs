@@ -15,6 +15,10 @@ pub fn reachable(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[usize])
     reachable_counting(blocks, roots, excluded).0
 }
 
+/// The roots are read in pieces of this size, so that the scan can stop
+/// inside a big one (FT's 128 MiB grids, after the one heap block is found).
+const ROOT_PIECE: usize = 1 << 20;
+
 /// Whether the first or the last aligned word of `b` is an address in
 /// [lo, hi]: a guess that it holds pointers (two reads per block found).
 fn ends_point_into(b: &Block, lo: u64, hi: u64) -> bool {
@@ -35,7 +39,13 @@ type ScanKey = (bool, bool, u32, usize, usize, u32);
 /// Blocks from this size on are scanned after every smaller one.
 const BIG: usize = 64 << 10;
 
-/// [`reachable`], and how many blocks it scanned.
+/// [`reachable`], how many blocks it scanned, and how many root bytes it read.
+///
+/// The roots are read smallest first, in pieces of [`ROOT_PIECE`], and the
+/// reading stops as soon as every block has been found: a program whose few
+/// heap blocks a small global points to (NPB FT: one block, 170 MB of saved
+/// grids) reads only that global, not every saved byte (36 ms of FT.A's
+/// 0.25 s pause before).
 ///
 /// Every block found is scanned once; the scan stops as soon as every
 /// block has been found, so what matters is to scan the blocks that hold
@@ -52,7 +62,7 @@ const BIG: usize = 64 << 10;
 /// after the tables. Depth alone would read every row shallower than the
 /// deepest node of a linked list. The order only decides when the scan can
 /// stop: every block found is still scanned unless all are found.
-fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[usize]) -> (Vec<bool>, usize) {
+fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[usize]) -> (Vec<bool>, usize, usize) {
     // an excluded block is marked from the start: a word pointing into it
     // then neither saves nor scans it, and it counts as found
     let mut marked = vec![false; blocks.len()];
@@ -63,8 +73,23 @@ fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[us
     }
     let pre = marked.iter().filter(|&&m| m).count();
     let mut work = Vec::new();
-    for &(addr, b) in roots {
-        scan(addr, b, blocks, &mut marked, &mut work);
+    let mut order: Vec<usize> = (0..roots.len()).collect();
+    order.sort_by_key(|&r| roots[r].1.len());
+    let mut root_bytes = 0;
+    'roots: for r in order {
+        let (addr, b) = roots[r];
+        // pieces after the first start 8-aligned in memory
+        let skip = (8 - addr % 8) % 8;
+        let mut off = 0;
+        while off < b.len() {
+            if pre + work.len() == blocks.len() {
+                break 'roots;
+            }
+            let end = if off == 0 { skip + ROOT_PIECE } else { off + ROOT_PIECE }.min(b.len());
+            scan(addr + off, &b[off..end], blocks, &mut marked, &mut work);
+            root_bytes += end - off;
+            off = end;
+        }
     }
     let (lo, hi) = match (blocks.first(), blocks.last()) {
         (Some(f), Some(l)) => (f.addr as u64, (l.addr + l.size) as u64),
@@ -92,7 +117,7 @@ fn reachable_counting(blocks: &[Block], roots: &[(usize, &[u8])], excluded: &[us
     for (o, m) in out.iter_mut().zip(&marked) {
         *o &= *m;
     }
-    (out, scanned)
+    (out, scanned, root_bytes)
 }
 
 fn scan(addr: usize, b: &[u8], blocks: &[Block], marked: &mut [bool], work: &mut Vec<usize>) {
@@ -144,13 +169,13 @@ mod tests {
         let root = (top.as_ptr() as u64).to_le_bytes();
         let leaked = rows[8 * 16].as_ptr() as usize;
 
-        let (marked, _) = reachable_counting(&blocks, &[(0, &root)], &[]);
+        let (marked, _, _) = reachable_counting(&blocks, &[(0, &root)], &[]);
         for (b, m) in blocks.iter().zip(&marked) {
             assert_eq!(*m, b.addr != leaked, "block at {:#x}", b.addr);
         }
         // without the leaked row every block is found once the tables are read
         let all: Vec<Block> = blocks.iter().filter(|b| b.addr != leaked).map(|b| Block { ..*b }).collect();
-        let (marked, scanned) = reachable_counting(&all, &[(0, &root)], &[]);
+        let (marked, scanned, _) = reachable_counting(&all, &[(0, &root)], &[]);
         assert!(marked.iter().all(|&m| m));
         assert_eq!(scanned, 9, "the top table and the 8 plane tables, no row");
     }
@@ -182,9 +207,41 @@ mod tests {
             .collect();
         blocks.sort_by_key(|b| b.addr);
         let root: Vec<u8> = [top.as_ptr() as u64, big.as_ptr() as u64, list[0].as_ptr() as u64].iter().flat_map(|a| a.to_le_bytes()).collect();
-        let (marked, scanned) = reachable_counting(&blocks, &[(0, &root)], &[]);
+        let (marked, scanned, _) = reachable_counting(&blocks, &[(0, &root)], &[]);
         assert!(marked.iter().all(|&m| m));
         assert_eq!(scanned, 1 + 8 + 4, "the top table, the 8 plane tables and the first 4 list nodes (the 5th is found by the 4th)");
+    }
+
+    /// Roots are read smallest first and only until every block is found:
+    /// a big numeric root (4 MiB of doubles) is not read when a small one
+    /// points to the only block, and is read, in pieces, up to the piece
+    /// that points to it when it alone does; a block nothing points to
+    /// makes the scan read everything.
+    #[test]
+    fn roots_read_until_every_block_is_found() {
+        let block = Box::new([7u64; 4]);
+        let p = block.as_ptr() as u64;
+        let blocks = [Block { addr: p as usize, size: 32, in_use: true }];
+        let mut big = vec![2.5f64; (4 << 20) / 8];
+        let small = p.to_le_bytes();
+        let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let b = bytes(&big);
+        let (saved, _, read) = reachable_counting(&blocks, &[(0x1000, &b), (0x9000, &small)], &[]);
+        assert!(saved[0] && read == 8, "read {read}");
+        // the big root alone points to it, in its second piece
+        big[ROOT_PIECE / 8 + 3] = f64::from_bits(p);
+        let b = bytes(&big);
+        let (saved, _, read) = reachable_counting(&blocks, &[(0x1000, &b)], &[]);
+        assert!(saved[0] && read == 2 * ROOT_PIECE, "read {read}");
+        // a root not 8-aligned: the pointer at an aligned address still counts
+        let mut odd = vec![0u8; 3];
+        odd.extend_from_slice(&b[..2 * ROOT_PIECE]);
+        let (saved, _, _) = reachable_counting(&blocks, &[(0x1000 - 3, &odd)], &[]);
+        assert!(saved[0]);
+        // nothing points to it: every byte read, the block not saved
+        let zeros = vec![0u8; 3 * ROOT_PIECE + 5];
+        let (saved, _, read) = reachable_counting(&blocks, &[(0x1000, &zeros), (0x9000, &[0u8; 8])], &[]);
+        assert!(!saved[0] && read == 3 * ROOT_PIECE + 5 + 8, "read {read}");
     }
 
     /// A block left out (a dead heap object) is neither saved nor scanned:
@@ -200,14 +257,14 @@ mod tests {
         blocks.sort_by_key(|x| x.addr);
         let [a, b, c, d] = [0, 1, 2, 3].map(|k| blocks.iter().position(|x| x.addr as u64 == p[k]).unwrap());
         let root: Vec<u8> = [p[0], p[2]].iter().flat_map(|x| x.to_le_bytes()).collect();
-        let (saved, _) = reachable_counting(&blocks, &[(0, &root)], &[a]);
+        let (saved, _, _) = reachable_counting(&blocks, &[(0, &root)], &[a]);
         assert!(!saved[a] && !saved[b] && saved[c] && saved[d]);
         assert!(reachable(&blocks, &[(0, &root)], &[]).iter().all(|&x| x));
         // b also from c: every block found after scanning c alone
         v[2][1] = p[1];
-        let (saved, scanned) = reachable_counting(&blocks, &[(0, &root)], &[a]);
+        let (saved, scanned, _) = reachable_counting(&blocks, &[(0, &root)], &[a]);
         assert!(!saved[a] && saved[b] && saved[c] && saved[d] && scanned == 1);
-        let (saved, scanned) = reachable_counting(&blocks, &[(0, &root)], &[0, 1, 2, 3]);
+        let (saved, scanned, _) = reachable_counting(&blocks, &[(0, &root)], &[0, 1, 2, 3]);
         assert!(saved.iter().all(|&x| !x) && scanned == 0);
     }
 }
