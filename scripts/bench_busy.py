@@ -42,7 +42,8 @@ running), each with the checkpoint's cost (minus the same rep's `none`) and
 that cost against the in-program write's; the in-program write time
 (DAO_STATS `write_s` of the in-program runs) against the raw write of the
 same bytes, and the pause (DAO_STATS `background.pause_s` of a forked
-writer; collection plus write in place). Every run must verify. Each rep
+writer; `store.pause_s` of the staging copy: collection plus copy;
+collection plus write in place). Every run must verify. Each rep
 runs the configurations in another order (`none` first, the others
 rotated; `--no-rotate`: the same order every rep): a run pays for what the
 one before it left (its checkpoint's writeback and deletion), which in a
@@ -216,9 +217,16 @@ def main():
                     if evs:
                         ev = evs[0]
                         r["write"].append(ev.get("write_s", float("nan")))
-                        # what the program stood still for: the fork's pause, or the whole write in place
+                        # what the program stood still for: the fork's pause, the
+                        # staging copy's (collection, copy), or the whole write in place
                         bg = ev.get("background")
-                        r["pause"].append(bg["pause_s"] if bg else ev.get("collect_s", 0.0) + ev.get("write_s", 0.0))
+                        st = ev.get("store") or {}
+                        if bg:
+                            r["pause"].append(bg["pause_s"])
+                        elif st.get("snapshot") == "copy":
+                            r["pause"].append(st.get("pause_s", 0.0))
+                        else:
+                            r["pause"].append(ev.get("collect_s", 0.0) + ev.get("write_s", 0.0))
                         r["bytes"].append(ev.get("file_bytes", 0))
                         r["why"].append(ev.get("async", {}).get("why", "") if c == "default" else "")
                         if c == "default":

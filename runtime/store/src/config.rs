@@ -20,7 +20,7 @@
 //! | `DAO_WORKERS` | compression threads (1..=256) | cores - 1, at least 1 |
 //! | `DAO_ASYNC` | `off` (synchronous; `auto`, the runtime's single-file default, means `off` here), `wait`, `skip` (see `flush.rs`) | `off` |
 //! | `DAO_KEEP_CHAINS` | complete chains (base + its deltas) kept by GC (>= 1) | 2 |
-//! | `DAO_DIRECT_IO` | `off`, `background` (a forked writer's file, [`Engine::after_fork`](crate::Engine::after_fork)), `on` (every file): write checkpoint files with `O_DIRECT` | `background` |
+//! | `DAO_DIRECT_IO` | `off`, `background` (a background writer's file: a forked writer's, [`Engine::after_fork`](crate::Engine::after_fork), or the [`AsyncEngine`](crate::AsyncEngine) flush thread's), `on` (every file): write checkpoint files with `O_DIRECT` | `background` |
 use crate::error::ConfigError;
 
 /// Default hash block size (bytes). Chosen from the measurement in

@@ -220,9 +220,15 @@ impl Engine {
         // wait forever (seen once: a restarted run hung at its first
         // background checkpoint).
         std::mem::forget(std::mem::replace(&mut self.pool, pool));
-        // the writer's files bypass the page cache unless DAO_DIRECT_IO=off
-        self.cfg.pipeline.direct_io = self.cfg.direct_io != crate::DirectIo::Off;
+        self.in_background();
         Ok(())
+    }
+
+    /// This engine writes in the background (a forked writer, or the
+    /// staging copy's flush thread): its files bypass the page cache
+    /// unless DAO_DIRECT_IO=off.
+    pub(crate) fn in_background(&mut self) {
+        self.cfg.pipeline.direct_io = self.cfg.direct_io != crate::DirectIo::Off;
     }
 
     /// An upper bound of [`Engine::export_advance`]'s length for a
@@ -424,5 +430,26 @@ impl Engine {
             collected,
             kept_from,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In place the file goes through the page cache unless
+    /// DAO_DIRECT_IO=on; a background writer (forked, or the staging
+    /// copy's flush thread) bypasses it unless DAO_DIRECT_IO=off.
+    #[test]
+    fn background_writers_write_direct() {
+        for (d, in_place, background) in
+            [(crate::DirectIo::Off, false, false), (crate::DirectIo::Background, false, true), (crate::DirectIo::On, true, true)]
+        {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut e = Engine::open(tmp.path(), StoreConfig { direct_io: d, ..StoreConfig::default() }).unwrap();
+            assert_eq!(e.cfg.pipeline.direct_io, in_place, "{d:?} in place");
+            e.in_background();
+            assert_eq!(e.cfg.pipeline.direct_io, background, "{d:?} in the background");
+        }
     }
 }

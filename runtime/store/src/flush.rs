@@ -37,9 +37,66 @@ use crate::engine::{Committed, Engine};
 use crate::error::StoreError;
 use crate::region::Region;
 
+/// The staging arena: an anonymous mapping, its length a multiple of 2 MiB
+/// (the kernel then aligns it to a huge page), asked for transparent huge
+/// pages and populated at once. A copy into freshly faulted 4 KiB pages
+/// costs as much as the copy-on-write a forked writer causes (MG.A's 455
+/// MB: 0.28 s, almost all of it page faults; memcpy itself 0.04 s); 2 MiB
+/// pages populated in the kernel take 512 times fewer faults. Kept across
+/// checkpoints; not inherited by a child process (`MADV_DONTFORK`: a
+/// forked process has no flush thread to write it).
+#[derive(Default)]
+struct Arena {
+    map: Option<memmap2::MmapMut>,
+}
+
+/// The arena's granule: a huge page of x86-64 and arm64 (4 KiB base pages).
+const HUGE: usize = 2 << 20;
+
+impl Arena {
+    fn empty() -> Arena {
+        Arena { map: None }
+    }
+
+    fn len(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.len())
+    }
+
+    /// An arena of at least `total` bytes (the old one is unmapped first:
+    /// the two are never held at once).
+    fn grow(&mut self, total: usize) -> Result<(), StoreError> {
+        self.map = None;
+        let len = total.div_ceil(HUGE).max(1) * HUGE;
+        let map = memmap2::MmapMut::map_anon(len).map_err(|e| StoreError::FlushThread(format!("staging arena of {len} bytes: {e}")))?;
+        // Advice only: a kernel without THP, or with MADV_POPULATE_WRITE
+        // unknown (before Linux 5.14), leaves the pages to the first copy.
+        #[cfg(target_os = "linux")]
+        {
+            let _ = map.advise(memmap2::Advice::DontFork);
+            // populated in pieces by every thread of the pool, as the copy
+            // that follows: the kernel zeroes the pages in parallel
+            const PIECE: usize = 8 << 20;
+            (0..len.div_ceil(PIECE)).into_par_iter().for_each(|k| {
+                let off = k * PIECE;
+                let _ = map.advise_range(memmap2::Advice::PopulateWrite, off, PIECE.min(len - off));
+            });
+        }
+        self.map = Some(map);
+        Ok(())
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self.map.as_deref_mut().unwrap_or(&mut [])
+    }
+}
+
 /// A staged checkpoint: the copy of every region, contiguous.
 struct Job {
-    arena: Vec<u8>,
+    arena: Arena,
     /// (key, offset in arena, length)
     layout: Vec<(u64, usize, usize)>,
     meta: Vec<u8>,
@@ -47,7 +104,7 @@ struct Job {
     fault: Option<Option<crate::fault::Fault>>,
 }
 
-type Outcome = (Result<Committed, StoreError>, Vec<u8>);
+type Outcome = (Result<Committed, StoreError>, Arena);
 
 /// What [`AsyncEngine::checkpoint`] did. (One value per checkpoint: the
 /// size difference of the variants does not matter.)
@@ -83,7 +140,7 @@ pub struct AsyncEngine {
     tx: Option<Sender<Job>>,
     rx: Receiver<Outcome>,
     in_flight: bool,
-    spare: Vec<u8>,
+    spare: Arena,
     thread: Option<std::thread::JoinHandle<Engine>>,
     /// The number the next staged checkpoint gets (the engine numbers one
     /// per checkpoint it is handed, committed or failed).
@@ -97,6 +154,7 @@ impl AsyncEngine {
     /// (Off is treated as Wait).
     pub fn new(mut engine: Engine, policy: AsyncPolicy) -> Result<AsyncEngine, StoreError> {
         let next_seq = engine.next_seq();
+        engine.in_background();
         let (tx, jobs) = bounded::<Job>(1);
         let (done, rx) = bounded::<Outcome>(1);
         let thread = std::thread::Builder::new()
@@ -105,7 +163,7 @@ impl AsyncEngine {
                 crate::thread_started();
                 while let Ok(job) = jobs.recv() {
                     let regions: Vec<Region<'_>> =
-                        job.layout.iter().map(|&(addr, off, len)| Region { addr, bytes: &job.arena[off..off + len] }).collect();
+                        job.layout.iter().map(|&(addr, off, len)| Region { addr, bytes: &job.arena.bytes()[off..off + len] }).collect();
                     if let Some(f) = job.fault {
                         engine.set_fault(f);
                     }
@@ -123,7 +181,7 @@ impl AsyncEngine {
             })
             .map_err(|e| StoreError::FlushThread(e.to_string()))?;
         let policy = if policy == AsyncPolicy::Off { AsyncPolicy::Wait } else { policy };
-        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Vec::new(), thread: Some(thread), next_seq, fault: None })
+        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Arena::empty(), thread: Some(thread), next_seq, fault: None })
     }
 
     /// Sequence number the next staged checkpoint will get.
@@ -168,8 +226,8 @@ impl AsyncEngine {
         let total: usize = regions.iter().map(|r| r.bytes.len()).sum();
         let mut arena = std::mem::take(&mut self.spare);
         if arena.len() < total {
-            // Growing touches the new pages once; later checkpoints reuse them.
-            arena.resize(total, 0);
+            // Growing populates the new pages once; later checkpoints reuse them.
+            arena.grow(total)?;
         }
         let mut layout = Vec::with_capacity(regions.len());
         let mut off = 0;
@@ -177,7 +235,7 @@ impl AsyncEngine {
             layout.push((r.addr, off, r.bytes.len()));
             off += r.bytes.len();
         }
-        stage_copy(regions, &mut arena[..total]);
+        stage_copy(regions, &mut arena.bytes_mut()[..total]);
         let copy = t1.elapsed();
         let job = Job { arena, layout, meta: meta.to_vec(), fault: self.fault };
         self.tx

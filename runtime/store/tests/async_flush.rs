@@ -107,3 +107,33 @@ fn a_failed_flush_is_reported_and_the_previous_checkpoint_stays_current() {
     assert_eq!(c.parent, Some(1));
     assert_eq!(StoreDir::at(tmp.path()).restore_latest().unwrap().state, m.state());
 }
+
+/// The staging arena grows when a checkpoint holds more bytes than the one
+/// before (a new mapping, across the 2 MiB granule), and is reused when it
+/// holds fewer: every committed state is exactly the one staged, never a
+/// byte of an earlier, larger one.
+#[test]
+fn the_staging_arena_grows_and_is_reused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut a = AsyncEngine::new(engine(tmp.path(), Mode::Incremental), AsyncPolicy::Wait).unwrap();
+    let mut m = Model::new(&[100_000]);
+    let mut states = Vec::new();
+    let ops = [
+        Op::Add { len: 3 << 20, seed: 7 },
+        Op::Remove { r: 1 },
+        Op::Resize { r: 0, len: 5000 },
+        Op::Add { len: (4 << 20) + 17, seed: 9 },
+    ];
+    for (i, op) in ops.iter().enumerate() {
+        a.checkpoint(&m.regions(), &m.meta).unwrap();
+        states.push(m.state());
+        m.apply(op, i + 1);
+    }
+    a.checkpoint(&m.regions(), &m.meta).unwrap();
+    states.push(m.state());
+    a.wait().unwrap().unwrap();
+    let dir = StoreDir::at(tmp.path());
+    for (i, s) in states.iter().enumerate() {
+        assert_eq!(&dir.restore(i as u64 + 1).unwrap().state, s, "checkpoint {}", i + 1);
+    }
+}
