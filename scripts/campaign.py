@@ -3,7 +3,8 @@
 
 Each trial picks a program of the test set, an optimisation level (-O0,
 -O2), a thread count (1-4; OpenMP programs), a team protocol (nonblocking,
-blocking), a background mode (DAO_ASYNC auto, wait, off), a storage
+blocking), a background mode (DAO_ASYNC auto, wait, off, or `copy`:
+DAO_ASYNC=wait DAO_SNAPSHOT=copy, the engine's staging copy), a storage
 format (DAO_STORE engine, file) and a checkpoint frequency (DAO_EVERY),
 then runs the instrumented program with DAO_DEAD=poison, kills it with
 SIGKILL at a random time (or with DAO_CRASH_AFTER / DAO_CRASH_IN at a random
@@ -98,7 +99,7 @@ PROGRAMS = [
 
 PROTOCOLS = ["nonblocking", "blocking"]
 PROTOCOLS_USED = PROTOCOLS
-ASYNC = ["auto", "wait", "off"]
+ASYNC = ["auto", "wait", "off", "copy"]
 STORES = ["engine", "file"]
 OPTS = ["-O0", "-O2"]
 
@@ -213,6 +214,8 @@ def trial(work, k, rng):
         "store": rng.choice(STORES),
         "every": rng.randint(lo, hi),
     }
+    if mode["async"] == "copy":
+        mode["store"] = "engine"  # the staging copy is the engine's
     ref, ref_time = reference(work, name, opt, threads, args)
     tdir = os.path.join(work, "trials", f"t{k}")
     shutil.rmtree(tdir, ignore_errors=True)
@@ -225,10 +228,12 @@ def trial(work, k, rng):
         "DAO_DIR": os.path.join(tdir, "ckpt"),
         "DAO_DEAD": "poison",
         "DAO_EVERY": str(mode["every"]),
-        "DAO_ASYNC": mode["async"],
+        "DAO_ASYNC": "wait" if mode["async"] == "copy" else mode["async"],
         "DAO_STORE": mode["store"],
         "DAO_STATS": os.path.join(tdir, "stats"),
     })
+    if mode["async"] == "copy":
+        env["DAO_SNAPSHOT"] = "copy"
     if kind in ("omp", "offload"):
         env["DAO_PROTOCOL"] = mode["protocol"]
     exe = [exe_path(work, name, opt, "inst")] + args
