@@ -320,10 +320,40 @@ impl Drop for Pool {
 /// at the first write, which is written by the caller before the pool
 /// starts) gets plain writes. `sync_all` covers both handles' data (fsync
 /// is per file).
+///
+/// Plain writes start the page cache's writeback of every WRITEBACK bytes
+/// as soon as they are written (`sync_file_range(SYNC_FILE_RANGE_WRITE)`,
+/// which queues the pages and does not wait for them): the disk writes
+/// while the program copies the next bytes, and the final fsync waits
+/// only for the last ones (RocksDB's `bytes_per_sync`, PostgreSQL's
+/// `checkpoint_flush_after`). 170 MB written and fsynced in 4 MiB writes
+/// here: 0.125 s, 0.075 s with 8 MiB kicks, 0.104 s with 32 MiB (median
+/// of 7, interleaved).
 pub struct OutFile {
     f: std::sync::Arc<File>,
     path: PathBuf,
     direct: Option<Direct>,
+    /// Plain writes: bytes written, and the end of the last range whose
+    /// writeback was started (None: the tail of an O_DIRECT file).
+    plain_at: Option<(u64, u64)>,
+}
+
+/// How many plain bytes are written before their writeback is started.
+pub const WRITEBACK: u64 = 8 << 20;
+
+/// Starts the writeback of `len` bytes of `f` at `off` and returns at
+/// once (an advice: an error changes nothing, fsync still decides).
+#[allow(unsafe_code)]
+fn start_writeback(f: &File, off: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain system call on a descriptor `f` keeps open; it reads
+    // and writes no memory of this process.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::sync_file_range(f.as_raw_fd(), off as libc::off64_t, len as libc::off64_t, libc::SYNC_FILE_RANGE_WRITE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (f, off, len);
 }
 
 struct Direct {
@@ -352,14 +382,14 @@ impl OutFile {
             match OpenOptions::new().write(true).create(true).truncate(true).custom_flags(libc::O_DIRECT).open(path) {
                 Ok(f) => {
                     let d = Direct { cur: Block::new(), len: 0, written: 0, pool: None };
-                    return Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: Some(d) });
+                    return Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: Some(d), plain_at: None });
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
                 Err(e) => return Err(e),
             }
         }
         let f = OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
-        Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: None })
+        Ok(OutFile { f: std::sync::Arc::new(f), path: path.to_path_buf(), direct: None, plain_at: Some((0, 0)) })
     }
 
     /// Whether the file is being written with O_DIRECT.
@@ -396,6 +426,7 @@ impl OutFile {
                 let pending = d.cur.bytes().to_vec();
                 self.direct = None;
                 self.f = std::sync::Arc::new(OpenOptions::new().write(true).truncate(true).open(&self.path)?);
+                self.plain_at = Some((pending.len() as u64, 0));
                 self.plain().write_all(&pending)
             }
             Err(e) => Err(e),
@@ -438,7 +469,17 @@ impl OutFile {
 
 impl Write for OutFile {
     fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        let Some(d) = self.direct.as_mut() else { return self.plain().write(b) };
+        let Some(d) = self.direct.as_mut() else {
+            let n = self.plain().write(b)?;
+            if let Some((at, kicked)) = self.plain_at.as_mut() {
+                *at += n as u64;
+                if *at - *kicked >= WRITEBACK {
+                    start_writeback(&self.f, *kicked, *at - *kicked);
+                    *kicked = *at;
+                }
+            }
+            return Ok(n);
+        };
         let n = b.len().min(DIRECT_BLOCK - d.len);
         d.cur.bytes_mut()[d.len..d.len + n].copy_from_slice(&b[..n]);
         d.len += n;
@@ -667,5 +708,26 @@ mod tests {
         }
         // nothing left behind (temp files)
         assert!(fs::read_dir(d.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    }
+
+    /// A plain file starts the writeback of every WRITEBACK bytes once
+    /// written, whatever the sizes of the writes; an O_DIRECT one never.
+    #[test]
+    fn plain_writes_start_their_writeback() {
+        let d = tempfile::tempdir().unwrap();
+        let mut f = OutFile::create(&d.path().join("plain"), false).unwrap();
+        let piece = vec![7u8; (1 << 20) + 3];
+        let mut n = 0u64;
+        while n < 3 * WRITEBACK + 5 {
+            f.write_all(&piece).unwrap();
+            n += piece.len() as u64;
+        }
+        let (at, kicked) = f.plain_at.unwrap();
+        assert_eq!(at, n);
+        assert!(kicked <= at && at - kicked < WRITEBACK && kicked >= 3 * WRITEBACK, "at {at}, kicked {kicked}");
+        f.sync_all().unwrap();
+        assert_eq!(fs::metadata(d.path().join("plain")).unwrap().len(), n);
+        let g = OutFile::create(&d.path().join("direct"), true).unwrap();
+        assert_eq!(g.plain_at.is_none(), g.is_direct());
     }
 }

@@ -21,7 +21,7 @@
 //! Who calls it: the dao runtime (`libdao_rt.a`) at checkpoint and restart
 //! time. It knows nothing of frames or heaps: it stores regions keyed by
 //! address plus one opaque metadata blob per checkpoint.
-#![deny(unsafe_code)] // one exception: the memory map in file::map
+#![deny(unsafe_code)] // two exceptions, both in file.rs: the memory map (file::map) and the writeback kick (file::start_writeback)
 
 pub mod codec;
 pub mod config;
