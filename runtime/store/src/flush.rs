@@ -37,12 +37,14 @@ use crate::engine::{Committed, Engine};
 use crate::error::StoreError;
 use crate::region::Region;
 
-/// The staging arena: an anonymous mapping, its length a multiple of 2 MiB
-/// (the kernel then aligns it to a huge page), asked for transparent huge
-/// pages and populated at once. A copy into freshly faulted 4 KiB pages
-/// costs as much as the copy-on-write a forked writer causes (MG.A's 455
-/// MB: 0.28 s, almost all of it page faults; memcpy itself 0.04 s); 2 MiB
-/// pages populated in the kernel take 512 times fewer faults. Kept across
+/// The staging arena: an anonymous mapping populated by the kernel when it
+/// is made (`MADV_POPULATE_WRITE`). A copy into freshly faulted 4 KiB
+/// pages costs a trap and a zeroed page per 4 KiB, about what the
+/// copy-on-write of a forked writer costs (MG.A's 455 MB: 0.27 s, the
+/// memcpy itself 0.04 s); populated in the kernel, in parallel, the first
+/// copy takes 0.11-0.13 s. Transparent huge pages are not asked for: with
+/// the kernel's usual `defrag=madvise` the populate then waits for
+/// compaction (0.9-1.05 s for 465 MB in two runs of three). Kept across
 /// checkpoints; not inherited by a child process (`MADV_DONTFORK`: a
 /// forked process has no flush thread to write it).
 #[derive(Default)]
@@ -50,26 +52,26 @@ struct Arena {
     map: Option<memmap2::MmapMut>,
 }
 
-/// The arena's granule: a huge page of x86-64 and arm64 (4 KiB base pages).
-const HUGE: usize = 2 << 20;
+/// The arena's length is a multiple of this (a growth of the live data by
+/// less than it reuses the arena).
+const GRANULE: usize = 2 << 20;
 
 impl Arena {
-    fn empty() -> Arena {
-        Arena { map: None }
-    }
-
     fn len(&self) -> usize {
         self.map.as_ref().map_or(0, |m| m.len())
     }
 
-    /// An arena of at least `total` bytes (the old one is unmapped first:
-    /// the two are never held at once).
+    /// An arena of at least `total` bytes, and an eighth more than the old
+    /// one (live data that grows a little at every checkpoint does not
+    /// populate a new arena every time). The old one is unmapped first: the
+    /// two are never held at once.
     fn grow(&mut self, total: usize) -> Result<(), StoreError> {
+        let old = self.len();
         self.map = None;
-        let len = total.div_ceil(HUGE).max(1) * HUGE;
+        let len = total.max(old + old / 8).div_ceil(GRANULE).max(1) * GRANULE;
         let map = memmap2::MmapMut::map_anon(len).map_err(|e| StoreError::FlushThread(format!("staging arena of {len} bytes: {e}")))?;
-        // Advice only: a kernel without THP, or with MADV_POPULATE_WRITE
-        // unknown (before Linux 5.14), leaves the pages to the first copy.
+        // Advice only: a kernel without MADV_POPULATE_WRITE (before Linux
+        // 5.14) leaves the pages to the first copy.
         #[cfg(target_os = "linux")]
         {
             let _ = map.advise(memmap2::Advice::DontFork);
@@ -181,7 +183,7 @@ impl AsyncEngine {
             })
             .map_err(|e| StoreError::FlushThread(e.to_string()))?;
         let policy = if policy == AsyncPolicy::Off { AsyncPolicy::Wait } else { policy };
-        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Arena::empty(), thread: Some(thread), next_seq, fault: None })
+        Ok(AsyncEngine { policy, tx: Some(tx), rx, in_flight: false, spare: Arena::default(), thread: Some(thread), next_seq, fault: None })
     }
 
     /// Sequence number the next staged checkpoint will get.
